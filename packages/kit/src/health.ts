@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** A dependency check for readiness: resolves when the dependency answers, rejects otherwise. */
+export type ReadinessCheck = () => Promise<unknown>;
+
+export interface HealthOptions {
+  checks: Record<string, ReadinessCheck>;
+  /** Each check must answer within this; a hung dependency is "not ready", never a hung probe. */
+  checkTimeoutMs?: number;
+  registry?: Registry;
+}
+
+async function withTimeout(check: ReadinessCheck, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `/healthz` says only that the process runs (a database blip must not restart every pod); `/readyz` checks
+ * each dependency; `/metrics` is Prometheus text with default process metrics and request durations.
+ */
+export const healthPlugin = fp<HealthOptions>(
+  async (app: FastifyInstance, options) => {
+    const registry = options.registry ?? new Registry();
+    collectDefaultMetrics({ register: registry });
+    const requestDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+    const timeoutMs = options.checkTimeoutMs ?? 1_000;
+    const probeRoutes = new Set(['/healthz', '/readyz', '/metrics']);
+
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      if (probeRoutes.has(route)) return;
+      requestDuration.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
+    });
+
+    app.get('/healthz', { logLevel: 'silent', schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+    app.get('/readyz', { logLevel: 'silent', schema: { hide: true } }, async (request, reply) => {
+      const names = Object.keys(options.checks);
+      const results = await Promise.allSettled(names.map((name) => withTimeout(options.checks[name] as ReadinessCheck, timeoutMs)));
+      const checks: Record<string, string> = {};
+      results.forEach((result, index) => {
+        checks[names[index] as string] = result.status === 'fulfilled' ? 'ok' : String((result.reason as Error)?.message ?? result.reason);
+      });
+      const ready = results.every((result) => result.status === 'fulfilled');
+      if (!ready) request.log.warn({ checks }, 'not ready');
+      return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
+    });
+
+    app.get('/metrics', { logLevel: 'silent', schema: { hide: true } }, async (_request, reply) => {
+      return reply.type(registry.contentType).send(await registry.metrics());
+    });
+  },
+  { name: 'voice-health' },
+);

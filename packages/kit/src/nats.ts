@@ -1,0 +1,303 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import {
+  type EventEnvelope,
+  type EventType,
+  eventEnvelopeSchema,
+  eventSubject,
+  eventSubjectPrefix,
+  eventsStreamName,
+  type Identity,
+  type RpcDefinition,
+  type RpcReply,
+  rpcReplySchema,
+  rpcRequestSchema,
+} from '@voice/proto';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { ApiError, toApiError } from './errors.js';
+import { newId } from './ids.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface BusOptions {
+  url: string;
+  /** Connection name, shown in NATS monitoring: the deployable's name. */
+  name: string;
+  /** Prefix for subjects, the stream and consumers; empty in production, unique per test. */
+  namespace: string;
+  logger: Logger;
+  /** How long a request waits for a reply before it fails as `unavailable`. */
+  requestTimeoutMs?: number;
+}
+
+export type RpcHandler<D extends RpcDefinition> = (input: z.output<D['input']>, identity: Identity) => Promise<z.input<D['output']>>;
+
+export type EventHandler = (event: EventEnvelope) => Promise<void>;
+
+export interface ConsumeOptions {
+  /** Durable consumer name: one per consuming deployable and purpose, e.g. `webhooks-fanout`. */
+  durable: string;
+  /** Event types to receive; all when omitted. */
+  types?: readonly EventType[];
+  /** How long a handler may take before the server redelivers the event. */
+  ackWaitMs?: number;
+  /** After this many deliveries an event is given up (logged), so one poison event cannot block a stream. */
+  maxDeliver?: number;
+}
+
+const day = 24 * 60 * 60 * 1000;
+
+/**
+ * The one NATS connection of a process: typed request/reply between services (queue groups, timeouts,
+ * errors carried as `{code, message}`) and domain events on JetStream (durable consumers, ack after work).
+ */
+export class Bus {
+  readonly connection: NatsConnection;
+  private readonly js: JetStreamClient;
+  private readonly logger: Logger;
+  private readonly namespace: string;
+  private readonly requestTimeoutMs: number;
+  private readonly subscriptions: Subscription[] = [];
+  private readonly consumers: Array<{ stop: () => Promise<void> }> = [];
+  private streamReady: Promise<void> | undefined;
+
+  private constructor(connection: NatsConnection, options: BusOptions) {
+    this.connection = connection;
+    this.js = jetstream(connection);
+    this.logger = options.logger;
+    this.namespace = options.namespace;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
+  }
+
+  static async connect(options: BusOptions): Promise<Bus> {
+    const connection = await connect({
+      servers: options.url,
+      name: options.name,
+      // Keep reconnecting forever: a NATS restart must not need a pod restart (readiness reports it meanwhile).
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      timeout: 3_000,
+    });
+    const bus = new Bus(connection, options);
+    void bus.watchStatus();
+    return bus;
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.connection.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect') {
+        this.logger.warn({ nats: status.type }, `nats ${status.type}`);
+      }
+    }
+  }
+
+  /** A subject inside this bus's namespace. */
+  subject(name: string): string {
+    return this.namespace ? `${this.namespace}.${name}` : name;
+  }
+
+  get streamName(): string {
+    return this.namespace ? `${eventsStreamName}_${this.namespace.toUpperCase()}` : eventsStreamName;
+  }
+
+  /** Serves one operation with a queue group, so any number of replicas share the load. */
+  serve<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>): void {
+    const subscription = this.connection.subscribe(this.subject(definition.subject), {
+      queue: this.subject(definition.subject),
+      callback: (error, message) => {
+        if (error) {
+          this.logger.error({ err: error, subject: definition.subject }, 'subscription error');
+          return;
+        }
+        void this.answer(definition, handler, message);
+      },
+    });
+    this.subscriptions.push(subscription);
+  }
+
+  private async answer<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>, message: Msg): Promise<void> {
+    let reply: RpcReply;
+    try {
+      const request = rpcRequestSchema.parse(JSON.parse(decoder.decode(message.data)));
+      const parsed = definition.input.safeParse(request.input);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const param = issue?.path.join('.') || undefined;
+        throw new ApiError('invalid_request', `${param ? `${param}: ` : ''}${issue?.message ?? 'invalid input'}`, param ? { param } : {});
+      }
+      // safeParse of a generic schema is typed loosely; the value is the schema's output by construction.
+      const result = await handler(parsed.data as z.output<D['input']>, request.identity);
+      reply = { ok: true, result: definition.output.parse(result) };
+    } catch (error) {
+      const apiError = toApiError(error);
+      if (apiError.code === 'internal') this.logger.error({ err: error, subject: definition.subject }, 'rpc handler failed');
+      reply = { ok: false, error: apiError.toWire() };
+    }
+    message.respond(encoder.encode(JSON.stringify(reply)));
+  }
+
+  /** Calls an operation on whichever replica answers first. Remote errors are rethrown as ApiError. */
+  async call<D extends RpcDefinition>(
+    definition: D,
+    identity: Identity,
+    input: z.input<D['input']>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<z.output<D['output']>> {
+    let message: Msg;
+    try {
+      message = await this.connection.request(this.subject(definition.subject), encoder.encode(JSON.stringify({ identity, input })), {
+        timeout: options.timeoutMs ?? this.requestTimeoutMs,
+      });
+    } catch (error) {
+      const service = definition.subject.split('.')[1] ?? 'service';
+      throw new ApiError('unavailable', `The ${service} service did not answer; retry shortly.`, { cause: error });
+    }
+    const reply = rpcReplySchema.parse(JSON.parse(decoder.decode(message.data)));
+    if (!reply.ok) throw ApiError.fromWire(reply.error);
+    return definition.output.parse(reply.result) as z.output<D['output']>;
+  }
+
+  /** Creates the events stream if it is missing. Idempotent, and shared by every caller in this process. */
+  ensureStream(): Promise<void> {
+    this.streamReady ??= (async () => {
+      const manager = await this.manager();
+      const config = {
+        name: this.streamName,
+        subjects: [this.subject(`${eventSubjectPrefix}.>`)],
+        storage: StorageType.File,
+        retention: RetentionPolicy.Limits,
+        // Seven days covers any consumer outage worth surviving; webhooks keep their own log beyond that.
+        max_age: 7 * day * 1_000_000,
+        // Deduplicates a retried publish of the same event id.
+        duplicate_window: 2 * 60 * 1_000_000_000,
+      };
+      try {
+        await manager.streams.info(config.name);
+      } catch {
+        await manager.streams.add(config);
+      }
+    })().catch((error: unknown) => {
+      this.streamReady = undefined;
+      throw error;
+    });
+    return this.streamReady;
+  }
+
+  private managerPromise: Promise<JetStreamManager> | undefined;
+  private manager(): Promise<JetStreamManager> {
+    this.managerPromise ??= jetstreamManager(this.connection);
+    return this.managerPromise;
+  }
+
+  /** Publishes a domain event durably; resolves once JetStream has stored it. */
+  async publish(type: EventType, orgId: string, data: Record<string, unknown>, options: { id?: string } = {}): Promise<EventEnvelope> {
+    await this.ensureStream();
+    const event: EventEnvelope = {
+      id: options.id ?? newId('event'),
+      type,
+      created_at: new Date().toISOString(),
+      org_id: orgId,
+      data,
+    };
+    await this.js.publish(this.subject(eventSubject(type)), encoder.encode(JSON.stringify(event)), { msgID: event.id });
+    return event;
+  }
+
+  /**
+   * Consumes events with a durable consumer: events published while this process was down are delivered
+   * when it comes back. An event is acknowledged only after the handler resolves; a handler that throws
+   * gets the event again after a back-off.
+   */
+  async consume(options: ConsumeOptions, handler: EventHandler): Promise<void> {
+    await this.ensureStream();
+    const manager = await this.manager();
+    const durable = this.namespace ? `${this.namespace}_${options.durable}` : options.durable;
+    const filterSubjects = (options.types ?? []).map((type) => this.subject(eventSubject(type)));
+    const config = {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
+      max_deliver: options.maxDeliver ?? 20,
+      ...(filterSubjects.length > 0 ? { filter_subjects: filterSubjects } : {}),
+    };
+    try {
+      await manager.consumers.info(this.streamName, durable);
+      await manager.consumers.update(this.streamName, durable, config);
+    } catch {
+      await manager.consumers.add(this.streamName, config);
+    }
+    const consumer = await this.js.consumers.get(this.streamName, durable);
+    const messages = await consumer.consume({ max_messages: 64 });
+    const done = (async () => {
+      for await (const message of messages) await this.handleEvent(message, handler, options.durable);
+    })();
+    this.consumers.push({
+      stop: async () => {
+        await messages.close();
+        await done;
+      },
+    });
+  }
+
+  private async handleEvent(message: JsMsg, handler: EventHandler, durable: string): Promise<void> {
+    let event: EventEnvelope;
+    try {
+      event = eventEnvelopeSchema.parse(message.json());
+    } catch (error) {
+      this.logger.error({ err: error, subject: message.subject, durable }, 'malformed event dropped');
+      message.term('malformed event');
+      return;
+    }
+    try {
+      await handler(event);
+      message.ack();
+    } catch (error) {
+      const attempt = message.info.deliveryCount;
+      this.logger.warn({ err: error, event_id: event.id, type: event.type, durable, attempt }, 'event handler failed; will retry');
+      message.nak(Math.min(30_000, 250 * 2 ** attempt));
+    }
+  }
+
+  /** Round trip to the server, bounded: the readiness probe's NATS check. */
+  async ping(timeoutMs = 1_000): Promise<void> {
+    if (this.connection.isClosed()) throw new Error('nats connection closed');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.connection.rtt(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('nats did not answer')), timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops consuming, lets in-flight requests finish, then closes. */
+  async drain(): Promise<void> {
+    await Promise.allSettled(this.consumers.map((consumer) => consumer.stop()));
+    if (!this.connection.isClosed()) await this.connection.drain();
+  }
+
+  /** Deletes this namespace's stream; for tests that own a namespace. */
+  async deleteStream(): Promise<void> {
+    const manager = await this.manager();
+    await manager.streams.delete(this.streamName).catch(() => false);
+  }
+}

@@ -1,0 +1,44 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+export interface RedisConnectOptions {
+  /**
+   * Fail commands at once while disconnected instead of queueing them: a request path must answer
+   * 503 quickly, never hang behind a dead Redis.
+   */
+  failFast?: boolean;
+  /** Upper bound for one command (fail-fast connections only). */
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+/** Options for connections that BullMQ owns: it requires `maxRetriesPerRequest: null` for workers. */
+export function bullmqConnectionOptions(url: string): RedisOptions {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+    enableReadyCheck: false,
+  };
+}
+
+/** Connects and waits until Redis answers, so a process never starts serving with a dead cache. */
+export async function connectRedis(url: string, options: RedisConnectOptions = {}): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: options.connectTimeoutMs ?? 2_000,
+    enableOfflineQueue: !options.failFast,
+    maxRetriesPerRequest: options.failFast ? 0 : 3,
+    ...(options.failFast ? { commandTimeout: options.commandTimeoutMs ?? 400 } : {}),
+    // Keep trying to reconnect, at most every two seconds, for as long as the process lives.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+  });
+  // Errors surface on commands and on readiness; without a listener ioredis would log every retry.
+  redis.on('error', () => {});
+  await redis.connect();
+  return redis;
+}

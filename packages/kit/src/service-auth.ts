@@ -1,0 +1,45 @@
+import type { Identity, Scope } from '@voice/proto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError } from './errors.js';
+import { verifyIdentity } from './identity.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller as the gateway signed it. Set on every route except probes and `config.public` ones. */
+    identity: Identity;
+  }
+  interface FastifyContextConfig {
+    /** A route that needs no gateway identity: inbound callbacks that carry their sender's own signature. */
+    public?: boolean;
+    /**
+     * The scope a key needs for this route, by its effect: `read` for reading (recall and brand scoring
+     * included), `read-write` for anything that creates, changes, sends or deletes. Published in the
+     * OpenAPI document, where the gateway reads it.
+     */
+    scope?: Scope;
+  }
+}
+
+const probePaths = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The caller's identity, or a 401 if a route forgot it is public. */
+export function identityOf(request: FastifyRequest): Identity {
+  if (!request.identity) throw new ApiError('unauthenticated', 'This route needs a caller identity.');
+  return request.identity;
+}
+
+/**
+ * Services accept only requests the gateway signed: a direct call with forged identity headers is 401.
+ */
+export const serviceAuthPlugin = fp<{ secret: string }>(
+  async (app: FastifyInstance, options) => {
+    app.decorateRequest('identity', undefined as unknown as Identity);
+    app.addHook('onRequest', async (request) => {
+      if (probePaths.has(request.url.split('?')[0] ?? '')) return;
+      if (request.routeOptions.config.public === true) return;
+      request.identity = verifyIdentity(request.headers, { method: request.method, url: request.url }, options.secret);
+    });
+  },
+  { name: 'voice-service-auth' },
+);

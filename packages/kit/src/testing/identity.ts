@@ -1,0 +1,23 @@
+import type { Identity } from '@voice/proto';
+import { signIdentity } from '../identity.js';
+import { newId } from '../ids.js';
+import { testSigningSecret } from './index.js';
+
+/** A caller identity for tests: a fresh organization and key unless given. */
+export function testIdentity(overrides: Partial<Identity> = {}): Identity {
+  return {
+    org_id: newId('org'),
+    key_id: newId('key'),
+    scope: 'read-write',
+    plan: 'pro',
+    request_id: newId('request'),
+    monthly_used: 1,
+    monthly_quota: 10_000,
+    ...overrides,
+  };
+}
+
+/** The headers the gateway would add, for calling a service directly with `inject`. */
+export function gatewayHeaders(identity: Identity, method: string, url: string, secret = testSigningSecret): Record<string, string> {
+  return signIdentity(identity, { method, url }, secret);
+}

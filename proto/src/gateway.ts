@@ -1,0 +1,2 @@
+// Records, request schemas and NATS operations of the gateway service.
+export {};

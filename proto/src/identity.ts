@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+export const plans = ['lite', 'starter', 'pro', 'enterprise'] as const;
+export const planSchema = z.enum(plans);
+export type Plan = z.infer<typeof planSchema>;
+
+export const scopes = ['read', 'read-write'] as const;
+export const scopeSchema = z.enum(scopes);
+export type Scope = z.infer<typeof scopeSchema>;
+
+/**
+ * Who is calling, as the gateway established it. Services receive it in signed headers (HTTP) or inside
+ * the request envelope (NATS) and never from a request body or tool argument.
+ */
+export const identitySchema = z.object({
+  org_id: z.string(),
+  key_id: z.string(),
+  scope: scopeSchema,
+  plan: planSchema,
+  request_id: z.string(),
+  /** The key's monthly count after this request, and its quota, as the gateway's Lua call returned them. */
+  monthly_used: z.number().int().nonnegative(),
+  monthly_quota: z.number().int().nonnegative(),
+});
+export type Identity = z.infer<typeof identitySchema>;
+
+export function scopeAllows(granted: Scope, needed: Scope): boolean {
+  return granted === 'read-write' || needed === 'read';
+}

@@ -1,0 +1,2 @@
+// Records, request schemas and NATS operations of the mcp service.
+export {};

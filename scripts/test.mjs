@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// Runs every test file with node's test runner, after making sure Postgres, Redis and NATS answer.
+// Usage: npm test [-- path-filter …]   e.g. npm test -- gateway   or   npm test -- services/leads/test/leads.int.test.ts
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const skipDirs = new Set(['node_modules', 'dist', 'generated', '.git']);
+
+function findTests(dir, found = []) {
+  for (const entry of readdirSync(dir)) {
+    if (skipDirs.has(entry)) continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) findTests(path, found);
+    else if (/\.test\.ts$/.test(entry) && path.includes('/test/')) found.push(relative(root, path));
+  }
+  return found;
+}
+
+const filters = process.argv.slice(2);
+const files = findTests(root)
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test files match ${filters.join(' ')}`);
+  process.exit(1);
+}
+
+const urls = {
+  DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/voice',
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+};
+
+/** Resolves true when something accepts a TCP connection at the URL's host and port. */
+function answers(url) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port), timeout: 2_000 });
+    socket.once('connect', () => resolve(true) || socket.destroy());
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => resolve(false) || socket.destroy());
+  });
+}
+
+// The machine's services are used when their URLs answer. Otherwise, where a Docker engine exists,
+// testcontainers starts them for this run (and removes them when this process ends).
+const missing = [];
+for (const [name, url] of Object.entries(urls)) if (!(await answers(url))) missing.push(name);
+const serviceEnv = {};
+if (missing.length > 0) {
+  const { getContainerRuntimeClient, GenericContainer, Wait } = await import('testcontainers');
+  try {
+    await getContainerRuntimeClient();
+  } catch {
+    console.error(`Not reachable: ${missing.map((name) => `${name}=${urls[name]}`).join(', ')}; no Docker engine for testcontainers either.`);
+    console.error('Start them (see DEVELOPERS notes in README.md, "Running the tests") or set the URLs.');
+    process.exit(1);
+  }
+  if (missing.includes('DATABASE_URL')) {
+    const container = await new GenericContainer('postgres:16-alpine')
+      .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
+      .withExposedPorts(5432)
+      .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
+      .start();
+    serviceEnv.DATABASE_URL = `postgresql://postgres@${container.getHost()}:${container.getMappedPort(5432)}/voice`;
+  }
+  if (missing.includes('REDIS_URL')) {
+    const container = await new GenericContainer('redis:7-alpine').withExposedPorts(6379).start();
+    serviceEnv.REDIS_URL = `redis://${container.getHost()}:${container.getMappedPort(6379)}`;
+  }
+  if (missing.includes('NATS_URL')) {
+    const container = await new GenericContainer('nats:2-alpine').withCommand(['-js']).withExposedPorts(4222).start();
+    serviceEnv.NATS_URL = `nats://${container.getHost()}:${container.getMappedPort(4222)}`;
+  }
+}
+
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const child = spawn(
+  process.execPath,
+  ['--conditions=source', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...files],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, ...serviceEnv } },
+);
+const code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
+process.exit(code);
