@@ -6,6 +6,7 @@ import { callRoutes } from './routes/calls.js';
 /** The telephony service: calls, SMS and the do-not-call list, over REST (via the gateway) and NATS. */
 export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
   const app = await createHttpApp({
+    name: 'telephony',
     logger: deps.logger,
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
