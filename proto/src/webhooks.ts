@@ -1,2 +1,154 @@
-// Records, request schemas and NATS operations of the webhooks service.
-export {};
+// Records, request schemas and NATS operations of the webhooks service: endpoints and their deliveries.
+import { z } from 'zod';
+import { timestampSchema } from './common.js';
+import { type EventType, eventTypeSchema, publicEventTypes } from './events.js';
+import { idSchema } from './ids.js';
+import { listQuerySchema, pageSchema } from './pagination.js';
+import { defineRpc } from './rpc.js';
+
+/**
+ * The event types an endpoint can subscribe to: the public catalogue minus `webhook.test`, which is only
+ * ever sent on request, to one endpoint (`POST /api/v1/webhooks/{id}/test`).
+ */
+export const subscribableEventTypes: readonly EventType[] = publicEventTypes.filter((type) => type !== 'webhook.test');
+
+/** `*` subscribes to every subscribable type, including types added later. */
+export const allEventTypes = '*';
+
+export const webhookEventTypeSchema = z
+  .union([z.literal(allEventTypes), eventTypeSchema])
+  .refine((type) => type === allEventTypes || subscribableEventTypes.includes(type), 'not a subscribable event type')
+  .describe('An event type such as `call.completed`, or `*` for all of them');
+
+export const endpointStatuses = ['enabled', 'disabled'] as const;
+export type EndpointStatus = (typeof endpointStatuses)[number];
+
+/** Why an endpoint stopped receiving events. */
+export const disabledReasons = ['manual', 'endpoint_gone', 'failing'] as const;
+export type DisabledReason = (typeof disabledReasons)[number];
+
+/** Secrets as Standard Webhooks writes them: `whsec_` and the base64 of 24 to 64 random bytes. */
+export const webhookSecretSchema = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/)
+  .describe('Signing secret: `whsec_` and base64 key bytes. Shown only at creation and rotation.');
+
+export const webhookEndpointSchema = z
+  .object({
+    id: idSchema('webhook'),
+    object: z.literal('webhook_endpoint'),
+    url: z.string(),
+    description: z.string().nullable(),
+    event_types: z.array(z.string()).describe('Subscribed event types, or `["*"]` for all'),
+    status: z.enum(endpointStatuses),
+    disabled_reason: z
+      .enum(disabledReasons)
+      .nullable()
+      .describe('`manual` (you disabled it), `endpoint_gone` (it answered 410), `failing` (every delivery failed for days)'),
+    failing_since: timestampSchema.nullable().describe('Start of the current run of failed deliveries, null while healthy'),
+    secret_rotated_at: timestampSchema.nullable(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
+
+/** What creation and rotation return: the only two moments the secret is ever shown. */
+export const webhookEndpointWithSecretSchema = webhookEndpointSchema.extend({ secret: webhookSecretSchema }).meta({
+  id: 'WebhookEndpointWithSecret',
+});
+export type WebhookEndpointWithSecret = z.infer<typeof webhookEndpointWithSecretSchema>;
+
+export const webhookEndpointPageSchema = pageSchema(webhookEndpointSchema).meta({ id: 'WebhookEndpointPage' });
+
+const endpointUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .describe('Where events are POSTed; https in production');
+const eventTypesListSchema = z
+  .array(webhookEventTypeSchema)
+  .min(1)
+  .max(64)
+  .transform((types) => (types.includes(allEventTypes) ? [allEventTypes] : [...new Set(types)]));
+
+export const createWebhookBodySchema = z
+  .object({
+    url: endpointUrlSchema,
+    event_types: eventTypesListSchema.default([allEventTypes]),
+    description: z.string().trim().min(1).max(500).optional(),
+  })
+  .strict()
+  .meta({ id: 'CreateWebhookRequest' });
+export type CreateWebhookBody = z.infer<typeof createWebhookBodySchema>;
+
+export const updateWebhookBodySchema = z
+  .object({
+    url: endpointUrlSchema.optional(),
+    event_types: eventTypesListSchema.optional(),
+    description: z.string().trim().min(1).max(500).nullable().optional(),
+    status: z.enum(endpointStatuses).optional().describe('`enabled` re-enables a disabled endpoint; `disabled` pauses it'),
+  })
+  .strict()
+  .meta({ id: 'UpdateWebhookRequest' });
+export type UpdateWebhookBody = z.infer<typeof updateWebhookBodySchema>;
+
+export const deletedWebhookSchema = z
+  .object({ id: idSchema('webhook'), object: z.literal('webhook_endpoint'), deleted: z.literal(true) })
+  .meta({ id: 'DeletedWebhookEndpoint' });
+
+export const listWebhooksQuerySchema = listQuerySchema.extend({ status: z.enum(endpointStatuses).optional() });
+export type ListWebhooksQuery = z.infer<typeof listWebhooksQuerySchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Deliveries: one per event and endpoint (plus one per replay), each retried on the schedule.
+
+/** `pending`: waiting for its first or next attempt; `failed`: retries exhausted or endpoint disabled (dead letter). */
+export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+export const webhookDeliverySchema = z
+  .object({
+    id: idSchema('delivery'),
+    object: z.literal('webhook_delivery'),
+    endpoint_id: idSchema('webhook'),
+    event_id: idSchema('event'),
+    event_type: eventTypeSchema,
+    status: z.enum(deliveryStatuses),
+    attempt_count: z.number().int().nonnegative(),
+    last_attempt_at: timestampSchema.nullable(),
+    next_attempt_at: timestampSchema.nullable().describe('When the next attempt is due; null once succeeded or failed'),
+    response_status: z.number().int().nullable().describe('HTTP status of the last attempt; null if none came back'),
+    response_excerpt: z.string().nullable().describe('The first characters of the last response body'),
+    last_error: z.string().nullable().describe('Why the last attempt failed when no status explains it, e.g. `timeout`'),
+    replay_of: idSchema('delivery').nullable().describe('The delivery this one replays'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+
+export const webhookDeliveryPageSchema = pageSchema(webhookDeliverySchema).meta({ id: 'WebhookDeliveryPage' });
+
+export const listDeliveriesQuerySchema = listQuerySchema.extend({
+  status: z.enum(deliveryStatuses).optional().describe('`failed` lists the dead letters'),
+  event_type: eventTypeSchema.optional(),
+});
+export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;
+
+/** The `data` of `webhook.test`. */
+export const webhookTestEventDataSchema = z.object({ endpoint_id: idSchema('webhook'), message: z.string() });
+
+// ---------------------------------------------------------------------------------------------------------
+// NATS operations (read-only): the same views as the REST API, for other services.
+
+const byEndpointId = z.object({ id: idSchema('webhook') });
+
+export const webhooksRpc = {
+  listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema),
+  getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema),
+  listDeliveries: defineRpc(
+    'svc.webhooks.deliveries.list',
+    listDeliveriesQuerySchema.extend({ endpoint_id: idSchema('webhook') }),
+    webhookDeliveryPageSchema,
+  ),
+};

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import type { Queue } from 'bullmq';
+
+export const deliveryQueueName = 'webhook-deliveries';
+
+/** A job carries only ids: the worker reads the endpoint at attempt time, so rotations and disables apply. */
+export interface DeliveryJob {
+  orgId: string;
+  deliveryId: string;
+}
+
+/**
+ * The id of the delivery of one event to one endpoint, derived from both: a redelivered event finds the
+ * same delivery row and the same BullMQ job id, so it never makes a second delivery.
+ */
+export function deliveryIdFor(endpointId: string, eventId: string): string {
+  return `dlv_${createHash('sha256').update(`${endpointId}.${eventId}`).digest('hex').slice(0, 32)}`;
+}
+
+/** The backoff type whose waits come from the thrown RetryLater error (the delivery's own schedule). */
+export const scheduleBackoff = 'webhook-schedule';
+
+/**
+ * Queues attempts for deliveries; a job id that is still waiting, delayed or running is not added twice.
+ * BullMQ's own attempt limit is a ceiling only: the worker decides when a delivery is dead from its row.
+ */
+export async function enqueueDeliveries(queue: Queue<DeliveryJob>, orgId: string, deliveryIds: readonly string[], maxAttempts: number) {
+  if (deliveryIds.length === 0) return;
+  await queue.addBulk(
+    deliveryIds.map((deliveryId) => ({
+      name: 'deliver',
+      data: { orgId, deliveryId },
+      opts: {
+        jobId: deliveryId,
+        attempts: maxAttempts,
+        backoff: { type: scheduleBackoff },
+        removeOnComplete: { age: 3_600, count: 10_000 },
+        removeOnFail: { age: 7 * 24 * 3_600 },
+      },
+    })),
+  );
+}

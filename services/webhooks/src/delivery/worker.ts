@@ -1,0 +1,122 @@
+import { bullmqConnectionOptions } from '@voice/kit';
+import { type Job, Worker } from 'bullmq';
+import type { WebhooksDeps } from '../deps.js';
+import { decideOutcome } from '../domain/outcome.js';
+import { signingSecrets } from '../domain/records.js';
+import { signedHeaders } from '../domain/signature.js';
+import { abandon, loadAttempt, recordFailure, recordSuccess } from '../store/deliveries.js';
+import { disableEndpoint, markFailing, markHealthy } from '../store/endpoints.js';
+import { postJson } from './post.js';
+import { type DeliveryJob, deliveryQueueName, scheduleBackoff } from './queue.js';
+
+/** Thrown to have BullMQ run the job again after `delayMs`: the wait the delivery's schedule gives. */
+export class RetryLater extends Error {
+  override readonly name = 'RetryLater';
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+const excerptChars = 255;
+
+/**
+ * One attempt of one delivery. The delivery row is the truth: a job whose delivery already succeeded or
+ * failed (a job run twice after a crash) does nothing, so a receiver gets an event at least once and,
+ * outside crashes, exactly once per attempt.
+ */
+export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Promise<string> {
+  const { prisma, env } = deps;
+  const delivery = await loadAttempt(prisma, job.orgId, job.deliveryId);
+  if (delivery?.status !== 'pending') return 'nothing to do';
+  const { endpoint, event } = delivery;
+  if (endpoint.status !== 'enabled') {
+    await abandon(prisma, job.orgId, delivery.id, 'endpoint_disabled');
+    return 'endpoint disabled';
+  }
+  const startedAt = new Date();
+  // webhook-id is the event id: the same on every retry and replay, so receivers can deduplicate.
+  const headers = signedHeaders(signingSecrets(endpoint, startedAt), event.id, event.body, startedAt);
+  const result = await postJson(
+    endpoint.url,
+    event.body,
+    { ...headers },
+    {
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      allowPrivateAddresses: env.WEBHOOKS_ALLOW_PRIVATE_ADDRESSES,
+      excerptChars,
+    },
+  );
+  const at = new Date();
+  const record = {
+    at,
+    responseStatus: result.kind === 'response' ? result.status : null,
+    responseExcerpt: result.kind === 'response' ? result.excerpt : null,
+    lastError: result.kind === 'error' ? result.error : null,
+  };
+  if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
+    await recordSuccess(prisma, job.orgId, delivery.id, record);
+    if (endpoint.failingSince !== null) await markHealthy(prisma, job.orgId, endpoint.id);
+    return `delivered (${result.status})`;
+  }
+  const failingSince = await markFailing(prisma, job.orgId, endpoint.id, startedAt);
+  const outcome = decideOutcome(result, delivery.attemptCount + 1, failingSince, at, {
+    retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS,
+    disableAfterFailingMs: env.WEBHOOK_DISABLE_AFTER_FAILING_MS,
+  });
+  switch (outcome.kind) {
+    case 'succeeded':
+      throw new Error('unreachable: a 2xx is handled above');
+    case 'gone':
+      await disableEndpoint(prisma, job.orgId, endpoint.id, 'endpoint_gone');
+      await recordFailure(prisma, job.orgId, delivery.id, record, null);
+      deps.logger.info({ endpoint_id: endpoint.id, delivery_id: delivery.id }, 'endpoint answered 410; disabled');
+      return 'endpoint gone; disabled';
+    case 'dead':
+      if (outcome.disableEndpoint) {
+        await disableEndpoint(prisma, job.orgId, endpoint.id, 'failing');
+        deps.logger.info({ endpoint_id: endpoint.id, failing_since: failingSince }, 'endpoint failing too long; disabled');
+      }
+      await recordFailure(prisma, job.orgId, delivery.id, record, null);
+      return 'dead letter';
+    case 'retry':
+      await recordFailure(prisma, job.orgId, delivery.id, record, new Date(at.getTime() + outcome.delayMs));
+      throw new RetryLater(outcome.delayMs, `attempt ${delivery.attemptCount + 1} failed: ${record.lastError ?? record.responseStatus}`);
+  }
+}
+
+export interface DeliveryWorker {
+  close(): Promise<void>;
+}
+
+/** Runs delivery attempts from the queue, `WEBHOOK_DELIVERY_CONCURRENCY` at a time. */
+export function startDeliveryWorker(deps: WebhooksDeps): DeliveryWorker {
+  const { env, logger } = deps;
+  const worker = new Worker<DeliveryJob, string>(deliveryQueueName, (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data), {
+    connection: bullmqConnectionOptions(env.REDIS_URL),
+    prefix: `${env.REDIS_PREFIX}bull`,
+    concurrency: env.WEBHOOK_DELIVERY_CONCURRENCY,
+    lockDuration: env.WEBHOOK_WORKER_LOCK_MS,
+    stalledInterval: env.WEBHOOK_WORKER_LOCK_MS,
+    // A delivery whose worker died is picked up again rather than failed: at least once, even across crashes.
+    maxStalledCount: 100,
+    settings: {
+      backoffStrategy: (attemptsMade, type, error) => {
+        if (type === scheduleBackoff && error instanceof RetryLater) return error.delayMs;
+        // An unexpected error (database down…): try again soon, backing off to a minute.
+        return Math.min(60_000, 1_000 * 2 ** attemptsMade);
+      },
+    },
+  });
+  worker.on('failed', (job, error) => {
+    if (!(error instanceof RetryLater)) logger.error({ err: error, delivery_id: job?.data.deliveryId }, 'delivery attempt crashed');
+  });
+  worker.on('error', (error) => logger.warn({ err: error }, 'delivery worker error'));
+  return {
+    async close() {
+      await worker.close();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { Bus, bullmqConnectionOptions, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Queue } from 'bullmq';
+import { type DeliveryJob, deliveryQueueName } from './delivery/queue.js';
+import type { UrlPolicy } from './domain/address-guard.js';
+import type { WebhooksEnv } from './env.js';
+import { PrismaClient } from './generated/prisma/client.js';
+
+/** Everything the webhooks service talks to, made once per process (or per test) and closed in order. */
+export interface WebhooksDeps {
+  env: WebhooksEnv;
+  logger: Logger;
+  prisma: PrismaClient;
+  bus: Bus;
+  /** Where delivery jobs go; the worker (delivery/worker.ts) takes them. */
+  queue: Queue<DeliveryJob>;
+  urlPolicy: UrlPolicy;
+  close(): Promise<void>;
+}
+
+export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogger('webhooks', env.LOG_LEVEL)): Promise<WebhooksDeps> {
+  const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'webhooks') });
+  const bus = await Bus.connect({ url: env.NATS_URL, name: 'webhooks', namespace: env.NATS_NAMESPACE, logger });
+  const queue = new Queue<DeliveryJob>(deliveryQueueName, {
+    connection: bullmqConnectionOptions(env.REDIS_URL),
+    prefix: `${env.REDIS_PREFIX}bull`,
+  });
+  queue.on('error', (error) => logger.warn({ err: error }, 'delivery queue error'));
+  return {
+    env,
+    logger,
+    prisma,
+    bus,
+    queue,
+    urlPolicy: {
+      requireHttps: env.WEBHOOKS_REQUIRE_HTTPS ?? env.NODE_ENV === 'production',
+      allowPrivateAddresses: env.WEBHOOKS_ALLOW_PRIVATE_ADDRESSES,
+    },
+    async close() {
+      await bus.drain();
+      await queue.close();
+      await prisma.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { baseEnvSchema, portSchema } from '@voice/kit';
+import { z } from 'zod';
+import { parseRetrySchedule, productionRetryScheduleMs } from './domain/retry-schedule.js';
+
+const hour = 3_600_000;
+
+export const envSchema = baseEnvSchema.extend({
+  PORT: portSchema(8085),
+  /** Lets endpoints point at private, loopback and link-local addresses: for local receivers in tests only. */
+  WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: z.stringbool().default(false),
+  /** Refuse `http:` endpoint URLs; when unset, required exactly when NODE_ENV is production. */
+  WEBHOOKS_REQUIRE_HTTPS: z.stringbool().optional(),
+  /** Waits between attempts, comma-separated milliseconds; the first attempt is immediate. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default(productionRetryScheduleMs.join(','))
+    .transform((text, context) => {
+      try {
+        return parseRetrySchedule(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** An attempt that has not answered within this is a failure. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** An endpoint whose every attempt failed for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER_FAILING_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 24 * hour),
+  /** After a rotation the old secret keeps signing (a second signature) for this long. */
+  WEBHOOK_SECRET_ROTATION_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(24 * hour),
+  /** Deliveries in flight at once in one process. */
+  WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().positive().default(50),
+  /**
+   * How long a worker's claim on a delivery lasts without renewal; a delivery held by a worker that died is
+   * picked up again after about this long.
+   */
+  WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long fan-out may take for one event before JetStream hands it to another replica. */
+  WEBHOOK_FANOUT_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+});
+
+export type WebhooksEnv = z.infer<typeof envSchema>;

@@ -1,0 +1,63 @@
+import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { idSchema, listDeliveriesQuerySchema, webhookDeliveryPageSchema, webhookDeliverySchema } from '@voice/proto';
+import { z } from 'zod';
+import { enqueueDeliveries } from '../delivery/queue.js';
+import type { WebhooksDeps } from '../deps.js';
+import { assertWebhooksPlan } from '../domain/plan.js';
+import { toDelivery } from '../domain/records.js';
+import { maxAttempts } from '../domain/retry-schedule.js';
+import { createReplay, getDeliveryRow, listDeliveries } from '../store/deliveries.js';
+import { getEndpointRow } from '../store/endpoints.js';
+
+const byEndpoint = z.object({ id: idSchema('webhook') });
+const byDelivery = byEndpoint.extend({ delivery_id: idSchema('delivery') });
+
+export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
+  const { prisma, env } = deps;
+
+  app.get(
+    '/api/v1/webhooks/:id/deliveries',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'The delivery log of an endpoint, newest first; `status=failed` lists the dead letters',
+        params: byEndpoint,
+        querystring: listDeliveriesQuerySchema,
+        response: { 200: webhookDeliveryPageSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => listDeliveries(prisma, identityOf(request).org_id, request.params.id, request.query),
+  );
+
+  app.get(
+    '/api/v1/webhooks/:id/deliveries/:delivery_id',
+    {
+      schema: { tags: ['webhooks'], summary: 'Get one delivery', params: byDelivery, response: { 200: webhookDeliverySchema } },
+      config: { scope: 'read' },
+    },
+    async (request) => toDelivery(await getDeliveryRow(prisma, identityOf(request).org_id, request.params.id, request.params.delivery_id)),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/deliveries/:delivery_id/replay',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send a delivery’s event again, as a new delivery with its own retries (same `webhook-id`)',
+        params: byDelivery,
+        response: { 202: webhookDeliverySchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) => {
+      const identity = identityOf(request);
+      assertWebhooksPlan(identity);
+      const endpoint = await getEndpointRow(prisma, identity.org_id, request.params.id);
+      if (endpoint.status !== 'enabled') throw new ApiError('conflict', 'The endpoint is disabled; enable it first.', { param: 'id' });
+      const replay = await createReplay(prisma, identity.org_id, endpoint.id, request.params.delivery_id);
+      await enqueueDeliveries(deps.queue, identity.org_id, [replay.id], maxAttempts(env.WEBHOOK_RETRY_SCHEDULE_MS) * 2);
+      return reply.status(202).send(toDelivery(replay));
+    },
+  );
+}
