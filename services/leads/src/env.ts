@@ -1,0 +1,17 @@
+import { baseEnvSchema, portSchema } from '@voice/kit';
+import { z } from 'zod';
+
+export const envSchema = baseEnvSchema.extend({
+  PORT: portSchema(8082),
+  /**
+   * Multiplies every sequence step's delay. 1 in production (a step of 86400 seconds waits a day); a
+   * demo or staging stack may set 0.01 to watch a sequence run in minutes.
+   */
+  SEQUENCE_DELAY_SCALE: z.coerce.number().min(0).max(1).default(1),
+  /** Sequence steps run at the same time per process. */
+  SEQUENCE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  /** How long a sequence step waits for telephony to queue a call or send an SMS before retrying. */
+  TELEPHONY_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+});
+
+export type LeadsEnv = z.infer<typeof envSchema>;

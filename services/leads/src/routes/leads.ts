@@ -1,0 +1,142 @@
+import { type HttpApp, identityOf } from '@voice/kit';
+import {
+  createLeadNoteSchema,
+  createLeadSchema,
+  enrollmentPageSchema,
+  idSchema,
+  leadDetailSchema,
+  leadNotePageSchema,
+  leadNoteSchema,
+  leadPageSchema,
+  leadSchema,
+  listEnrollmentsQuerySchema,
+  listLeadNotesQuerySchema,
+  listLeadsQuerySchema,
+  recentLeadsQuerySchema,
+  updateLeadSchema,
+} from '@voice/proto';
+import { z } from 'zod';
+import type { LeadsDeps } from '../deps.js';
+import { addLeadNote, createLead, deleteLead, getLeadDetail, getLeadNotes, updateLead } from '../domain/leads.js';
+import { listEnrollmentsOf } from '../domain/sequences.js';
+import { listLeads, listRecentLeads } from '../store/leads.js';
+import { deletedResponse, idempotencyHeaders, once } from './common.js';
+
+const params = z.object({ id: idSchema('lead') });
+const tags = ['leads'];
+
+export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
+  app.get(
+    '/api/v1/leads',
+    {
+      schema: {
+        tags,
+        summary: 'List leads by status, workspace, tag, owner, source or text',
+        querystring: listLeadsQuerySchema,
+        response: { 200: leadPageSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => listLeads(deps.prisma, identityOf(request).org_id, request.query),
+  );
+  app.get(
+    '/api/v1/leads/recent',
+    {
+      schema: {
+        tags,
+        summary: 'Leads created in the last since_hours (default 168), optionally only qualified ones',
+        querystring: recentLeadsQuerySchema,
+        response: { 200: leadPageSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => listRecentLeads(deps.prisma, identityOf(request).org_id, request.query),
+  );
+  app.post(
+    '/api/v1/leads',
+    {
+      schema: { tags, summary: 'Create a lead', headers: idempotencyHeaders, body: createLeadSchema, response: { 201: leadSchema } },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) => once(deps, request, reply, 'leads.create', (identity) => createLead(deps, identity, request.body)),
+  );
+  app.get(
+    '/api/v1/leads/:id',
+    {
+      schema: { tags, summary: 'Get a lead with its latest notes, enrollments and calls', params, response: { 200: leadDetailSchema } },
+      config: { scope: 'read' },
+    },
+    async (request) => getLeadDetail(deps, identityOf(request), request.params.id),
+  );
+  app.patch(
+    '/api/v1/leads/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a lead: status, tags, owner, fields',
+        params,
+        body: updateLeadSchema,
+        response: { 200: leadSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request) => updateLead(deps, identityOf(request), request.params.id, request.body),
+  );
+  app.delete(
+    '/api/v1/leads/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a lead with its notes and enrollments (its personal data)',
+        params,
+        response: { 200: deletedResponse('lead') },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request) => deleteLead(deps, identityOf(request), request.params.id),
+  );
+  app.get(
+    '/api/v1/leads/:id/notes',
+    {
+      schema: {
+        tags,
+        summary: 'List a lead’s notes, newest first',
+        params,
+        querystring: listLeadNotesQuerySchema,
+        response: { 200: leadNotePageSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => getLeadNotes(deps, identityOf(request), request.params.id, request.query),
+  );
+  app.post(
+    '/api/v1/leads/:id/notes',
+    {
+      schema: {
+        tags,
+        summary: 'Append a note to a lead',
+        params,
+        headers: idempotencyHeaders,
+        body: createLeadNoteSchema,
+        response: { 201: leadNoteSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) =>
+      once(deps, request, reply, 'leads.notes.create', (identity) => addLeadNote(deps, identity, request.params.id, request.body)),
+  );
+  app.get(
+    '/api/v1/leads/:id/enrollments',
+    {
+      schema: {
+        tags,
+        summary: 'List a lead’s sequence enrollments',
+        params,
+        querystring: listEnrollmentsQuerySchema.omit({ lead_id: true }),
+        response: { 200: enrollmentPageSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => listEnrollmentsOf(deps, identityOf(request), { ...request.query, lead_id: request.params.id }),
+  );
+}

@@ -1,0 +1,145 @@
+import { type HttpApp, identityOf } from '@voice/kit';
+import {
+  createSequenceSchema,
+  enrollLeadsSchema,
+  enrollmentListSchema,
+  enrollmentPageSchema,
+  enrollmentSchema,
+  idSchema,
+  listEnrollmentsQuerySchema,
+  listSequencesQuerySchema,
+  sequencePageSchema,
+  sequenceSchema,
+  stopEnrollmentSchema,
+  updateSequenceSchema,
+} from '@voice/proto';
+import { z } from 'zod';
+import type { LeadsDeps } from '../deps.js';
+import {
+  createSequence,
+  deleteSequence,
+  enrollLeads,
+  getEnrollment,
+  getSequence,
+  listEnrollmentsOf,
+  stopEnrollment,
+  updateSequence,
+} from '../domain/sequences.js';
+import { listSequences } from '../store/sequences.js';
+import { deletedResponse, idempotencyHeaders, once } from './common.js';
+
+const params = z.object({ id: idSchema('sequence') });
+const enrollmentParams = z.object({ id: idSchema('sequence'), enrollment_id: idSchema('enrollment') });
+const tags = ['sequences'];
+
+export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
+  app.get(
+    '/api/v1/sequences',
+    {
+      schema: { tags, summary: 'List follow-up sequences', querystring: listSequencesQuerySchema, response: { 200: sequencePageSchema } },
+      config: { scope: 'read' },
+    },
+    async (request) => listSequences(deps.prisma, identityOf(request).org_id, request.query),
+  );
+  app.post(
+    '/api/v1/sequences',
+    {
+      schema: {
+        tags,
+        summary: 'Create a sequence of call, SMS and wait steps',
+        headers: idempotencyHeaders,
+        body: createSequenceSchema,
+        response: { 201: sequenceSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) => once(deps, request, reply, 'sequences.create', (identity) => createSequence(deps, identity, request.body)),
+  );
+  app.get(
+    '/api/v1/sequences/:id',
+    { schema: { tags, summary: 'Get a sequence with its steps', params, response: { 200: sequenceSchema } }, config: { scope: 'read' } },
+    async (request) => getSequence(deps, identityOf(request), request.params.id),
+  );
+  app.patch(
+    '/api/v1/sequences/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a sequence; running enrollments keep their steps',
+        params,
+        body: updateSequenceSchema,
+        response: { 200: sequenceSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request) => updateSequence(deps, identityOf(request), request.params.id, request.body),
+  );
+  app.delete(
+    '/api/v1/sequences/:id',
+    {
+      schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedResponse('sequence') } },
+      config: { scope: 'read-write' },
+    },
+    async (request) => deleteSequence(deps, identityOf(request), request.params.id),
+  );
+  app.get(
+    '/api/v1/sequences/:id/enrollments',
+    {
+      schema: {
+        tags,
+        summary: 'List a sequence’s enrollments by lead or status',
+        params,
+        querystring: listEnrollmentsQuerySchema,
+        response: { 200: enrollmentPageSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => listEnrollmentsOf(deps, identityOf(request), { ...request.query, sequence_id: request.params.id }),
+  );
+  app.post(
+    '/api/v1/sequences/:id/enrollments',
+    {
+      schema: {
+        tags,
+        summary: 'Enroll leads; a lead already active in the sequence keeps its enrollment',
+        params,
+        headers: idempotencyHeaders,
+        body: enrollLeadsSchema,
+        response: { 201: enrollmentListSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) =>
+      once(deps, request, reply, 'sequences.enroll', async (identity) => ({
+        data: await enrollLeads(deps, identity, request.params.id, request.body.lead_ids),
+      })),
+  );
+  app.get(
+    '/api/v1/sequences/:id/enrollments/:enrollment_id',
+    {
+      schema: { tags, summary: 'Get an enrollment with its step history', params: enrollmentParams, response: { 200: enrollmentSchema } },
+      config: { scope: 'read' },
+    },
+    async (request) => getEnrollment(deps, identityOf(request), request.params.id, request.params.enrollment_id),
+  );
+  app.post(
+    '/api/v1/sequences/:id/enrollments/:enrollment_id/stop',
+    {
+      schema: {
+        tags,
+        summary: 'Unenroll: stop the enrollment’s future steps',
+        params: enrollmentParams,
+        body: stopEnrollmentSchema.optional(),
+        response: { 200: enrollmentSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request) =>
+      stopEnrollment(
+        deps,
+        identityOf(request),
+        { sequenceId: request.params.id, enrollmentId: request.params.enrollment_id },
+        request.body?.reason,
+      ),
+  );
+}

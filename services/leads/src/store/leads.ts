@@ -1,0 +1,127 @@
+import { afterPosition, decodeCursor, keysetOrder, notFound, toPage } from '@voice/kit';
+import type { ListLeadsQuery, RecentLeadsQuery } from '@voice/proto';
+import { toLead, toLeadNote } from '../domain/records.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+
+function createdBetween(after: string | undefined, before: string | undefined): Prisma.LeadWhereInput {
+  if (!after && !before) return {};
+  return { createdAt: { ...(after ? { gte: new Date(after) } : {}), ...(before ? { lt: new Date(before) } : {}) } };
+}
+
+/** Leads of one organization, newest first, by keyset, with the list's filters. */
+export async function listLeads(prisma: PrismaClient, orgId: string, query: ListLeadsQuery) {
+  const { limit, cursor, ...filters } = query;
+  const position = decodeCursor(cursor, filters);
+  const text = filters.q;
+  const rows = await prisma.lead.findMany({
+    where: {
+      orgId,
+      ...(filters.status ? { status: filters.status } : {}),
+      ...(filters.workspace_id ? { workspaceId: filters.workspace_id } : {}),
+      ...(filters.tag ? { tags: { has: filters.tag } } : {}),
+      ...(filters.owner ? { owner: filters.owner } : {}),
+      ...(filters.source ? { source: filters.source } : {}),
+      ...createdBetween(filters.created_after, filters.created_before),
+      AND: [
+        afterPosition(position),
+        text
+          ? {
+              OR: [
+                { name: { contains: text, mode: 'insensitive' as const } },
+                { email: { contains: text, mode: 'insensitive' as const } },
+                { phone: { contains: text } },
+                { company: { contains: text, mode: 'insensitive' as const } },
+              ],
+            }
+          : {},
+      ],
+    },
+    orderBy: keysetOrder,
+    take: limit + 1,
+  });
+  return toPage(rows, limit, filters, toLead);
+}
+
+/**
+ * Leads created in the last `since_hours`, newest first. Each page measures the window from its own
+ * request time; the keyset continues where the previous page stopped.
+ */
+export async function listRecentLeads(prisma: PrismaClient, orgId: string, query: RecentLeadsQuery, now: Date = new Date()) {
+  const { limit, cursor, ...filters } = query;
+  const position = decodeCursor(cursor, filters);
+  const since = new Date(now.getTime() - filters.since_hours * 60 * 60 * 1000);
+  const rows = await prisma.lead.findMany({
+    where: {
+      orgId,
+      createdAt: { gte: since },
+      ...(filters.qualified_only ? { qualifiedAt: { not: null } } : {}),
+      ...(filters.workspace_id ? { workspaceId: filters.workspace_id } : {}),
+      ...afterPosition(position),
+    },
+    orderBy: keysetOrder,
+    take: limit + 1,
+  });
+  return toPage(rows, limit, filters, toLead);
+}
+
+export async function findLead(prisma: PrismaClient, orgId: string, id: string, param = 'id') {
+  const row = await prisma.lead.findFirst({ where: { orgId, id } });
+  if (!row) throw notFound('lead', param);
+  return row;
+}
+
+export async function insertLead(
+  prisma: PrismaClient,
+  orgId: string,
+  data: Omit<Prisma.LeadUncheckedCreateInput, 'orgId'>,
+  firstNote?: { id: string; body: string },
+) {
+  return prisma.$transaction(async (tx) => {
+    const row = await tx.lead.create({ data: { ...data, orgId } });
+    if (firstNote) await tx.leadNote.create({ data: { id: firstNote.id, orgId, leadId: row.id, body: firstNote.body } });
+    return row;
+  });
+}
+
+/** Updates a lead when `where` still holds (besides org and id); null when it did not match. */
+export async function updateLeadWhere(
+  prisma: PrismaClient,
+  orgId: string,
+  id: string,
+  where: Prisma.LeadWhereInput,
+  data: Prisma.LeadUncheckedUpdateManyInput,
+) {
+  const { count } = await prisma.lead.updateMany({ where: { ...where, orgId, id }, data });
+  if (count === 0) return null;
+  return prisma.lead.findFirst({ where: { orgId, id } });
+}
+
+export async function deleteLeadRow(prisma: PrismaClient, orgId: string, id: string) {
+  const { count } = await prisma.lead.deleteMany({ where: { orgId, id } });
+  if (count === 0) throw notFound('lead', 'id');
+}
+
+export async function insertLeadNote(
+  prisma: PrismaClient,
+  orgId: string,
+  data: { id: string; leadId: string; body: string; author: string | null },
+) {
+  return prisma.leadNote.create({ data: { ...data, orgId } });
+}
+
+export async function listLeadNotes(
+  prisma: PrismaClient,
+  orgId: string,
+  leadId: string,
+  query: { limit: number; cursor?: string | undefined },
+) {
+  const { limit, cursor } = query;
+  const filters = { lead_id: leadId };
+  const position = decodeCursor(cursor, filters);
+  const rows = await prisma.leadNote.findMany({
+    where: { orgId, leadId, ...afterPosition(position) },
+    orderBy: keysetOrder,
+    take: limit + 1,
+  });
+  return toPage(rows, limit, filters, toLeadNote);
+}
