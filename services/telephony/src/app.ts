@@ -1,20 +1,37 @@
-import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { ApiError, createHttpApp, type HttpApp, identityOf, serviceAuthPlugin } from '@voice/kit';
 import type { TelephonyDeps } from './deps.js';
+import { startDialer } from './dialer/workers.js';
 import { serveTelephonyRpc } from './nats/handlers.js';
 import { callRoutes } from './routes/calls.js';
+import { dncRoutes } from './routes/dnc.js';
+import { smsRoutes } from './routes/sms.js';
+import { twilioHookRoutes } from './routes/twilio-hooks.js';
 
 /** The telephony service: calls, SMS and the do-not-call list, over REST (via the gateway) and NATS. */
 export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
   const app = await createHttpApp({
     name: 'telephony',
     logger: deps.logger,
+    // Bodies here are a phone number and a message at most; anything near this size is a mistake.
+    bodyLimitBytes: 64 * 1024,
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
+      redis: () => deps.redis.ping(),
       nats: () => deps.bus.ping(),
     },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
+  // The gateway enforces scopes; a service refuses a read key on a writing route all the same.
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config.scope === 'read-write' && identityOf(request).scope !== 'read-write') {
+      throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
+    }
+  });
   callRoutes(app, deps);
+  smsRoutes(app, deps);
+  dncRoutes(app, deps);
+  await twilioHookRoutes(app, deps);
   serveTelephonyRpc(deps);
+  if (deps.env.DIALER_ENABLED) deps.workers = startDialer(deps, deps.queues, deps.logger);
   return app;
 }

@@ -1,27 +1,62 @@
-import { Bus, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import type { CarrierAdapter } from './carrier/carrier.js';
+import { SandboxCarrier } from './carrier/sandbox.js';
+import { TwilioCarrier } from './carrier/twilio.js';
+import { DialerQueues } from './dialer/queues.js';
+import type { DialerWorkers } from './dialer/workers.js';
+import type { TelephonyContext } from './domain/context.js';
 import type { TelephonyEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
 
 /** Everything the telephony service talks to, made once per process (or per test) and closed in order. */
-export interface TelephonyDeps {
-  env: TelephonyEnv;
-  logger: Logger;
-  prisma: PrismaClient;
-  bus: Bus;
+export interface TelephonyDeps extends TelephonyContext {
+  queues: DialerQueues;
+  /** Set by buildApp when this process runs the dialer (DIALER_ENABLED). */
+  workers: DialerWorkers | undefined;
   close(): Promise<void>;
+}
+
+function createCarrier(env: TelephonyEnv, queues: DialerQueues): CarrierAdapter {
+  if (env.TELEPHONY_CARRIER === 'twilio') {
+    // The env schema requires both when the carrier is twilio.
+    return new TwilioCarrier({
+      accountSid: env.TWILIO_ACCOUNT_SID ?? '',
+      authToken: env.TWILIO_AUTH_TOKEN ?? '',
+      apiBaseUrl: env.TWILIO_API_BASE_URL,
+      timeoutMs: env.TWILIO_TIMEOUT_MS,
+      voiceUrl: env.TWILIO_VOICE_URL,
+    });
+  }
+  return new SandboxCarrier({
+    schedule: (step, delayMs) => queues.scheduleSandbox(step, delayMs),
+    timeScale: env.SANDBOX_TIME_SCALE,
+    segmentPrice: env.SANDBOX_SEGMENT_PRICE,
+  });
 }
 
 export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogger('telephony', env.LOG_LEVEL)): Promise<TelephonyDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'telephony') });
+  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const bus = await Bus.connect({ url: env.NATS_URL, name: 'telephony', namespace: env.NATS_NAMESPACE, logger });
-  return {
+  const queues = new DialerQueues(env);
+  const deps: TelephonyDeps = {
     env,
     logger,
     prisma,
+    redis,
     bus,
+    queues,
+    dialer: queues,
+    carrier: createCarrier(env, queues),
+    workers: undefined,
     async close() {
+      // Workers first (they finish their current job), then what they use.
+      await deps.workers?.close();
+      await queues.close();
       await bus.drain();
+      await redis.quit().catch(() => redis.disconnect());
       await prisma.$disconnect();
     },
   };
+  return deps;
 }

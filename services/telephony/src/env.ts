@@ -1,7 +1,57 @@
 import { baseEnvSchema, portSchema } from '@voice/kit';
+import { e164Schema } from '@voice/proto';
+import { z } from 'zod';
 
-export const envSchema = baseEnvSchema.extend({
-  PORT: portSchema(8081),
-});
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1')
+  .default(true);
 
-export type TelephonyEnv = ReturnType<typeof envSchema.parse>;
+export const envSchema = baseEnvSchema
+  .extend({
+    PORT: portSchema(8081),
+    /** Which carrier places calls and sends messages: `sandbox` (a simulation, the default) or `twilio`. */
+    TELEPHONY_CARRIER: z.enum(['sandbox', 'twilio']).default('sandbox'),
+    /** Caller id and sender when a request names no `from`: the platform's own number. */
+    TELEPHONY_DEFAULT_FROM: e164Schema.default('+15005550006'),
+    /**
+     * The public address carriers reach this service at (through the gateway), e.g. https://api.example.com.
+     * Callback URLs are built from it, and Twilio signs the exact URL it requested.
+     */
+    PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:8080'),
+    TWILIO_ACCOUNT_SID: z
+      .string()
+      .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC…)')
+      .optional(),
+    TWILIO_AUTH_TOKEN: z.string().min(16).optional(),
+    /** Twilio's REST API root; a local fake in tests. */
+    TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
+    /** Where Twilio fetches a connected call's instructions (TwiML): the voice agent. */
+    TWILIO_VOICE_URL: z.url().optional(),
+    TWILIO_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /** Run the dialer and SMS workers in this process (turn off to run API-only replicas). */
+    DIALER_ENABLED: flag,
+    DIAL_CONCURRENCY: z.coerce.number().int().positive().default(10),
+    /** Attempts per call or message on carrier errors, with exponential back-off from DIAL_BACKOFF_MS. */
+    DIAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+    DIAL_BACKOFF_MS: z.coerce.number().int().min(1).default(2_000),
+    /** How often queued calls and messages without a dialer job are re-enqueued (lost enqueue, Redis flush). */
+    DIAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+    /** The sandbox simulates real durations (seconds of ringing, minutes of talk); this factor shrinks them. */
+    SANDBOX_TIME_SCALE: z.coerce.number().positive().max(1).default(1),
+    /** Price of one started minute and of one SMS segment, in minor units of TELEPHONY_CURRENCY (sandbox). */
+    SANDBOX_MINUTE_PRICE: z.coerce.number().int().nonnegative().default(2),
+    SANDBOX_SEGMENT_PRICE: z.coerce.number().int().nonnegative().default(1),
+    TELEPHONY_CURRENCY: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .default('USD'),
+  })
+  .superRefine((env, context) => {
+    if (env.TELEPHONY_CARRIER !== 'twilio') return;
+    for (const name of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'] as const) {
+      if (!env[name]) context.addIssue({ code: 'custom', path: [name], message: 'required when TELEPHONY_CARRIER=twilio' });
+    }
+  });
+
+export type TelephonyEnv = z.infer<typeof envSchema>;

@@ -1,8 +1,21 @@
-import { type HttpApp, identityOf } from '@voice/kit';
-import { callPageSchema, callSchema, idSchema, listCallsQuerySchema } from '@voice/proto';
+import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
+import {
+  callPageSchema,
+  callSchema,
+  callStatsQuerySchema,
+  callStatsSchema,
+  errorEnvelopeSchema,
+  idSchema,
+  listCallsQuerySchema,
+  queueCallBodySchema,
+} from '@voice/proto';
 import { z } from 'zod';
 import type { TelephonyDeps } from '../deps.js';
-import { getCall, listCalls } from '../store/calls.js';
+import { cancelCall, queueCall } from '../domain/calls.js';
+import { callStats, getCall, listCalls } from '../store/calls.js';
+
+const callParams = z.object({ id: idSchema('call') });
+const errors = { 400: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema };
 
 export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
   app.get(
@@ -20,16 +33,65 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
   );
 
   app.get(
+    '/api/v1/phone/calls/stats',
+    {
+      schema: {
+        tags: ['calls'],
+        summary: 'Count calls by outcome, direction and status over a period (default: the last 30 days)',
+        querystring: callStatsQuerySchema,
+        response: { 200: callStatsSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => callStats(deps.prisma, identityOf(request).org_id, request.query),
+  );
+
+  app.get(
     '/api/v1/phone/calls/:id',
     {
       schema: {
         tags: ['calls'],
         summary: 'Get one call with its transcript and summary',
-        params: z.object({ id: idSchema('call') }),
+        params: callParams,
         response: { 200: callSchema },
       },
       config: { scope: 'read' },
     },
     async (request) => getCall(deps.prisma, identityOf(request).org_id, request.params.id),
+  );
+
+  app.post(
+    '/api/v1/phone/calls',
+    {
+      schema: {
+        tags: ['calls'],
+        summary: 'Queue an outbound call (refused with 422 dnc_blocked for do-not-call numbers)',
+        description: 'Send an `Idempotency-Key` header to make retries safe: the same key and body queue one call.',
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        body: queueCallBodySchema,
+        response: { 200: callSchema, 201: callSchema, ...errors },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) => {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const result = await queueCall(deps, identityOf(request), { ...request.body, source: 'api', idempotency_key: key });
+      if (result.replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.status(result.status === 201 ? 201 : 200).send(result.body);
+    },
+  );
+
+  app.post(
+    '/api/v1/phone/calls/:id/cancel',
+    {
+      schema: {
+        tags: ['calls'],
+        summary: 'Cancel a call that is still queued (409 once it rings)',
+        params: callParams,
+        response: { 200: callSchema, ...errors },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request) => cancelCall(deps, identityOf(request).org_id, request.params.id),
   );
 }

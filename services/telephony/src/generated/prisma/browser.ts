@@ -22,3 +22,13 @@ export * from './enums.js';
  * 
  */
 export type Call = Prisma.CallModel
+/**
+ * Model Sms
+ * 
+ */
+export type Sms = Prisma.SmsModel
+/**
+ * Model DncEntry
+ * 
+ */
+export type DncEntry = Prisma.DncEntryModel

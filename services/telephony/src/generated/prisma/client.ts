@@ -46,3 +46,13 @@ export { Prisma }
  * 
  */
 export type Call = Prisma.CallModel
+/**
+ * Model Sms
+ * 
+ */
+export type Sms = Prisma.SmsModel
+/**
+ * Model DncEntry
+ * 
+ */
+export type DncEntry = Prisma.DncEntryModel

@@ -107,6 +107,17 @@ export type JsonFilterBase<$PrismaModel = never> = {
   not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
 }
 
+export type IntFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntFilter<$PrismaModel> | number
+}
+
 export type DateTimeFilter<$PrismaModel = never> = {
   equals?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel>
   in?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel>
@@ -253,6 +264,22 @@ export type JsonWithAggregatesFilterBase<$PrismaModel = never> = {
   _max?: Prisma.NestedJsonFilter<$PrismaModel>
 }
 
+export type IntWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntWithAggregatesFilter<$PrismaModel> | number
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedIntFilter<$PrismaModel>
+  _max?: Prisma.NestedIntFilter<$PrismaModel>
+}
+
 export type DateTimeWithAggregatesFilter<$PrismaModel = never> = {
   equals?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel>
   in?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel>
@@ -279,6 +306,57 @@ export type DateTimeNullableWithAggregatesFilter<$PrismaModel = never> = {
   _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
   _max?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
+}
+
+export type EnumSmsStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.SmsStatus | Prisma.EnumSmsStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSmsStatusFilter<$PrismaModel> | $Enums.SmsStatus
+}
+
+export type EnumSmsStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.SmsStatus | Prisma.EnumSmsStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSmsStatusWithAggregatesFilter<$PrismaModel> | $Enums.SmsStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumSmsStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumSmsStatusFilter<$PrismaModel>
+}
+
+export type EnumDncChannelFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncChannel | Prisma.EnumDncChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncChannelFilter<$PrismaModel> | $Enums.DncChannel
+}
+
+export type EnumDncSourceFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncSource | Prisma.EnumDncSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncSourceFilter<$PrismaModel> | $Enums.DncSource
+}
+
+export type EnumDncChannelWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncChannel | Prisma.EnumDncChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncChannelWithAggregatesFilter<$PrismaModel> | $Enums.DncChannel
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDncChannelFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDncChannelFilter<$PrismaModel>
+}
+
+export type EnumDncSourceWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncSource | Prisma.EnumDncSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncSourceWithAggregatesFilter<$PrismaModel> | $Enums.DncSource
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDncSourceFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDncSourceFilter<$PrismaModel>
 }
 
 export type NestedStringFilter<$PrismaModel = never> = {
@@ -348,6 +426,17 @@ export type NestedIntNullableFilter<$PrismaModel = never> = {
   not?: Prisma.NestedIntNullableFilter<$PrismaModel> | number | null
 }
 
+export type NestedIntFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntFilter<$PrismaModel> | number
+}
+
 export type NestedDateTimeFilter<$PrismaModel = never> = {
   equals?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel>
   in?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel>
@@ -385,17 +474,6 @@ export type NestedStringWithAggregatesFilter<$PrismaModel = never> = {
   _count?: Prisma.NestedIntFilter<$PrismaModel>
   _min?: Prisma.NestedStringFilter<$PrismaModel>
   _max?: Prisma.NestedStringFilter<$PrismaModel>
-}
-
-export type NestedIntFilter<$PrismaModel = never> = {
-  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
-  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
-  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
-  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
-  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
-  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
-  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
-  not?: Prisma.NestedIntFilter<$PrismaModel> | number
 }
 
 export type NestedStringNullableWithAggregatesFilter<$PrismaModel = never> = {
@@ -506,6 +584,33 @@ export type NestedJsonFilterBase<$PrismaModel = never> = {
   not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
 }
 
+export type NestedIntWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntWithAggregatesFilter<$PrismaModel> | number
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedIntFilter<$PrismaModel>
+  _max?: Prisma.NestedIntFilter<$PrismaModel>
+}
+
+export type NestedFloatFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedFloatFilter<$PrismaModel> | number
+}
+
 export type NestedDateTimeWithAggregatesFilter<$PrismaModel = never> = {
   equals?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel>
   in?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel>
@@ -532,6 +637,57 @@ export type NestedDateTimeNullableWithAggregatesFilter<$PrismaModel = never> = {
   _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
   _max?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
+}
+
+export type NestedEnumSmsStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.SmsStatus | Prisma.EnumSmsStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSmsStatusFilter<$PrismaModel> | $Enums.SmsStatus
+}
+
+export type NestedEnumSmsStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.SmsStatus | Prisma.EnumSmsStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SmsStatus[] | Prisma.ListEnumSmsStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSmsStatusWithAggregatesFilter<$PrismaModel> | $Enums.SmsStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumSmsStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumSmsStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumDncChannelFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncChannel | Prisma.EnumDncChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncChannelFilter<$PrismaModel> | $Enums.DncChannel
+}
+
+export type NestedEnumDncSourceFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncSource | Prisma.EnumDncSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncSourceFilter<$PrismaModel> | $Enums.DncSource
+}
+
+export type NestedEnumDncChannelWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncChannel | Prisma.EnumDncChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncChannel[] | Prisma.ListEnumDncChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncChannelWithAggregatesFilter<$PrismaModel> | $Enums.DncChannel
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDncChannelFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDncChannelFilter<$PrismaModel>
+}
+
+export type NestedEnumDncSourceWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DncSource | Prisma.EnumDncSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DncSource[] | Prisma.ListEnumDncSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDncSourceWithAggregatesFilter<$PrismaModel> | $Enums.DncSource
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDncSourceFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDncSourceFilter<$PrismaModel>
 }
 
 

@@ -52,3 +52,38 @@ export const CallSource = {
 } as const
 
 export type CallSource = (typeof CallSource)[keyof typeof CallSource]
+
+
+export const SmsStatus = {
+  queued: 'queued',
+  sending: 'sending',
+  sent: 'sent',
+  delivered: 'delivered',
+  undelivered: 'undelivered',
+  failed: 'failed',
+  received: 'received',
+  blocked_dnc: 'blocked_dnc',
+  canceled: 'canceled'
+} as const
+
+export type SmsStatus = (typeof SmsStatus)[keyof typeof SmsStatus]
+
+
+export const DncChannel = {
+  voice: 'voice',
+  sms: 'sms',
+  all: 'all'
+} as const
+
+export type DncChannel = (typeof DncChannel)[keyof typeof DncChannel]
+
+
+export const DncSource = {
+  manual: 'manual',
+  api: 'api',
+  mcp: 'mcp',
+  sms_stop: 'sms_stop',
+  import: 'import'
+} as const
+
+export type DncSource = (typeof DncSource)[keyof typeof DncSource]

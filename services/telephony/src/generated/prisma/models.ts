@@ -9,4 +9,6 @@
  * 🟢 You can import this file directly.
  */
 export type * from './models/Call.js'
+export type * from './models/Sms.js'
+export type * from './models/DncEntry.js'
 export type * from './commonInputTypes.js'

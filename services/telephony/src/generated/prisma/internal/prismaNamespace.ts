@@ -397,7 +397,9 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 
 
 export const ModelName = {
-  Call: 'Call'
+  Call: 'Call',
+  Sms: 'Sms',
+  DncEntry: 'DncEntry'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -413,7 +415,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "call"
+    modelProps: "call" | "sms" | "dncEntry"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -491,6 +493,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Sms: {
+      payload: Prisma.$SmsPayload<ExtArgs>
+      fields: Prisma.SmsFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SmsFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SmsFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>
+        }
+        findFirst: {
+          args: Prisma.SmsFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SmsFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>
+        }
+        findMany: {
+          args: Prisma.SmsFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>[]
+        }
+        create: {
+          args: Prisma.SmsCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>
+        }
+        createMany: {
+          args: Prisma.SmsCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SmsCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>[]
+        }
+        delete: {
+          args: Prisma.SmsDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>
+        }
+        update: {
+          args: Prisma.SmsUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>
+        }
+        deleteMany: {
+          args: Prisma.SmsDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SmsUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SmsUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>[]
+        }
+        upsert: {
+          args: Prisma.SmsUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SmsPayload>
+        }
+        aggregate: {
+          args: Prisma.SmsAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSms>
+        }
+        groupBy: {
+          args: Prisma.SmsGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SmsGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SmsCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SmsCountAggregateOutputType> | number
+        }
+      }
+    }
+    DncEntry: {
+      payload: Prisma.$DncEntryPayload<ExtArgs>
+      fields: Prisma.DncEntryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.DncEntryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.DncEntryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>
+        }
+        findFirst: {
+          args: Prisma.DncEntryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.DncEntryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>
+        }
+        findMany: {
+          args: Prisma.DncEntryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>[]
+        }
+        create: {
+          args: Prisma.DncEntryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>
+        }
+        createMany: {
+          args: Prisma.DncEntryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.DncEntryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>[]
+        }
+        delete: {
+          args: Prisma.DncEntryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>
+        }
+        update: {
+          args: Prisma.DncEntryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>
+        }
+        deleteMany: {
+          args: Prisma.DncEntryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.DncEntryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.DncEntryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>[]
+        }
+        upsert: {
+          args: Prisma.DncEntryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DncEntryPayload>
+        }
+        aggregate: {
+          args: Prisma.DncEntryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateDncEntry>
+        }
+        groupBy: {
+          args: Prisma.DncEntryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DncEntryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.DncEntryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DncEntryCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -550,6 +700,7 @@ export const CallScalarFieldEnum = {
   summary: 'summary',
   metadata: 'metadata',
   carrierCallId: 'carrierCallId',
+  dialAttempts: 'dialAttempts',
   createdAt: 'createdAt',
   startedAt: 'startedAt',
   endedAt: 'endedAt',
@@ -557,6 +708,49 @@ export const CallScalarFieldEnum = {
 } as const
 
 export type CallScalarFieldEnum = (typeof CallScalarFieldEnum)[keyof typeof CallScalarFieldEnum]
+
+
+export const SmsScalarFieldEnum = {
+  id: 'id',
+  orgId: 'orgId',
+  workspaceId: 'workspaceId',
+  direction: 'direction',
+  fromNumber: 'fromNumber',
+  toNumber: 'toNumber',
+  body: 'body',
+  segments: 'segments',
+  status: 'status',
+  errorCode: 'errorCode',
+  errorMessage: 'errorMessage',
+  leadId: 'leadId',
+  source: 'source',
+  costAmount: 'costAmount',
+  costCurrency: 'costCurrency',
+  metadata: 'metadata',
+  carrierMessageId: 'carrierMessageId',
+  sendAttempts: 'sendAttempts',
+  createdAt: 'createdAt',
+  sentAt: 'sentAt',
+  deliveredAt: 'deliveredAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SmsScalarFieldEnum = (typeof SmsScalarFieldEnum)[keyof typeof SmsScalarFieldEnum]
+
+
+export const DncEntryScalarFieldEnum = {
+  id: 'id',
+  orgId: 'orgId',
+  phone: 'phone',
+  channel: 'channel',
+  reason: 'reason',
+  source: 'source',
+  createdBy: 'createdBy',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type DncEntryScalarFieldEnum = (typeof DncEntryScalarFieldEnum)[keyof typeof DncEntryScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -714,6 +908,48 @@ export type DateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel
  * Reference to a field of type 'DateTime[]'
  */
 export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DateTime[]'>
+    
+
+
+/**
+ * Reference to a field of type 'SmsStatus'
+ */
+export type EnumSmsStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'SmsStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'SmsStatus[]'
+ */
+export type ListEnumSmsStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'SmsStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'DncChannel'
+ */
+export type EnumDncChannelFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DncChannel'>
+    
+
+
+/**
+ * Reference to a field of type 'DncChannel[]'
+ */
+export type ListEnumDncChannelFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DncChannel[]'>
+    
+
+
+/**
+ * Reference to a field of type 'DncSource'
+ */
+export type EnumDncSourceFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DncSource'>
+    
+
+
+/**
+ * Reference to a field of type 'DncSource[]'
+ */
+export type ListEnumDncSourceFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DncSource[]'>
     
 
 
@@ -882,6 +1118,8 @@ export interface PrismaClientOptionsWithAdapter extends PrismaClientBaseOptions 
 export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaClientOptionsWithAdapter
 export type GlobalOmitConfig = {
   call?: Prisma.CallOmit
+  sms?: Prisma.SmsOmit
+  dncEntry?: Prisma.DncEntryOmit
 }
 
 /* Types for Logging */

@@ -51,7 +51,9 @@ export const AnyNull = runtime.AnyNull
 
 
 export const ModelName = {
-  Call: 'Call'
+  Call: 'Call',
+  Sms: 'Sms',
+  DncEntry: 'DncEntry'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -90,6 +92,7 @@ export const CallScalarFieldEnum = {
   summary: 'summary',
   metadata: 'metadata',
   carrierCallId: 'carrierCallId',
+  dialAttempts: 'dialAttempts',
   createdAt: 'createdAt',
   startedAt: 'startedAt',
   endedAt: 'endedAt',
@@ -97,6 +100,49 @@ export const CallScalarFieldEnum = {
 } as const
 
 export type CallScalarFieldEnum = (typeof CallScalarFieldEnum)[keyof typeof CallScalarFieldEnum]
+
+
+export const SmsScalarFieldEnum = {
+  id: 'id',
+  orgId: 'orgId',
+  workspaceId: 'workspaceId',
+  direction: 'direction',
+  fromNumber: 'fromNumber',
+  toNumber: 'toNumber',
+  body: 'body',
+  segments: 'segments',
+  status: 'status',
+  errorCode: 'errorCode',
+  errorMessage: 'errorMessage',
+  leadId: 'leadId',
+  source: 'source',
+  costAmount: 'costAmount',
+  costCurrency: 'costCurrency',
+  metadata: 'metadata',
+  carrierMessageId: 'carrierMessageId',
+  sendAttempts: 'sendAttempts',
+  createdAt: 'createdAt',
+  sentAt: 'sentAt',
+  deliveredAt: 'deliveredAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SmsScalarFieldEnum = (typeof SmsScalarFieldEnum)[keyof typeof SmsScalarFieldEnum]
+
+
+export const DncEntryScalarFieldEnum = {
+  id: 'id',
+  orgId: 'orgId',
+  phone: 'phone',
+  channel: 'channel',
+  reason: 'reason',
+  source: 'source',
+  createdBy: 'createdBy',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type DncEntryScalarFieldEnum = (typeof DncEntryScalarFieldEnum)[keyof typeof DncEntryScalarFieldEnum]
 
 
 export const SortOrder = {

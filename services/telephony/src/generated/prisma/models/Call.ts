@@ -29,11 +29,13 @@ export type AggregateCall = {
 export type CallAvgAggregateOutputType = {
   durationSeconds: number | null
   costAmount: number | null
+  dialAttempts: number | null
 }
 
 export type CallSumAggregateOutputType = {
   durationSeconds: number | null
   costAmount: number | null
+  dialAttempts: number | null
 }
 
 export type CallMinAggregateOutputType = {
@@ -55,6 +57,7 @@ export type CallMinAggregateOutputType = {
   transcript: string | null
   summary: string | null
   carrierCallId: string | null
+  dialAttempts: number | null
   createdAt: Date | null
   startedAt: Date | null
   endedAt: Date | null
@@ -80,6 +83,7 @@ export type CallMaxAggregateOutputType = {
   transcript: string | null
   summary: string | null
   carrierCallId: string | null
+  dialAttempts: number | null
   createdAt: Date | null
   startedAt: Date | null
   endedAt: Date | null
@@ -106,6 +110,7 @@ export type CallCountAggregateOutputType = {
   summary: number
   metadata: number
   carrierCallId: number
+  dialAttempts: number
   createdAt: number
   startedAt: number
   endedAt: number
@@ -117,11 +122,13 @@ export type CallCountAggregateOutputType = {
 export type CallAvgAggregateInputType = {
   durationSeconds?: true
   costAmount?: true
+  dialAttempts?: true
 }
 
 export type CallSumAggregateInputType = {
   durationSeconds?: true
   costAmount?: true
+  dialAttempts?: true
 }
 
 export type CallMinAggregateInputType = {
@@ -143,6 +150,7 @@ export type CallMinAggregateInputType = {
   transcript?: true
   summary?: true
   carrierCallId?: true
+  dialAttempts?: true
   createdAt?: true
   startedAt?: true
   endedAt?: true
@@ -168,6 +176,7 @@ export type CallMaxAggregateInputType = {
   transcript?: true
   summary?: true
   carrierCallId?: true
+  dialAttempts?: true
   createdAt?: true
   startedAt?: true
   endedAt?: true
@@ -194,6 +203,7 @@ export type CallCountAggregateInputType = {
   summary?: true
   metadata?: true
   carrierCallId?: true
+  dialAttempts?: true
   createdAt?: true
   startedAt?: true
   endedAt?: true
@@ -307,6 +317,7 @@ export type CallGroupByOutputType = {
   summary: string | null
   metadata: runtime.JsonValue
   carrierCallId: string | null
+  dialAttempts: number
   createdAt: Date
   startedAt: Date | null
   endedAt: Date | null
@@ -356,6 +367,7 @@ export type CallWhereInput = {
   summary?: Prisma.StringNullableFilter<"Call"> | string | null
   metadata?: Prisma.JsonFilter<"Call">
   carrierCallId?: Prisma.StringNullableFilter<"Call"> | string | null
+  dialAttempts?: Prisma.IntFilter<"Call"> | number
   createdAt?: Prisma.DateTimeFilter<"Call"> | Date | string
   startedAt?: Prisma.DateTimeNullableFilter<"Call"> | Date | string | null
   endedAt?: Prisma.DateTimeNullableFilter<"Call"> | Date | string | null
@@ -382,6 +394,7 @@ export type CallOrderByWithRelationInput = {
   summary?: Prisma.SortOrderInput | Prisma.SortOrder
   metadata?: Prisma.SortOrder
   carrierCallId?: Prisma.SortOrderInput | Prisma.SortOrder
+  dialAttempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   startedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -411,6 +424,7 @@ export type CallWhereUniqueInput = Prisma.AtLeast<{
   summary?: Prisma.StringNullableFilter<"Call"> | string | null
   metadata?: Prisma.JsonFilter<"Call">
   carrierCallId?: Prisma.StringNullableFilter<"Call"> | string | null
+  dialAttempts?: Prisma.IntFilter<"Call"> | number
   createdAt?: Prisma.DateTimeFilter<"Call"> | Date | string
   startedAt?: Prisma.DateTimeNullableFilter<"Call"> | Date | string | null
   endedAt?: Prisma.DateTimeNullableFilter<"Call"> | Date | string | null
@@ -437,6 +451,7 @@ export type CallOrderByWithAggregationInput = {
   summary?: Prisma.SortOrderInput | Prisma.SortOrder
   metadata?: Prisma.SortOrder
   carrierCallId?: Prisma.SortOrderInput | Prisma.SortOrder
+  dialAttempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   startedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -471,6 +486,7 @@ export type CallScalarWhereWithAggregatesInput = {
   summary?: Prisma.StringNullableWithAggregatesFilter<"Call"> | string | null
   metadata?: Prisma.JsonWithAggregatesFilter<"Call">
   carrierCallId?: Prisma.StringNullableWithAggregatesFilter<"Call"> | string | null
+  dialAttempts?: Prisma.IntWithAggregatesFilter<"Call"> | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Call"> | Date | string
   startedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Call"> | Date | string | null
   endedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Call"> | Date | string | null
@@ -497,6 +513,7 @@ export type CallCreateInput = {
   summary?: string | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   carrierCallId?: string | null
+  dialAttempts?: number
   createdAt?: Date | string
   startedAt?: Date | string | null
   endedAt?: Date | string | null
@@ -523,6 +540,7 @@ export type CallUncheckedCreateInput = {
   summary?: string | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   carrierCallId?: string | null
+  dialAttempts?: number
   createdAt?: Date | string
   startedAt?: Date | string | null
   endedAt?: Date | string | null
@@ -549,6 +567,7 @@ export type CallUpdateInput = {
   summary?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   carrierCallId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dialAttempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -575,6 +594,7 @@ export type CallUncheckedUpdateInput = {
   summary?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   carrierCallId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dialAttempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -601,6 +621,7 @@ export type CallCreateManyInput = {
   summary?: string | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   carrierCallId?: string | null
+  dialAttempts?: number
   createdAt?: Date | string
   startedAt?: Date | string | null
   endedAt?: Date | string | null
@@ -627,6 +648,7 @@ export type CallUpdateManyMutationInput = {
   summary?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   carrierCallId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dialAttempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -653,6 +675,7 @@ export type CallUncheckedUpdateManyInput = {
   summary?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   carrierCallId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dialAttempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -679,6 +702,7 @@ export type CallCountOrderByAggregateInput = {
   summary?: Prisma.SortOrder
   metadata?: Prisma.SortOrder
   carrierCallId?: Prisma.SortOrder
+  dialAttempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
@@ -688,6 +712,7 @@ export type CallCountOrderByAggregateInput = {
 export type CallAvgOrderByAggregateInput = {
   durationSeconds?: Prisma.SortOrder
   costAmount?: Prisma.SortOrder
+  dialAttempts?: Prisma.SortOrder
 }
 
 export type CallMaxOrderByAggregateInput = {
@@ -709,6 +734,7 @@ export type CallMaxOrderByAggregateInput = {
   transcript?: Prisma.SortOrder
   summary?: Prisma.SortOrder
   carrierCallId?: Prisma.SortOrder
+  dialAttempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
@@ -734,6 +760,7 @@ export type CallMinOrderByAggregateInput = {
   transcript?: Prisma.SortOrder
   summary?: Prisma.SortOrder
   carrierCallId?: Prisma.SortOrder
+  dialAttempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
@@ -743,6 +770,7 @@ export type CallMinOrderByAggregateInput = {
 export type CallSumOrderByAggregateInput = {
   durationSeconds?: Prisma.SortOrder
   costAmount?: Prisma.SortOrder
+  dialAttempts?: Prisma.SortOrder
 }
 
 export type StringFieldUpdateOperationsInput = {
@@ -771,6 +799,14 @@ export type EnumCallSourceFieldUpdateOperationsInput = {
 
 export type NullableIntFieldUpdateOperationsInput = {
   set?: number | null
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
+}
+
+export type IntFieldUpdateOperationsInput = {
+  set?: number
   increment?: number
   decrement?: number
   multiply?: number
@@ -807,6 +843,7 @@ export type CallSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   summary?: boolean
   metadata?: boolean
   carrierCallId?: boolean
+  dialAttempts?: boolean
   createdAt?: boolean
   startedAt?: boolean
   endedAt?: boolean
@@ -833,6 +870,7 @@ export type CallSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   summary?: boolean
   metadata?: boolean
   carrierCallId?: boolean
+  dialAttempts?: boolean
   createdAt?: boolean
   startedAt?: boolean
   endedAt?: boolean
@@ -859,6 +897,7 @@ export type CallSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   summary?: boolean
   metadata?: boolean
   carrierCallId?: boolean
+  dialAttempts?: boolean
   createdAt?: boolean
   startedAt?: boolean
   endedAt?: boolean
@@ -885,13 +924,14 @@ export type CallSelectScalar = {
   summary?: boolean
   metadata?: boolean
   carrierCallId?: boolean
+  dialAttempts?: boolean
   createdAt?: boolean
   startedAt?: boolean
   endedAt?: boolean
   updatedAt?: boolean
 }
 
-export type CallOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orgId" | "workspaceId" | "direction" | "fromNumber" | "toNumber" | "leadId" | "status" | "outcome" | "endReason" | "source" | "durationSeconds" | "costAmount" | "costCurrency" | "recordingUrl" | "transcript" | "summary" | "metadata" | "carrierCallId" | "createdAt" | "startedAt" | "endedAt" | "updatedAt", ExtArgs["result"]["call"]>
+export type CallOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orgId" | "workspaceId" | "direction" | "fromNumber" | "toNumber" | "leadId" | "status" | "outcome" | "endReason" | "source" | "durationSeconds" | "costAmount" | "costCurrency" | "recordingUrl" | "transcript" | "summary" | "metadata" | "carrierCallId" | "dialAttempts" | "createdAt" | "startedAt" | "endedAt" | "updatedAt", ExtArgs["result"]["call"]>
 
 export type $CallPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Call"
@@ -915,7 +955,14 @@ export type $CallPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     transcript: string | null
     summary: string | null
     metadata: runtime.JsonValue
+    /**
+     * The carrier's id for the call (Twilio CallSid); set once the carrier accepted it.
+     */
     carrierCallId: string | null
+    /**
+     * How many times the dialer asked the carrier to place this call.
+     */
+    dialAttempts: number
     createdAt: Date
     startedAt: Date | null
     endedAt: Date | null
@@ -1362,6 +1409,7 @@ export interface CallFieldRefs {
   readonly summary: Prisma.FieldRef<"Call", 'String'>
   readonly metadata: Prisma.FieldRef<"Call", 'Json'>
   readonly carrierCallId: Prisma.FieldRef<"Call", 'String'>
+  readonly dialAttempts: Prisma.FieldRef<"Call", 'Int'>
   readonly createdAt: Prisma.FieldRef<"Call", 'DateTime'>
   readonly startedAt: Prisma.FieldRef<"Call", 'DateTime'>
   readonly endedAt: Prisma.FieldRef<"Call", 'DateTime'>

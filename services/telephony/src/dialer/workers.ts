@@ -1,0 +1,145 @@
+import { bullmqConnectionOptions, type Logger } from '@voice/kit';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { CarrierError } from '../carrier/carrier.js';
+import type { SandboxStep } from '../carrier/sandbox.js';
+import { applyCallReport, dialCall, failCall } from '../domain/calls.js';
+import type { TelephonyContext } from '../domain/context.js';
+import { sandboxConversation, sandboxScript } from '../domain/sandbox-script.js';
+import { applySmsReport, deliverSms, failSms } from '../domain/sms.js';
+import { findCallForCarrier, staleQueuedCalls } from '../store/calls.js';
+import { staleQueuedSms } from '../store/sms.js';
+import { type DialerQueues, queueNames, type RecordJob } from './queues.js';
+
+const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+/**
+ * Carrier errors: a refusal (bad number, unverified caller id) fails the record at once; an outage is
+ * thrown back to BullMQ, which retries with exponential back-off, and fails the record after the last try.
+ */
+async function withCarrierRetries(job: Job, work: () => Promise<unknown>, giveUp: (code: string, message: string) => Promise<unknown>) {
+  try {
+    await work();
+  } catch (error) {
+    const carrierError = error instanceof CarrierError ? error : undefined;
+    if (carrierError && !carrierError.retryable) {
+      await giveUp(carrierError.code, carrierError.message);
+      throw new UnrecoverableError(carrierError.message);
+    }
+    if (isLastAttempt(job)) await giveUp(carrierError?.code ?? 'carrier_error', (error as Error).message);
+    throw error;
+  }
+}
+
+export async function processDialJob(context: TelephonyContext, job: Job<RecordJob>) {
+  const { orgId, id } = job.data;
+  await withCarrierRetries(
+    job,
+    () => dialCall(context, orgId, id),
+    (code) => failCall(context, orgId, id, code),
+  );
+}
+
+export async function processSmsJob(context: TelephonyContext, job: Job<RecordJob>) {
+  const { orgId, id } = job.data;
+  await withCarrierRetries(
+    job,
+    () => deliverSms(context, orgId, id),
+    (code, message) => failSms(context, orgId, id, { code, message }),
+  );
+}
+
+/** Plays the sandbox script of a call one step at a time; each step schedules the next. */
+export async function processSandboxStep(context: TelephonyContext, queues: DialerQueues, step: SandboxStep) {
+  const scale = (seconds: number) => Math.round(seconds * 1000 * context.env.SANDBOX_TIME_SCALE);
+  if (step.kind === 'sms') {
+    await applySmsReport(context, step.orgId, step.smsId, { status: 'delivered' });
+    return;
+  }
+  const call = await findCallForCarrier(context.prisma, step.callId);
+  if (!call || call.orgId !== step.orgId) return;
+  const script = sandboxScript(call.id, call.metadata as Record<string, unknown>);
+  switch (step.step) {
+    case 'ringing': {
+      const moved = await applyCallReport(context, call.orgId, call.id, { status: 'ringing' });
+      if (moved || call.status === 'ringing') {
+        await queues.scheduleSandbox(
+          { ...step, step: script.finalStatus === 'completed' ? 'answer' : 'hangup' },
+          scale(script.ringSeconds),
+        );
+      }
+      return;
+    }
+    case 'answer': {
+      const moved = await applyCallReport(context, call.orgId, call.id, { status: 'in_progress' });
+      if (moved || call.status === 'in_progress') await queues.scheduleSandbox({ ...step, step: 'hangup' }, scale(script.talkSeconds));
+      return;
+    }
+    case 'hangup': {
+      if (script.finalStatus !== 'completed') {
+        await applyCallReport(context, call.orgId, call.id, {
+          status: script.finalStatus,
+          endReason: script.finalStatus,
+          durationSeconds: 0,
+        });
+        return;
+      }
+      const conversation = script.outcome ? sandboxConversation(script.outcome) : { transcript: null, summary: null };
+      await applyCallReport(context, call.orgId, call.id, {
+        status: 'completed',
+        outcome: script.outcome,
+        endReason: 'hangup',
+        durationSeconds: script.talkSeconds,
+        costAmount: Math.ceil(script.talkSeconds / 60) * context.env.SANDBOX_MINUTE_PRICE,
+        ...conversation,
+      });
+      return;
+    }
+  }
+}
+
+export interface DialerWorkers {
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the dialer: workers for calls, messages and (with the sandbox carrier) the simulation, plus a
+ * sweeper that re-enqueues queued records whose job was lost. A crashed worker's jobs are picked up again
+ * by BullMQ's stalled-job check; every step is idempotent by record id.
+ */
+export function startDialer(context: TelephonyContext, queues: DialerQueues, logger: Logger): DialerWorkers {
+  const options = {
+    connection: bullmqConnectionOptions(context.env.REDIS_URL),
+    prefix: `${context.env.REDIS_PREFIX}bull`,
+    concurrency: context.env.DIAL_CONCURRENCY,
+  };
+  const workers: Array<Worker<RecordJob> | Worker<SandboxStep>> = [
+    new Worker<RecordJob>(queueNames.dial, (job) => processDialJob(context, job), options),
+    new Worker<RecordJob>(queueNames.sms, (job) => processSmsJob(context, job), options),
+  ];
+  if (context.carrier.name === 'sandbox') {
+    workers.push(new Worker<SandboxStep>(queueNames.sandbox, (job) => processSandboxStep(context, queues, job.data), options));
+  }
+  for (const worker of workers) {
+    worker.on('failed', (job, error) =>
+      logger.warn({ err: error, queue: worker.name, job_id: job?.id, attempts: job?.attemptsMade }, 'dialer job failed'),
+    );
+    worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'dialer worker error'));
+  }
+
+  const sweep = async () => {
+    const olderThan = new Date(Date.now() - context.env.DIAL_SWEEP_INTERVAL_MS);
+    for (const call of await staleQueuedCalls(context.prisma, olderThan)) await queues.enqueueCall(call.orgId, call.id);
+    for (const sms of await staleQueuedSms(context.prisma, olderThan)) await queues.enqueueSms(sms.orgId, sms.id);
+  };
+  const timer = setInterval(() => {
+    sweep().catch((error: unknown) => logger.warn({ err: error }, 'dialer sweep failed'));
+  }, context.env.DIAL_SWEEP_INTERVAL_MS);
+  timer.unref();
+
+  return {
+    async close() {
+      clearInterval(timer);
+      await Promise.all(workers.map((worker) => worker.close()));
+    },
+  };
+}

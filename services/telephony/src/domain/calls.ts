@@ -1,0 +1,155 @@
+import { ApiError, idempotent } from '@voice/kit';
+import type { CallOutcome, CallStatus, Identity, QueueCallInput } from '@voice/proto';
+import type { Prisma } from '../generated/prisma/client.js';
+import { type CallRow, claimForDial, createOutboundCall, findCallRow, transitionCall, updateCall } from '../store/calls.js';
+import { toCall } from './call-records.js';
+import { isFinal, statusesBefore } from './call-status.js';
+import type { TelephonyContext } from './context.js';
+import { assertContactAllowed, isBlocked } from './dnc.js';
+import { publishCallEvent } from './events.js';
+
+/** The callback URL carriers report a call's progress to, through the gateway's public hooks path. */
+export function callStatusCallbackUrl(publicBaseUrl: string, callId: string): string {
+  return `${publicBaseUrl.replace(/\/$/, '')}/api/hooks/twilio/calls/status?call_id=${callId}`;
+}
+
+/**
+ * Queues an outbound call: refused for do-not-call numbers, stored as `queued`, announced (`call.queued`)
+ * and handed to the dialer. With an idempotency key, the same request twice makes one call.
+ */
+export async function queueCall(context: TelephonyContext, identity: Identity, input: QueueCallInput) {
+  const { idempotency_key: key, ...request } = input;
+  const result = await idempotent(
+    {
+      redis: context.redis,
+      prefix: context.env.REDIS_PREFIX,
+      orgId: identity.org_id,
+      operation: 'calls.queue',
+      key,
+      fingerprint: request,
+    },
+    async () => {
+      await assertContactAllowed(context, identity.org_id, request.to, 'voice');
+      const row = await createOutboundCall(context.prisma, identity.org_id, {
+        ...request,
+        from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
+      });
+      // The call exists from here on: a failed announcement or enqueue must not fail the request (a retry
+      // would queue a second call). The dialer announces again and the sweeper enqueues again.
+      await publishCallEvent(context.bus, row).catch((error: unknown) =>
+        context.logger.warn({ err: error, call_id: row.id }, 'call.queued not published; the dialer will retry'),
+      );
+      await context.dialer
+        .enqueueCall(row.orgId, row.id)
+        .catch((error: unknown) => context.logger.warn({ err: error, call_id: row.id }, 'dial job not enqueued; the sweeper will retry'));
+      return { status: 201, body: toCall(row) };
+    },
+  );
+  return result;
+}
+
+/** Cancels a call that has not started ringing. Anything later is 409: hang-ups are the carrier's. */
+export async function cancelCall(context: TelephonyContext, orgId: string, id: string) {
+  const row = await transitionCall(context.prisma, orgId, id, ['queued'], {
+    status: 'canceled',
+    endReason: 'canceled',
+    endedAt: new Date(),
+  });
+  if (!row) {
+    const current = await findCallRow(context.prisma, orgId, id);
+    throw new ApiError('conflict', `Only queued calls can be canceled; this call is ${current.status}.`, { param: 'id' });
+  }
+  if (row.carrierCallId) {
+    await context.carrier
+      .cancelCall(row.carrierCallId)
+      .catch((error: unknown) => context.logger.warn({ err: error, call_id: id }, 'carrier cancel failed'));
+  }
+  await publishCallEvent(context.bus, row);
+  return toCall(row);
+}
+
+export interface CallReport {
+  status: CallStatus;
+  outcome?: CallOutcome | null;
+  endReason?: string | null;
+  durationSeconds?: number | null;
+  costAmount?: number | null;
+  recordingUrl?: string | null;
+  transcript?: string | null;
+  summary?: string | null;
+  carrierCallId?: string;
+}
+
+/**
+ * Applies a status report from the carrier (callback or simulation step). Only forward moves apply; a
+ * repeat of the current status republishes its event under the same id, so a step retried after a
+ * crash between the update and the publish still announces it.
+ */
+export async function applyCallReport(
+  context: TelephonyContext,
+  orgId: string,
+  callId: string,
+  report: CallReport,
+): Promise<CallRow | null> {
+  const now = new Date();
+  const data: Prisma.CallUpdateManyMutationInput = { status: report.status };
+  if (report.status === 'in_progress') data.startedAt = now;
+  if (isFinal(report.status)) data.endedAt = now;
+  if (report.outcome !== undefined) data.outcome = report.outcome;
+  if (report.endReason !== undefined) data.endReason = report.endReason;
+  if (report.durationSeconds !== undefined) data.durationSeconds = report.durationSeconds;
+  if (report.recordingUrl !== undefined) data.recordingUrl = report.recordingUrl;
+  if (report.transcript !== undefined) data.transcript = report.transcript;
+  if (report.summary !== undefined) data.summary = report.summary;
+  if (report.costAmount !== undefined && report.costAmount !== null) {
+    data.costAmount = report.costAmount;
+    data.costCurrency = context.env.TELEPHONY_CURRENCY;
+  }
+  if (report.carrierCallId !== undefined) data.carrierCallId = report.carrierCallId;
+  const moved = await transitionCall(context.prisma, orgId, callId, statusesBefore(report.status), data);
+  if (moved) {
+    await publishCallEvent(context.bus, moved);
+    return moved;
+  }
+  const current = await findCallRow(context.prisma, orgId, callId);
+  if (current.status === report.status) await publishCallEvent(context.bus, current);
+  return null;
+}
+
+export type DialResult = 'placed' | 'adopted' | 'skipped' | 'blocked';
+
+/**
+ * One dial attempt for a queued call: the dialer job's work. Safe to run again after a crash at any point:
+ * it claims the call only while it is queued and not yet placed, adopts a call the carrier already has
+ * for it, and re-checks the do-not-call list at the last moment.
+ */
+export async function dialCall(context: TelephonyContext, orgId: string, callId: string): Promise<DialResult> {
+  const claimed = await claimForDial(context.prisma, orgId, callId);
+  if (!claimed) return 'skipped';
+  await publishCallEvent(context.bus, claimed);
+  if (await isBlocked(context, orgId, claimed.toNumber, 'voice')) {
+    await applyCallReport(context, orgId, callId, { status: 'canceled', endReason: 'dnc_listed' });
+    return 'blocked';
+  }
+  const request = {
+    callId,
+    orgId,
+    from: claimed.fromNumber,
+    to: claimed.toNumber,
+    statusCallbackUrl: callStatusCallbackUrl(context.env.PUBLIC_BASE_URL, callId),
+    metadata: claimed.metadata as Record<string, unknown>,
+  };
+  // A previous attempt may have reached the carrier and died before recording its answer.
+  const earlier = claimed.dialAttempts > 1 ? await context.carrier.findPlacedCall(request, claimed.createdAt) : undefined;
+  const carrierCallId = earlier ?? (await context.carrier.placeCall(request)).carrierCallId;
+  await updateCall(context.prisma, orgId, callId, { carrierCallId });
+  // Canceled while we were dialing: the carrier has the call now, so stop it there too.
+  const after = await findCallRow(context.prisma, orgId, callId);
+  if (after.status === 'canceled') await context.carrier.cancelCall(carrierCallId).catch(() => {});
+  return earlier ? 'adopted' : 'placed';
+}
+
+/** The dialer gave up on a call (carrier refused it, or every retry failed). */
+export async function failCall(context: TelephonyContext, orgId: string, callId: string, endReason: string) {
+  return applyCallReport(context, orgId, callId, { status: 'failed', endReason });
+}

@@ -1,0 +1,147 @@
+import { idempotent } from '@voice/kit';
+import type { Identity, SendSmsInput, SmsStatus } from '@voice/proto';
+import type { Prisma } from '../generated/prisma/client.js';
+import { conversationsBetween, createInboundSms, createOutboundSms, findSmsRow, type SmsRow, transitionSms } from '../store/sms.js';
+import type { TelephonyContext } from './context.js';
+import { assertContactAllowed, isBlocked, optInBySms, optOutBySms } from './dnc.js';
+import { isOptIn, isOptOut } from './dnc-rules.js';
+import { publishSmsEvent } from './events.js';
+import { toSms } from './records.js';
+import { smsSegments } from './sms-segments.js';
+
+export function smsStatusCallbackUrl(publicBaseUrl: string, smsId: string): string {
+  return `${publicBaseUrl.replace(/\/$/, '')}/api/hooks/twilio/sms/status?sms_id=${smsId}`;
+}
+
+/** Sends an SMS: refused for do-not-call numbers, stored as `queued`, handed to the dialer's SMS worker. */
+export async function sendSms(context: TelephonyContext, identity: Identity, input: SendSmsInput) {
+  const { idempotency_key: key, ...request } = input;
+  return idempotent(
+    { redis: context.redis, prefix: context.env.REDIS_PREFIX, orgId: identity.org_id, operation: 'sms.send', key, fingerprint: request },
+    async () => {
+      await assertContactAllowed(context, identity.org_id, request.to, 'sms');
+      const row = await createOutboundSms(context.prisma, identity.org_id, {
+        ...request,
+        from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
+        segments: smsSegments(request.body),
+      });
+      await context.dialer
+        .enqueueSms(row.orgId, row.id)
+        .catch((error: unknown) => context.logger.warn({ err: error, sms_id: row.id }, 'sms job not enqueued; the sweeper will retry'));
+      return { status: 201, body: toSms(row) };
+    },
+  );
+}
+
+// Messages move forward only, like calls; delivery reports can arrive after a later one.
+const smsRank: Record<SmsStatus, number> = {
+  queued: 0,
+  sending: 1,
+  sent: 2,
+  delivered: 3,
+  undelivered: 3,
+  failed: 3,
+  received: 3,
+  blocked_dnc: 3,
+  canceled: 3,
+};
+const smsStatusesBefore = (next: SmsStatus) => (Object.keys(smsRank) as SmsStatus[]).filter((status) => smsRank[status] < smsRank[next]);
+
+async function moveSms(
+  context: TelephonyContext,
+  orgId: string,
+  smsId: string,
+  status: SmsStatus,
+  data: Prisma.SmsUpdateManyMutationInput,
+) {
+  return transitionSms(context.prisma, orgId, smsId, smsStatusesBefore(status), { ...data, status });
+}
+
+export type SendResult = 'sent' | 'skipped' | 'blocked';
+
+/**
+ * One send attempt: the SMS job's work. A message still `sending` after a crash is sent again, since a
+ * carrier offers no way to ask whether it got it: at least once, never lost.
+ */
+export async function deliverSms(context: TelephonyContext, orgId: string, smsId: string): Promise<SendResult> {
+  const current = await findSmsRow(context.prisma, orgId, smsId);
+  if (current.status !== 'queued' && current.status !== 'sending') return 'skipped';
+  if (await isBlocked(context, orgId, current.toNumber, 'sms')) {
+    const blocked = await moveSms(context, orgId, smsId, 'blocked_dnc', {
+      errorCode: 'dnc_blocked',
+      errorMessage: 'The number was put on the do-not-call list before the message went out.',
+    });
+    if (blocked) await publishSmsEvent(context.bus, 'sms.failed', blocked);
+    return 'blocked';
+  }
+  await moveSms(context, orgId, smsId, 'sending', { sendAttempts: { increment: 1 } });
+  const sent = await context.carrier.sendSms({
+    smsId,
+    orgId,
+    from: current.fromNumber,
+    to: current.toNumber,
+    body: current.body,
+    segments: current.segments,
+    statusCallbackUrl: smsStatusCallbackUrl(context.env.PUBLIC_BASE_URL, smsId),
+  });
+  const row = await moveSms(context, orgId, smsId, 'sent', {
+    carrierMessageId: sent.carrierMessageId,
+    sentAt: new Date(),
+    ...(sent.costAmount === null ? {} : { costAmount: sent.costAmount, costCurrency: context.env.TELEPHONY_CURRENCY }),
+  });
+  await publishSmsEvent(context.bus, 'sms.sent', row ?? (await findSmsRow(context.prisma, orgId, smsId)));
+  return 'sent';
+}
+
+export async function failSms(context: TelephonyContext, orgId: string, smsId: string, error: { code: string; message: string }) {
+  const row = await moveSms(context, orgId, smsId, 'failed', { errorCode: error.code, errorMessage: error.message });
+  if (row) await publishSmsEvent(context.bus, 'sms.failed', row);
+}
+
+/** A delivery report from the carrier. */
+export async function applySmsReport(
+  context: TelephonyContext,
+  orgId: string,
+  smsId: string,
+  report: { status: 'delivered' | 'undelivered' | 'failed'; errorCode?: string | undefined },
+) {
+  const data: Prisma.SmsUpdateManyMutationInput =
+    report.status === 'delivered'
+      ? { deliveredAt: new Date() }
+      : { errorCode: report.errorCode ?? report.status, errorMessage: `The carrier reported the message ${report.status}.` };
+  const row = await moveSms(context, orgId, smsId, report.status, data);
+  if (row) await publishSmsEvent(context.bus, report.status === 'delivered' ? 'sms.delivered' : 'sms.failed', row);
+  return row;
+}
+
+/**
+ * An inbound message to one of our numbers. It belongs to the organizations that contacted the sender
+ * from that number (stored for the most recent one); STOP opts the sender out for each of them, START
+ * opts back in. A message nobody is in conversation with is ignored.
+ */
+export async function receiveSms(
+  context: TelephonyContext,
+  message: { from: string; to: string; body: string; carrierMessageId: string | null },
+): Promise<SmsRow | null> {
+  const conversations = await conversationsBetween(context.prisma, message.to, message.from);
+  const latest = conversations[0];
+  if (!latest) {
+    context.logger.info({ to: message.to }, 'inbound SMS without a conversation ignored');
+    return null;
+  }
+  const row = await createInboundSms(context.prisma, latest.orgId, {
+    from: message.from,
+    to: message.to,
+    body: message.body,
+    segments: smsSegments(message.body || ' '),
+    carrierMessageId: message.carrierMessageId,
+    leadId: latest.leadId,
+  });
+  await publishSmsEvent(context.bus, 'sms.received', row);
+  if (isOptOut(message.body)) {
+    for (const conversation of conversations) await optOutBySms(context, conversation.orgId, message.from, message.body);
+  } else if (isOptIn(message.body)) {
+    for (const conversation of conversations) await optInBySms(context, conversation.orgId, message.from);
+  }
+  return row;
+}

@@ -1,0 +1,48 @@
+import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
+import { errorEnvelopeSchema, idSchema, listSmsQuerySchema, sendSmsBodySchema, smsPageSchema, smsSchema } from '@voice/proto';
+import { z } from 'zod';
+import type { TelephonyDeps } from '../deps.js';
+import { toSms } from '../domain/records.js';
+import { sendSms } from '../domain/sms.js';
+import { findSmsRow, listSms } from '../store/sms.js';
+
+export function smsRoutes(app: HttpApp, deps: TelephonyDeps): void {
+  app.get(
+    '/api/v1/phone/sms',
+    {
+      schema: { tags: ['sms'], summary: 'List messages, newest first', querystring: listSmsQuerySchema, response: { 200: smsPageSchema } },
+      config: { scope: 'read' },
+    },
+    async (request) => listSms(deps.prisma, identityOf(request).org_id, request.query),
+  );
+
+  app.get(
+    '/api/v1/phone/sms/:id',
+    {
+      schema: { tags: ['sms'], summary: 'Get one message', params: z.object({ id: idSchema('sms') }), response: { 200: smsSchema } },
+      config: { scope: 'read' },
+    },
+    async (request) => toSms(await findSmsRow(deps.prisma, identityOf(request).org_id, request.params.id)),
+  );
+
+  app.post(
+    '/api/v1/phone/sms',
+    {
+      schema: {
+        tags: ['sms'],
+        summary: 'Send an SMS (refused with 422 dnc_blocked for do-not-call numbers)',
+        description: 'Send an `Idempotency-Key` header to make retries safe: the same key and body send one message.',
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        body: sendSmsBodySchema,
+        response: { 200: smsSchema, 201: smsSchema, 400: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) => {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const result = await sendSms(deps, identityOf(request), { ...request.body, source: 'api', idempotency_key: key });
+      if (result.replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.status(result.status === 201 ? 201 : 200).send(result.body);
+    },
+  );
+}

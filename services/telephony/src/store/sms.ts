@@ -1,0 +1,133 @@
+import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import type { ListSmsQuery, SendSmsInput, SmsStatus } from '@voice/proto';
+import { toSms } from '../domain/records.js';
+import type { Prisma, PrismaClient, Sms as SmsRow } from '../generated/prisma/client.js';
+
+export type { SmsRow };
+
+export async function listSms(prisma: PrismaClient, orgId: string, query: ListSmsQuery) {
+  const { limit, cursor, ...filters } = query;
+  const position = decodeCursor(cursor, filters);
+  const rows = await prisma.sms.findMany({
+    where: {
+      orgId,
+      ...(filters.direction ? { direction: filters.direction } : {}),
+      ...(filters.status ? { status: filters.status } : {}),
+      ...(filters.lead_id ? { leadId: filters.lead_id } : {}),
+      ...(filters.created_after || filters.created_before
+        ? {
+            createdAt: {
+              ...(filters.created_after ? { gte: new Date(filters.created_after) } : {}),
+              ...(filters.created_before ? { lt: new Date(filters.created_before) } : {}),
+            },
+          }
+        : {}),
+      ...afterPosition(position),
+    },
+    orderBy: keysetOrder,
+    take: limit + 1,
+  });
+  return toPage(rows, limit, filters, toSms);
+}
+
+export async function findSmsRow(prisma: PrismaClient, orgId: string, id: string): Promise<SmsRow> {
+  const row = await prisma.sms.findFirst({ where: { orgId, id } });
+  if (!row) throw notFound('sms', 'id');
+  return row;
+}
+
+export async function createOutboundSms(
+  prisma: PrismaClient,
+  orgId: string,
+  input: Omit<SendSmsInput, 'idempotency_key'> & { from: string; segments: number },
+): Promise<SmsRow> {
+  return prisma.sms.create({
+    data: {
+      id: newId('sms'),
+      orgId,
+      workspaceId: input.workspace_id ?? null,
+      direction: 'outbound',
+      fromNumber: input.from,
+      toNumber: input.to,
+      body: input.body,
+      segments: input.segments,
+      status: 'queued',
+      leadId: input.lead_id ?? null,
+      source: input.source,
+      metadata: input.metadata ?? {},
+    },
+  });
+}
+
+export async function createInboundSms(
+  prisma: PrismaClient,
+  orgId: string,
+  input: { from: string; to: string; body: string; segments: number; carrierMessageId: string | null; leadId: string | null },
+): Promise<SmsRow> {
+  return prisma.sms.create({
+    data: {
+      id: newId('sms'),
+      orgId,
+      direction: 'inbound',
+      fromNumber: input.from,
+      toNumber: input.to,
+      body: input.body,
+      segments: input.segments,
+      status: 'received',
+      leadId: input.leadId,
+      source: 'inbound',
+      carrierMessageId: input.carrierMessageId,
+      sentAt: new Date(),
+    },
+  });
+}
+
+/** Conditional status change, like transitionCall: null when the message was not in one of `from`. */
+export async function transitionSms(
+  prisma: PrismaClient,
+  orgId: string,
+  id: string,
+  from: readonly SmsStatus[],
+  data: Prisma.SmsUpdateManyMutationInput,
+): Promise<SmsRow | null> {
+  const { count } = await prisma.sms.updateMany({ where: { orgId, id, status: { in: [...from] } }, data });
+  if (count === 0) return null;
+  return prisma.sms.findFirst({ where: { orgId, id } });
+}
+
+export async function staleQueuedSms(prisma: PrismaClient, olderThan: Date, limit = 500) {
+  // Across organizations by design: the dialer's own housekeeping.
+  return prisma.sms.findMany({
+    where: { status: 'queued', createdAt: { lt: olderThan } },
+    select: { id: true, orgId: true },
+    orderBy: { createdAt: 'asc' },
+    take: limit,
+  });
+}
+
+/** The message a carrier callback is about, by our id from the callback URL (see findCallForCarrier). */
+export async function findSmsForCarrier(prisma: PrismaClient, smsId: string): Promise<SmsRow | null> {
+  return prisma.sms.findUnique({ where: { id: smsId } });
+}
+
+/**
+ * The organizations that contacted `theirNumber` from `ourNumber`, most recent first: an inbound message
+ * to a shared number belongs to the conversations it answers. Each with the lead of its last contact.
+ */
+export async function conversationsBetween(
+  prisma: PrismaClient,
+  ourNumber: string,
+  theirNumber: string,
+): Promise<Array<{ orgId: string; leadId: string | null; workspaceId: string | null }>> {
+  const where = { fromNumber: ourNumber, toNumber: theirNumber, direction: 'outbound' as const };
+  const select = { orgId: true, leadId: true, workspaceId: true, createdAt: true };
+  const [messages, calls] = await Promise.all([
+    prisma.sms.findMany({ where, select, orderBy: { createdAt: 'desc' }, take: 50 }),
+    prisma.call.findMany({ where, select, orderBy: { createdAt: 'desc' }, take: 50 }),
+  ]);
+  const latestByOrg = new Map<string, { orgId: string; leadId: string | null; workspaceId: string | null; createdAt: Date }>();
+  for (const contact of [...messages, ...calls].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())) {
+    if (!latestByOrg.has(contact.orgId)) latestByOrg.set(contact.orgId, contact);
+  }
+  return [...latestByOrg.values()].map(({ orgId, leadId, workspaceId }) => ({ orgId, leadId, workspaceId }));
+}
