@@ -1,19 +1,33 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { installErrorHandling } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
 
 export interface HttpAppOptions {
+  /** The deployable's name: the title of its OpenAPI document. */
+  name: string;
   logger: Logger;
   /** Readiness checks by dependency name, e.g. `{ postgres, redis, nats }`. */
   readiness: Record<string, ReadinessCheck>;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
-  /** Behind a load balancer or the gateway: take the client address from X-Forwarded-For. */
-  trustProxy?: boolean | string;
+  /** Behind this many proxies (a load balancer, the gateway): take the client address from X-Forwarded-For. */
+  trustProxyHops?: number;
+  /**
+   * Take the request id from an incoming `Request-Id` header. Services do (the gateway sets it); the
+   * gateway does not, so a client cannot choose the ids that name its records.
+   */
+  acceptRequestId?: boolean;
 }
 
 export type HttpApp = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -28,11 +42,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: (_address: string, hop: number) => hop < (options.trustProxyHops ?? 0),
     requestIdHeader: false,
     genReqId: (request) => {
       const incoming = request.headers['request-id'];
-      return typeof incoming === 'string' && requestIdPattern.test(incoming) ? incoming : newId('request');
+      const accept = options.acceptRequestId ?? true;
+      return accept && typeof incoming === 'string' && requestIdPattern.test(incoming) ? incoming : newId('request');
     },
     disableRequestLogging: false,
     ajv: { customOptions: { coerceTypes: 'array' } },
@@ -45,5 +60,22 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     void reply.header('request-id', request.id);
   });
   await app.register(healthPlugin, { checks: options.readiness });
+  // Every route's zod schemas become its OpenAPI description; the gateway merges these into the public
+  // document, so the schemas that validate requests are the ones published.
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.name, version: '1.0.0' },
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' } } },
+    },
+    // The route's declared scope travels in the document as `x-scope`; the gateway checks it agrees.
+    transform: (input) => {
+      const output = jsonSchemaTransform(input);
+      const scope = (input.route.config as { scope?: string } | undefined)?.scope;
+      return scope ? { ...output, schema: { ...output.schema, 'x-scope': scope } } : output;
+    },
+    transformObject: jsonSchemaTransformObject,
+  });
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true }, logLevel: 'silent' }, async () => app.swagger());
   return app;
 }

@@ -3,6 +3,7 @@ export * from './env.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './http.js';
+export * from './idempotency.js';
 export * from './identity.js';
 export * from './ids.js';
 export * from './logger.js';

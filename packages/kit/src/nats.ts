@@ -171,6 +171,34 @@ export class Bus {
     return definition.output.parse(reply.result) as z.output<D['output']>;
   }
 
+  /**
+   * Sends a message to every process listening on the subject (no queue group, not stored): for things
+   * every replica must hear at once, such as "this key was revoked, drop it from your cache".
+   */
+  broadcast(subject: string, data: unknown): void {
+    this.connection.publish(this.subject(subject), encoder.encode(JSON.stringify(data)));
+  }
+
+  /** Hears every broadcast on a subject, in this process. */
+  listen(subject: string, handler: (data: unknown) => void): void {
+    const subscription = this.connection.subscribe(this.subject(subject), {
+      callback: (error, message) => {
+        if (error) return;
+        try {
+          handler(JSON.parse(decoder.decode(message.data)));
+        } catch (handlerError) {
+          this.logger.warn({ err: handlerError, subject }, 'broadcast handler failed');
+        }
+      },
+    });
+    this.subscriptions.push(subscription);
+  }
+
+  /** Waits until the server has seen everything this connection sent so far. */
+  async flush(): Promise<void> {
+    await this.connection.flush();
+  }
+
   /** Creates the events stream if it is missing. Idempotent, and shared by every caller in this process. */
   ensureStream(): Promise<void> {
     this.streamReady ??= (async () => {
@@ -226,15 +254,19 @@ export class Bus {
     await this.ensureStream();
     const manager = await this.manager();
     const durable = this.namespace ? `${this.namespace}_${options.durable}` : options.durable;
-    const filterSubjects = (options.types ?? []).map((type) => this.subject(eventSubject(type)));
+    // One type is filtered by the server; several are filtered here, since servers before 2.10 (Debian's
+    // 2.9 among them) take a single filter subject only.
+    const types = options.types ?? [];
     const config = {
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
       max_deliver: options.maxDeliver ?? 20,
-      ...(filterSubjects.length > 0 ? { filter_subjects: filterSubjects } : {}),
+      ...(types.length === 1 ? { filter_subject: this.subject(eventSubject(types[0] as EventType)) } : {}),
     };
+    const wanted = types.length > 1 ? new Set<string>(types) : undefined;
+    const filtered: EventHandler = wanted ? async (event) => (wanted.has(event.type) ? handler(event) : undefined) : handler;
     try {
       await manager.consumers.info(this.streamName, durable);
       await manager.consumers.update(this.streamName, durable, config);
@@ -244,7 +276,7 @@ export class Bus {
     const consumer = await this.js.consumers.get(this.streamName, durable);
     const messages = await consumer.consume({ max_messages: 64 });
     const done = (async () => {
-      for await (const message of messages) await this.handleEvent(message, handler, options.durable);
+      for await (const message of messages) await this.handleEvent(message, filtered, options.durable);
     })();
     this.consumers.push({
       stop: async () => {

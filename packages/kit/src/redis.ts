@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 
 export interface RedisConnectOptions {
   /**
@@ -11,8 +11,20 @@ export interface RedisConnectOptions {
   connectTimeoutMs?: number;
 }
 
+/** Connection settings in the shape BullMQ's `connection` option takes. */
+export interface BullmqConnection {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  tls?: Record<string, never>;
+  maxRetriesPerRequest: null;
+  enableReadyCheck: boolean;
+}
+
 /** Options for connections that BullMQ owns: it requires `maxRetriesPerRequest: null` for workers. */
-export function bullmqConnectionOptions(url: string): RedisOptions {
+export function bullmqConnectionOptions(url: string): BullmqConnection {
   const parsed = new URL(url);
   return {
     host: parsed.hostname,

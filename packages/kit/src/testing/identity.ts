@@ -1,7 +1,8 @@
 import type { Identity } from '@voice/proto';
 import { signIdentity } from '../identity.js';
 import { newId } from '../ids.js';
-import { testSigningSecret } from './index.js';
+
+export const testSigningSecret = 'test-signing-secret-0123456789abcdef';
 
 /** A caller identity for tests: a fresh organization and key unless given. */
 export function testIdentity(overrides: Partial<Identity> = {}): Identity {

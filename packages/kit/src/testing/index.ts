@@ -3,7 +3,6 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as connectNats } from '@nats-io/transport-node';
-import { migrateDatabase } from '@voice/migrator';
 import { eventsStreamName } from '@voice/proto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -30,7 +29,9 @@ export const testServerUrls = {
   nats: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
 };
 
-export const testSigningSecret = 'test-signing-secret-0123456789abcdef';
+export { testSigningSecret } from './identity.js';
+
+import { testSigningSecret } from './identity.js';
 
 function repoRoot(): string {
   let dir = process.cwd();
@@ -107,6 +108,8 @@ function ensureTemplate(serverUrl: string): Promise<string> {
         if (exists.rowCount) return;
         await client.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
         await client.query(`CREATE DATABASE "${template}"`);
+        // Loaded here, not at the top, so pure unit tests do not pull in the Prisma engine.
+        const { migrateDatabase } = await import('@voice/migrator');
         await migrateDatabase({ databaseUrl: withDatabase(serverUrl, template), rootDir: root, quiet: true });
         await client.query(`ALTER DATABASE "${template}" WITH IS_TEMPLATE true`);
       } finally {

@@ -1,0 +1,78 @@
+import { createHttpApp, type HttpApp } from '@voice/kit';
+import { gatewayRpc } from '@voice/proto';
+import { applyAuditRetention } from './audit/retention.js';
+import { listAuditLog } from './audit/store.js';
+import { AuditWriter } from './audit/writer.js';
+import { authenticate } from './auth/authenticate.js';
+import { isProtectedPath } from './auth/scopes.js';
+import type { GatewayDeps } from './deps.js';
+import { registerProxies } from './proxy/upstreams.js';
+import { openApiRoute } from './routes/openapi.js';
+import { usageOf, usageRoutes } from './routes/usage.js';
+
+export interface GatewayOptions {
+  /** Run the audit writer (JetStream consumer) and the retention job in this process. */
+  auditWorker?: boolean;
+}
+
+/**
+ * The gateway, the only public entry: authenticate, check scope, count quota (one Lua call), audit, and
+ * proxy to the service with the caller's identity in signed headers.
+ */
+export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}): Promise<HttpApp> {
+  const app = await createHttpApp({
+    name: 'gateway',
+    logger: deps.logger,
+    trustProxyHops: deps.env.TRUST_PROXY_HOPS,
+    acceptRequestId: false,
+    readiness: {
+      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
+      redis: () => deps.redis.ping(),
+      nats: () => deps.bus.ping(),
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (isProtectedPath(request.url.split('?')[0] ?? '')) await authenticate(deps, request, reply);
+  });
+
+  // One audit record per authenticated API call, published off the request path.
+  app.addHook('onResponse', async (request, reply) => {
+    const identity = request.identity;
+    if (!identity) return;
+    const path = request.url.split('?')[0] ?? request.url;
+    deps.bus
+      .publish('api.called', identity.org_id, {
+        key_id: identity.key_id,
+        method: request.method,
+        path,
+        status: reply.statusCode,
+        latency_ms: Math.round(reply.elapsedTime),
+        request_id: request.id,
+        client_address: request.ip ?? null,
+        at: deps.now().toISOString(),
+      })
+      .catch((error: unknown) => request.log.error({ err: error }, 'audit record not published'));
+  });
+
+  openApiRoute(app, deps.env);
+  usageRoutes(app, deps);
+  await registerProxies(app, deps.env);
+
+  deps.bus.serve(gatewayRpc.getUsage, (_input, identity) => usageOf(deps, identity));
+  deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
+
+  if (options.auditWorker !== false) {
+    const writer = new AuditWriter(deps.prisma, deps.logger, { batchSize: deps.env.AUDIT_BATCH_SIZE, flushMs: deps.env.AUDIT_FLUSH_MS });
+    await deps.bus.consume({ durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1 }, (event) => writer.add(event));
+    const retention = setInterval(() => {
+      applyAuditRetention(deps.prisma, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'audit retention failed'));
+    }, deps.env.AUDIT_RETENTION_INTERVAL_MS);
+    retention.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(retention);
+      await writer.flush();
+    });
+  }
+  return app;
+}

@@ -1,0 +1,123 @@
+// Operator CLI: organizations and API keys. JSON on stdout; errors as JSON on stderr with exit code 1
+// (2 for a usage mistake). The raw key is printed once, at creation or rotation, and never stored.
+//
+//   npm run admin -- org create --name N --plan lite|starter|pro|enterprise
+//   npm run admin -- org list
+//   npm run admin -- org set-plan ORG_ID --plan P
+//   npm run admin -- key create --org ORG_ID --scope read|read-write --quota N
+//   npm run admin -- key list --org ORG_ID
+//   npm run admin -- key rotate KEY_ID [--grace-seconds S]
+//   npm run admin -- key revoke KEY_ID
+import { parseArgs } from 'node:util';
+import { ApiError, Bus, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
+import { planSchema, scopeSchema } from '@voice/proto';
+import { z } from 'zod';
+import { runAdminCommand } from '../admin/commands.js';
+import { envSchema } from '../env.js';
+import { PrismaClient } from '../generated/prisma/client.js';
+
+const usage = `usage:
+  admin org create --name N --plan lite|starter|pro|enterprise
+  admin org list
+  admin org set-plan ORG_ID --plan P
+  admin key create --org ORG_ID --scope read|read-write --quota N
+  admin key list --org ORG_ID
+  admin key rotate KEY_ID [--grace-seconds S]
+  admin key revoke KEY_ID`;
+
+class UsageError extends Error {}
+
+function fail(code: string, message: string, exitCode: number): never {
+  process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  process.exit(exitCode);
+}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        org: { type: 'string' },
+        scope: { type: 'string' },
+        quota: { type: 'string' },
+        'grace-seconds': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    return fail('invalid_request', `${(error as Error).message}\n${usage}`, 2);
+  }
+})();
+
+const env = parseEnv(envSchema);
+const logger = createLogger('admin', 'silent');
+const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'gateway', { maxConnections: 2 }) });
+// Key changes are broadcast so every gateway replica drops its cached copy at once. Without NATS the
+// change still lands; replicas then see it when their cache entry expires (KEY_CACHE_TTL_MS).
+const bus = await Bus.connect({ url: env.NATS_URL, name: 'gateway-admin', namespace: env.NATS_NAMESPACE, logger }).catch(() => undefined);
+
+try {
+  const [resource, verb, target] = positionals;
+  const number = (name: string, raw: string | undefined, fallback?: number) => {
+    if (raw === undefined) {
+      if (fallback !== undefined) return fallback;
+      throw new UsageError(`--${name} is required`);
+    }
+    const parsed = z.coerce.number().int().min(0).max(2_000_000_000).safeParse(raw);
+    if (!parsed.success) throw new UsageError(`--${name} must be a whole number from 0 to 2000000000`);
+    return parsed.data;
+  };
+  const required = (name: string, raw: string | undefined) => {
+    if (raw === undefined || raw === '') throw new UsageError(`${name} is required`);
+    return raw;
+  };
+  const command = `${resource ?? ''} ${verb ?? ''}`;
+  const plan = () => {
+    const parsed = planSchema.safeParse(values.plan);
+    if (!parsed.success) throw new UsageError('--plan must be one of lite, starter, pro, enterprise');
+    return parsed.data;
+  };
+  const scope = () => {
+    const parsed = scopeSchema.safeParse(values.scope);
+    if (!parsed.success) throw new UsageError('--scope must be read or read-write');
+    return parsed.data;
+  };
+  const result = await (() => {
+    switch (command) {
+      case 'org create':
+        return runAdminCommand(prisma, bus, { kind: 'org.create', name: required('--name', values.name), plan: plan() });
+      case 'org list':
+        return runAdminCommand(prisma, bus, { kind: 'org.list' });
+      case 'org set-plan':
+        return runAdminCommand(prisma, bus, { kind: 'org.set-plan', orgId: required('ORG_ID', target ?? values.org), plan: plan() });
+      case 'key create':
+        return runAdminCommand(prisma, bus, {
+          kind: 'key.create',
+          orgId: required('--org', values.org),
+          scope: scope(),
+          monthlyQuota: number('quota', values.quota),
+        });
+      case 'key list':
+        return runAdminCommand(prisma, bus, { kind: 'key.list', orgId: required('--org', values.org) });
+      case 'key rotate':
+        return runAdminCommand(prisma, bus, {
+          kind: 'key.rotate',
+          keyId: required('KEY_ID', target),
+          graceSeconds: number('grace-seconds', values['grace-seconds'], 24 * 60 * 60),
+        });
+      case 'key revoke':
+        return runAdminCommand(prisma, bus, { kind: 'key.revoke', keyId: required('KEY_ID', target) });
+      default:
+        throw new UsageError(`unknown command "${command.trim()}"`);
+    }
+  })();
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} catch (error) {
+  if (error instanceof UsageError) fail('invalid_request', `${error.message}\n${usage}`, 2);
+  if (error instanceof ApiError) fail(error.code, error.message, 1);
+  fail('internal', (error as Error).message, 1);
+} finally {
+  await bus?.drain().catch(() => {});
+  await prisma.$disconnect();
+}

@@ -1,0 +1,48 @@
+import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import type { Redis } from 'ioredis';
+import type { GatewayEnv } from './env.js';
+import { PrismaClient } from './generated/prisma/client.js';
+import { KeyCache, keyChangesSubject } from './keys/cache.js';
+import { findGrantByHash } from './keys/store.js';
+import { defineQuotaCommand } from './quota/quota.js';
+
+export interface GatewayDeps {
+  env: GatewayEnv;
+  logger: Logger;
+  prisma: PrismaClient;
+  /** Fail-fast connection for the request path: commands fail at once while Redis is away. */
+  redis: Redis;
+  bus: Bus;
+  keys: KeyCache;
+  /** The clock quota periods are computed from; tests move it across month and day boundaries. */
+  now: () => Date;
+  close(): Promise<void>;
+}
+
+export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; now?: () => Date } = {}): Promise<GatewayDeps> {
+  const logger = options.logger ?? createLogger('gateway', env.LOG_LEVEL);
+  const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'gateway') });
+  const redis = await connectRedis(env.REDIS_URL, { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS });
+  defineQuotaCommand(redis);
+  const bus = await Bus.connect({ url: env.NATS_URL, name: 'gateway', namespace: env.NATS_NAMESPACE, logger });
+  const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), {
+    ttlMs: env.KEY_CACHE_TTL_MS,
+    unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000),
+    maxEntries: 100_000,
+  });
+  bus.listen(keyChangesSubject, (change) => keys.invalidate(change as { hashes?: string[]; orgId?: string }));
+  return {
+    env,
+    logger,
+    prisma,
+    redis,
+    bus,
+    keys,
+    now: options.now ?? (() => new Date()),
+    async close() {
+      await bus.drain();
+      redis.disconnect();
+      await prisma.$disconnect();
+    },
+  };
+}

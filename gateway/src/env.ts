@@ -1,0 +1,29 @@
+import { baseEnvSchema, portSchema } from '@voice/kit';
+import { z } from 'zod';
+
+const upstream = (defaultUrl: string) => z.url({ protocol: /^https?$/ }).default(defaultUrl);
+
+export const envSchema = baseEnvSchema.extend({
+  PORT: portSchema(8080),
+  TELEPHONY_URL: upstream('http://127.0.0.1:8081'),
+  LEADS_URL: upstream('http://127.0.0.1:8082'),
+  RECALL_URL: upstream('http://127.0.0.1:8083'),
+  MCP_URL: upstream('http://127.0.0.1:8084'),
+  WEBHOOKS_URL: upstream('http://127.0.0.1:8085'),
+  /** Longest a proxied request may take; brand scoring waits on two model providers. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** The quota check's deadline: past it the request is refused with 503, never let through unmetered. */
+  QUOTA_TIMEOUT_MS: z.coerce.number().int().positive().default(450),
+  KEY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
+  AUDIT_BATCH_SIZE: z.coerce.number().int().positive().max(1_000).default(200),
+  AUDIT_FLUSH_MS: z.coerce.number().int().positive().default(500),
+  AUDIT_RETENTION_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60 * 1000),
+  /** Where clients come from: trust X-Forwarded-For from this many proxies (the ingress), or none. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().nonnegative().default(0),
+});
+
+export type GatewayEnv = z.infer<typeof envSchema>;

@@ -1,0 +1,57 @@
+import type { KeyGrant } from './store.js';
+
+interface Entry {
+  grant: KeyGrant | null;
+  expiresAtMs: number;
+}
+
+/**
+ * Key lookups by hash, kept in memory briefly so the hot path does not query Postgres. Revocation,
+ * rotation and plan changes are broadcast over NATS and drop entries on every replica at once; the TTL
+ * only bounds staleness if a broadcast is ever missed.
+ */
+export class KeyCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<KeyGrant | null>>();
+  /** Bumped by every invalidation, so a lookup that started before one does not store a stale answer. */
+  private generation = 0;
+
+  constructor(
+    private readonly load: (hash: string) => Promise<KeyGrant | null>,
+    private readonly options: { ttlMs: number; unknownTtlMs: number; maxEntries: number; nowMs?: () => number },
+  ) {}
+
+  private now(): number {
+    return this.options.nowMs?.() ?? Date.now();
+  }
+
+  async get(hash: string): Promise<KeyGrant | null> {
+    const entry = this.entries.get(hash);
+    if (entry && entry.expiresAtMs > this.now()) return entry.grant;
+    // Concurrent requests with the same key share one lookup.
+    let pending = this.loading.get(hash);
+    if (pending) return pending;
+    const generation = this.generation;
+    pending = this.load(hash).finally(() => this.loading.delete(hash));
+    this.loading.set(hash, pending);
+    const grant = await pending;
+    if (generation === this.generation) {
+      if (this.entries.size >= this.options.maxEntries) this.entries.clear();
+      this.entries.set(hash, { grant, expiresAtMs: this.now() + (grant ? this.options.ttlMs : this.options.unknownTtlMs) });
+    }
+    return grant;
+  }
+
+  /** Drops the given keys, or every key of an organization (a plan change). */
+  invalidate(change: { hashes?: string[]; orgId?: string }): void {
+    this.generation++;
+    this.loading.clear();
+    for (const hash of change.hashes ?? []) this.entries.delete(hash);
+    if (change.orgId) {
+      for (const [hash, entry] of this.entries) if (entry.grant?.orgId === change.orgId) this.entries.delete(hash);
+    }
+  }
+}
+
+/** The NATS subject every gateway replica listens on for key changes. */
+export const keyChangesSubject = 'gateway.keys.changed';

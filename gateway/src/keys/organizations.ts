@@ -1,0 +1,44 @@
+import { ApiError, newId } from '@voice/kit';
+import { type Plan, planLimits } from '@voice/proto';
+import type { Organization, PrismaClient } from '../generated/prisma/client.js';
+
+export function toOrganizationRecord(row: Organization) {
+  return { id: row.id, object: 'organization' as const, name: row.name, plan: row.plan, created_at: row.createdAt.toISOString() };
+}
+
+export async function createOrganization(prisma: PrismaClient, input: { name: string; plan: Plan }) {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 200)
+    throw new ApiError('invalid_request', 'The name must be 1 to 200 characters.', { param: 'name' });
+  const row = await prisma.organization.create({ data: { id: newId('org'), name, plan: input.plan } });
+  return toOrganizationRecord(row);
+}
+
+export async function listOrganizations(prisma: PrismaClient) {
+  const rows = await prisma.organization.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  return rows.map(toOrganizationRecord);
+}
+
+export async function getOrganization(prisma: PrismaClient, orgId: string) {
+  const row = await prisma.organization.findUnique({ where: { id: orgId } });
+  if (!row) throw new ApiError('not_found', `No organization ${orgId}.`, { param: 'org' });
+  return row;
+}
+
+/**
+ * Changes the plan. Moving to a plan without read-write keys narrows every key of the organization to
+ * `read` in the same transaction, so no key keeps a scope its plan does not allow.
+ */
+export async function setPlan(prisma: PrismaClient, orgId: string, plan: Plan) {
+  return prisma.$transaction(async (tx) => {
+    const found = await tx.organization.findUnique({ where: { id: orgId } });
+    if (!found) throw new ApiError('not_found', `No organization ${orgId}.`, { param: 'org' });
+    const row = await tx.organization.update({ where: { id: orgId }, data: { plan } });
+    let narrowedKeys = 0;
+    if (!planLimits[plan].readWriteKeys) {
+      const result = await tx.apiKey.updateMany({ where: { orgId, scope: 'read_write' }, data: { scope: 'read' } });
+      narrowedKeys = result.count;
+    }
+    return { organization: toOrganizationRecord(row), narrowed_keys: narrowedKeys };
+  });
+}

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { newId } from '@voice/kit';
+import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { applyAuditRetention } from '../src/audit/retention.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await read();
+  }
+  return value;
+}
+
+describe('audit log: one record per API call, written off the request path', () => {
+  let ctx: TestContext;
+  let gateway: TestGateway;
+
+  before(async () => {
+    ctx = await createTestContext();
+    gateway = await startGateway(ctx, { AUDIT_FLUSH_MS: '50' });
+  });
+  after(async () => {
+    await gateway.close();
+    await ctx.cleanup();
+  });
+
+  test("every call is recorded with method, path, status and key, never the key itself; lists show only the caller's org", async () => {
+    const a = await createOrgWithKey(gateway);
+    const b = await createOrgWithKey(gateway);
+    await gateway.app.inject({ method: 'GET', url: '/api/v1/usage?x=1', headers: bearer(a.key) });
+    await gateway.app.inject({ method: 'GET', url: '/api/v1/nothing', headers: bearer(a.key) });
+    await gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(b.key) });
+    const list = async () =>
+      (await gateway.app.inject({ method: 'GET', url: '/api/v1/audit-log?limit=100', headers: bearer(a.key) })).json() as {
+        data: Array<{ path: string; status: number; key_id: string; method: string }>;
+      };
+    // The audit-log calls themselves are recorded too, so wait for at least the two calls made above.
+    const page = await eventually(list, (body) => body.data.filter((record) => record.path !== '/api/v1/audit-log').length >= 2);
+    const calls = page.data.filter((record) => record.path !== '/api/v1/audit-log');
+    assert.deepEqual(calls.map((record) => [record.method, record.path, record.status, record.key_id]).sort(), [
+      ['GET', '/api/v1/nothing', 404, a.keyId],
+      ['GET', '/api/v1/usage', 200, a.keyId],
+    ]);
+    const stored = await gateway.deps.prisma.auditRecord.findMany();
+    assert.equal(JSON.stringify(stored).includes(a.key), false);
+    assert.ok(stored.some((record) => record.keyId === b.keyId));
+  });
+
+  test('a Postgres failure loses nothing: records wait in JetStream and land once inserts succeed', async () => {
+    const { key, keyId } = await createOrgWithKey(gateway);
+    // Make inserts fail, as they would with Postgres away, while requests keep flowing.
+    await gateway.deps.prisma.$executeRawUnsafe('ALTER TABLE audit_records ADD CONSTRAINT audit_blocked CHECK (false) NOT VALID');
+    for (let i = 0; i < 5; i++) await gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await gateway.deps.prisma.auditRecord.count({ where: { keyId } }), 0);
+    await gateway.deps.prisma.$executeRawUnsafe('ALTER TABLE audit_records DROP CONSTRAINT audit_blocked');
+    const count = await eventually(
+      () => gateway.deps.prisma.auditRecord.count({ where: { keyId, path: '/api/v1/usage' } }),
+      (value) => value >= 5,
+      20_000,
+    );
+    assert.equal(count, 5);
+  });
+
+  test('retention deletes by plan: 7 days Lite, 30 Starter, 1 year Pro, never Enterprise', async () => {
+    const now = new Date('2026-11-25T00:00:00Z');
+    const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
+    const ages = [6, 8, 29, 31, 364, 366, 2_000];
+    for (const plan of ['lite', 'starter', 'pro', 'enterprise'] as const) {
+      const org = (await gateway.admin({ kind: 'org.create', name: plan, plan })) as { id: string };
+      await gateway.deps.prisma.auditRecord.createMany({
+        data: ages.map((age) => ({
+          id: newId('audit'),
+          orgId: org.id,
+          keyId: 'key_x',
+          method: 'GET',
+          path: `/age/${age}`,
+          status: 200,
+          latencyMs: 1,
+          requestId: newId('request'),
+          createdAt: daysAgo(age),
+        })),
+      });
+    }
+    await applyAuditRetention(gateway.deps.prisma, now);
+    const remaining = await gateway.deps.prisma.auditRecord.findMany({ where: { path: { startsWith: '/age/' } } });
+    const orgs = await gateway.deps.prisma.organization.findMany({ where: { name: { in: ['lite', 'starter', 'pro', 'enterprise'] } } });
+    const agesOf = (plan: string) => {
+      const org = orgs.find((candidate) => candidate.name === plan);
+      return remaining
+        .filter((record) => record.orgId === org?.id)
+        .map((record) => Number(record.path.split('/')[2]))
+        .sort((x, y) => x - y);
+    };
+    assert.deepEqual(agesOf('lite'), [6]);
+    assert.deepEqual(agesOf('starter'), [6, 8, 29]);
+    assert.deepEqual(agesOf('pro'), [6, 8, 29, 31, 364]);
+    assert.deepEqual(agesOf('enterprise'), ages);
+  });
+});

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { isProtectedPath, isPublicPath, requiredScope } from '../src/auth/scopes.js';
+import { KeyCache } from '../src/keys/cache.js';
+import { displayPrefix, generateKey, hashKey, isWellFormedKey } from '../src/keys/format.js';
+import type { KeyGrant } from '../src/keys/store.js';
+import { periodsAt } from '../src/quota/quota.js';
+
+describe('key format', () => {
+  test('generated keys have the prefix, 38 base62 characters and a valid checksum', () => {
+    const key = generateKey();
+    assert.match(key, /^vk_live_[0-9A-Za-z]{38}$/);
+    assert.equal(isWellFormedKey(key), true);
+    assert.notEqual(generateKey(), key);
+  });
+
+  test('any single-character change breaks the checksum', () => {
+    const key = generateKey();
+    for (let position = 8; position < key.length; position++) {
+      const changed = key.slice(0, position) + (key[position] === 'x' ? 'y' : 'x') + key.slice(position + 1);
+      assert.equal(isWellFormedKey(changed), false, `position ${position}`);
+    }
+    assert.equal(isWellFormedKey(''), false);
+    assert.equal(isWellFormedKey(`sk_live_${key.slice(8)}`), false);
+  });
+
+  test('the stored hash is SHA-256 hex and the display prefix reveals only the first characters', () => {
+    const key = generateKey();
+    assert.match(hashKey(key), /^[0-9a-f]{64}$/);
+    assert.equal(displayPrefix(key), `${key.slice(0, 14)}…`);
+  });
+});
+
+describe('scopes by effect', () => {
+  test('reads need read; writes need read-write; recall, brand scoring and MCP transport need read', () => {
+    assert.equal(requiredScope('GET', '/api/v1/leads'), 'read');
+    assert.equal(requiredScope('POST', '/api/v1/leads'), 'read-write');
+    assert.equal(requiredScope('PATCH', '/api/v1/leads/lead_1'), 'read-write');
+    assert.equal(requiredScope('DELETE', '/api/v1/phone/dnc/dnc_1'), 'read-write');
+    assert.equal(requiredScope('POST', '/api/v1/llm-recall'), 'read');
+    assert.equal(requiredScope('POST', '/api/mcp'), 'read');
+    assert.equal(requiredScope('POST', '/api/v1/llm-recall-other'), 'read-write');
+  });
+
+  test('public and protected paths', () => {
+    assert.equal(isPublicPath('/api/v1/openapi.json'), true);
+    assert.equal(isPublicPath('/api/hooks/twilio/status'), true);
+    assert.equal(isProtectedPath('/api/v1/openapi.json'), false);
+    assert.equal(isProtectedPath('/api/v1/leads'), true);
+    assert.equal(isProtectedPath('/api/mcp'), true);
+    assert.equal(isProtectedPath('/healthz'), false);
+  });
+});
+
+describe('quota periods', () => {
+  test('months and days are UTC calendar periods', () => {
+    const periods = periodsAt(new Date('2026-12-31T23:59:59.999Z'));
+    assert.equal(periods.monthLabel, '202612');
+    assert.equal(periods.dayLabel, '20261231');
+    assert.equal(periods.monthEnd.toISOString(), '2027-01-01T00:00:00.000Z');
+    assert.equal(periods.dayEnd.toISOString(), '2027-01-01T00:00:00.000Z');
+    assert.equal(periodsAt(new Date('2028-02-28T12:00:00Z')).dayEnd.toISOString(), '2028-02-29T00:00:00.000Z');
+  });
+});
+
+describe('key cache', () => {
+  const grant = (orgId: string): KeyGrant => ({
+    id: 'key_1',
+    orgId,
+    lineageId: 'key_1',
+    scope: 'read',
+    monthlyQuota: 1,
+    status: 'active',
+    expiresAt: null,
+    plan: 'pro',
+  });
+
+  test('serves from memory within the TTL, shares concurrent lookups, and forgets on invalidation', async () => {
+    let loads = 0;
+    let nowMs = 0;
+    const cache = new KeyCache(
+      async () => {
+        loads++;
+        return grant('org_a');
+      },
+      { ttlMs: 1_000, unknownTtlMs: 100, maxEntries: 10, nowMs: () => nowMs },
+    );
+    await Promise.all([cache.get('h'), cache.get('h'), cache.get('h')]);
+    assert.equal(loads, 1);
+    nowMs = 999;
+    await cache.get('h');
+    assert.equal(loads, 1);
+    nowMs = 1_000;
+    await cache.get('h');
+    assert.equal(loads, 2);
+    cache.invalidate({ orgId: 'org_a' });
+    await cache.get('h');
+    assert.equal(loads, 3);
+    cache.invalidate({ hashes: ['h'] });
+    await cache.get('h');
+    assert.equal(loads, 4);
+  });
+
+  test('a lookup that started before an invalidation does not store its stale answer', async () => {
+    let release: (value: KeyGrant) => void = () => {};
+    let loads = 0;
+    const cache = new KeyCache(
+      () => {
+        loads++;
+        return new Promise<KeyGrant>((resolve) => {
+          release = resolve;
+        });
+      },
+      { ttlMs: 60_000, unknownTtlMs: 100, maxEntries: 10 },
+    );
+    const pending = cache.get('h');
+    cache.invalidate({ hashes: ['h'] });
+    release(grant('org_a'));
+    await pending;
+    const again = cache.get('h');
+    release(grant('org_a'));
+    await again;
+    assert.equal(loads, 2);
+  });
+});

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type HttpApp, newId, parseEnv } from '@voice/kit';
+import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
+import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
+import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+
+describe('the gateway proxies to services with signed identity', () => {
+  let ctx: TestContext;
+  let gateway: TestGateway;
+  let telephony: HttpApp;
+  let telephonyDeps: TelephonyDeps;
+  let telephonyUrl: string;
+
+  before(async () => {
+    ctx = await createTestContext();
+    telephonyDeps = await connectTelephony(parseEnv(telephonyEnvSchema, ctx.env));
+    telephony = await buildTelephony(telephonyDeps);
+    await telephony.listen({ host: '127.0.0.1', port: 0 });
+    telephonyUrl = `http://127.0.0.1:${(telephony.server.address() as AddressInfo).port}`;
+    // Nothing listens on the leads port: the gateway must answer 503 quickly for it.
+    gateway = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LEADS_URL: 'http://127.0.0.1:9' });
+  });
+  after(async () => {
+    await gateway.close();
+    await telephony.close();
+    await telephonyDeps.close();
+    await ctx.cleanup();
+  });
+
+  test('GET /api/v1/phone/calls reaches telephony, which reads Postgres and returns an empty cursor page', async () => {
+    const { key } = await createOrgWithKey(gateway);
+    const response = await gateway.app.inject({
+      method: 'GET',
+      url: '/api/v1/phone/calls?limit=5&direction=inbound',
+      headers: bearer(key),
+    });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { data: [], has_more: false, next_cursor: null });
+    assert.equal(response.headers['x-ratelimit-remaining'], '999');
+  });
+
+  test("an organization sees only its own calls; another's call id is 404", async () => {
+    const a = await createOrgWithKey(gateway);
+    const b = await createOrgWithKey(gateway);
+    const id = newId('call');
+    await telephonyDeps.prisma.call.create({
+      data: {
+        id,
+        orgId: a.orgId,
+        direction: 'inbound',
+        fromNumber: '+14155550100',
+        toNumber: '+14155550199',
+        status: 'completed',
+        source: 'inbound',
+        outcome: 'qualified_lead',
+      },
+    });
+    const mine = await gateway.app.inject({ method: 'GET', url: '/api/v1/phone/calls?outcome=qualified_lead', headers: bearer(a.key) });
+    assert.deepEqual(
+      mine.json().data.map((call: { id: string }) => call.id),
+      [id],
+    );
+    const theirs = await gateway.app.inject({ method: 'GET', url: '/api/v1/phone/calls', headers: bearer(b.key) });
+    assert.deepEqual(theirs.json().data, []);
+    const direct = await gateway.app.inject({ method: 'GET', url: `/api/v1/phone/calls/${id}`, headers: bearer(b.key) });
+    assert.equal(direct.statusCode, 404);
+    assert.equal(direct.json().error.code, 'not_found');
+  });
+
+  test('a service refuses a direct call with forged identity headers (401)', async () => {
+    const forged = Buffer.from(JSON.stringify({ org_id: 'org_attacker000', key_id: 'key_x', scope: 'read-write', plan: 'pro' })).toString(
+      'base64url',
+    );
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { 'x-voice-identity': forged },
+      { 'x-voice-identity': forged, 'x-voice-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+    ];
+    for (const headers of attempts) {
+      const response = await fetch(`${telephonyUrl}/api/v1/phone/calls`, { headers });
+      assert.equal(response.status, 401);
+      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unauthenticated');
+    }
+  });
+
+  test('identity headers sent by a client to the gateway are replaced, not trusted', async () => {
+    const { key } = await createOrgWithKey(gateway);
+    const response = await gateway.app.inject({
+      method: 'GET',
+      url: '/api/v1/phone/calls',
+      headers: { ...bearer(key), 'x-voice-identity': 'forged', 'x-voice-signature': 'forged' },
+    });
+    assert.equal(response.statusCode, 200);
+  });
+
+  test('a service that is down gives 503 unavailable in the envelope, quickly', async () => {
+    const { key } = await createOrgWithKey(gateway);
+    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/leads', headers: bearer(key) });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.json().error.code, 'unavailable');
+  });
+
+  test('unknown routes are 404 in the envelope; bad input to a service is 400 with param', async () => {
+    const { key } = await createOrgWithKey(gateway);
+    const unknown = await gateway.app.inject({ method: 'GET', url: '/api/v1/nothing-here', headers: bearer(key) });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().error.code, 'not_found');
+    const badLimit = await gateway.app.inject({ method: 'GET', url: '/api/v1/phone/calls?limit=1000', headers: bearer(key) });
+    assert.equal(badLimit.statusCode, 400);
+    assert.equal(badLimit.json().error.code, 'invalid_request');
+    assert.equal(badLimit.json().error.param, 'limit');
+    const badCursor = await gateway.app.inject({ method: 'GET', url: '/api/v1/phone/calls?cursor=bm9wZQ', headers: bearer(key) });
+    assert.equal(badCursor.statusCode, 400);
+    assert.equal(badCursor.json().error.code, 'invalid_cursor');
+  });
+});

@@ -1,0 +1,110 @@
+import { type AddressInfo, createServer, type Server, Socket } from 'node:net';
+import { type HttpApp, parseEnv } from '@voice/kit';
+import type { TestContext } from '@voice/kit/testing';
+import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
+import { buildApp, type GatewayOptions } from '../src/app.js';
+import { connectDeps, type GatewayDeps } from '../src/deps.js';
+import { envSchema } from '../src/env.js';
+
+/** A gateway under test, with the operator commands wired to its database and NATS namespace. */
+export interface TestGateway {
+  app: HttpApp;
+  deps: GatewayDeps;
+  admin(command: AdminCommand): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export async function startGateway(
+  ctx: TestContext,
+  env: Record<string, string> = {},
+  options: GatewayOptions & { now?: () => Date } = {},
+): Promise<TestGateway> {
+  const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, ...env }), options.now ? { now: options.now } : {});
+  const app = await buildApp(deps, options);
+  await app.ready();
+  return {
+    app,
+    deps,
+    admin: (command) => runAdminCommand(deps.prisma, deps.bus, command),
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+/** Creates an organization and a key; returns the raw key. */
+export async function createOrgWithKey(
+  gateway: TestGateway,
+  options: { plan?: 'lite' | 'starter' | 'pro' | 'enterprise'; scope?: 'read' | 'read-write'; quota?: number } = {},
+): Promise<{ orgId: string; keyId: string; key: string }> {
+  const org = (await gateway.admin({ kind: 'org.create', name: 'Acme', plan: options.plan ?? 'pro' })) as { id: string };
+  const created = (await gateway.admin({
+    kind: 'key.create',
+    orgId: org.id,
+    scope: options.scope ?? 'read-write',
+    monthlyQuota: options.quota ?? 1_000,
+  })) as { id: string; key: string };
+  return { orgId: org.id, keyId: created.id, key: created.key };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/**
+ * A TCP relay in front of a real server, which a test can cut and restore: an outage of Redis or NATS as
+ * one process sees it, without stopping the server other tests share.
+ */
+export class Relay {
+  private server: Server;
+  private sockets = new Set<Socket>();
+  private cut = false;
+  port = 0;
+
+  private constructor(private readonly target: { host: string; port: number }) {
+    this.server = createServer((client) => {
+      if (this.cut) {
+        client.destroy();
+        return;
+      }
+      const upstream = new Socket();
+      upstream.connect(this.target.port, this.target.host);
+      client.pipe(upstream).pipe(client);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          this.sockets.delete(socket);
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+    });
+  }
+
+  static async start(targetUrl: string): Promise<Relay> {
+    const url = new URL(targetUrl);
+    const relay = new Relay({ host: url.hostname, port: Number(url.port) });
+    await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
+    relay.port = (relay.server.address() as AddressInfo).port;
+    return relay;
+  }
+
+  url(protocol: string): string {
+    return `${protocol}//127.0.0.1:${this.port}`;
+  }
+
+  /** Drops every connection and refuses new ones. */
+  stop(): void {
+    this.cut = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  restore(): void {
+    this.cut = false;
+  }
+
+  async close(): Promise<void> {
+    this.stop();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}

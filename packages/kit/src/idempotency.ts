@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ApiError } from './errors.js';
+
+export interface IdempotencyOptions {
+  redis: Redis;
+  /** The process's Redis key prefix (REDIS_PREFIX). */
+  prefix: string;
+  orgId: string;
+  /** What is being created, e.g. `calls.create`: the same key may be reused for different operations. */
+  operation: string;
+  /** The caller's `Idempotency-Key`, or undefined to run without idempotency. */
+  key: string | undefined;
+  /** What identifies "the same request": the body (and anything else that changes the effect). */
+  fingerprint: unknown;
+  /** How long a key is remembered. */
+  ttlSeconds?: number;
+}
+
+export interface IdempotentResult<T> {
+  status: number;
+  body: T;
+  /** True when this is the stored first response, returned again. */
+  replayed: boolean;
+}
+
+const keyPattern = /^[\x21-\x7e]{1,255}$/;
+
+/** Validates an `Idempotency-Key` header value (printable ASCII, at most 255 characters). */
+export function parseIdempotencyKey(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !keyPattern.test(value)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { param: 'Idempotency-Key' });
+  }
+  return value;
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(value ?? null))
+    .digest('hex');
+}
+
+type Stored<T> = { state: 'pending'; hash: string } | { state: 'done'; hash: string; status: number; body: T };
+
+/**
+ * Runs `work` at most once per (organization, operation, key), Stripe style: the same key with the same
+ * request returns the first response; with a different request it is 409 `idempotency_conflict`. A
+ * failed attempt forgets the key, so the caller can retry it.
+ */
+export async function idempotent<T>(
+  options: IdempotencyOptions,
+  work: () => Promise<{ status: number; body: T }>,
+): Promise<IdempotentResult<T>> {
+  if (options.key === undefined) return { ...(await work()), replayed: false };
+  // The hash tag keeps an organization's keys on one Redis Cluster slot.
+  const redisKey = `${options.prefix}idem:{${options.orgId}}:${options.operation}:${options.key}`;
+  const ttlSeconds = options.ttlSeconds ?? 24 * 60 * 60;
+  const hash = digest(options.fingerprint);
+  const pending: Stored<T> = { state: 'pending', hash };
+  const claimed = await options.redis.set(redisKey, JSON.stringify(pending), 'EX', ttlSeconds, 'NX');
+  if (claimed === null) {
+    const raw = await options.redis.get(redisKey);
+    if (raw === null) return idempotent(options, work); // expired between the two calls
+    const stored = JSON.parse(raw) as Stored<T>;
+    if (stored.hash !== hash) {
+      throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request; use a new key.', {
+        param: 'Idempotency-Key',
+      });
+    }
+    if (stored.state === 'pending') {
+      throw new ApiError('conflict', 'A request with this Idempotency-Key is still in progress; retry in a moment.', {
+        param: 'Idempotency-Key',
+      });
+    }
+    return { status: stored.status, body: stored.body, replayed: true };
+  }
+  try {
+    const result = await work();
+    const done: Stored<T> = { state: 'done', hash, status: result.status, body: result.body };
+    await options.redis.set(redisKey, JSON.stringify(done), 'EX', ttlSeconds);
+    return { ...result, replayed: false };
+  } catch (error) {
+    await options.redis.del(redisKey);
+    throw error;
+  }
+}

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { z } from 'zod';
+import { EnvError, parseEnv } from '../src/env.js';
+import { ApiError, envelope, toApiError } from '../src/errors.js';
+import { signIdentity, verifyIdentity } from '../src/identity.js';
+import { newId } from '../src/ids.js';
+import { decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
+import { testIdentity } from '../src/testing/identity.js';
+
+describe('env', () => {
+  test('a bad or missing variable is named in one readable message', () => {
+    const schema = z.object({ PORT: z.coerce.number().int().min(1), DATABASE_URL: z.url() });
+    assert.throws(
+      () => parseEnv(schema, { PORT: 'eighty', DATABASE_URL: 'nope' }),
+      (error: unknown) => error instanceof EnvError && /PORT: /.test(error.message) && /DATABASE_URL: /.test(error.message),
+    );
+    assert.deepEqual(parseEnv(schema, { PORT: '80', DATABASE_URL: 'postgresql://h/db' }), { PORT: 80, DATABASE_URL: 'postgresql://h/db' });
+  });
+});
+
+describe('errors', () => {
+  test('the envelope carries code, message, param and request id; status comes from the one table', () => {
+    const error = new ApiError('dnc_blocked', 'Listed.', { param: 'to' });
+    assert.equal(error.status, 422);
+    assert.deepEqual(envelope(error, 'req_1'), { error: { code: 'dnc_blocked', message: 'Listed.', param: 'to', request_id: 'req_1' } });
+    assert.deepEqual(ApiError.fromWire(error.toWire()).toWire(), error.toWire());
+  });
+
+  test('framework errors map to envelope codes, unknown errors to internal without leaking', () => {
+    assert.equal(
+      toApiError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 })).code,
+      'invalid_request',
+    );
+    assert.equal(
+      toApiError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 })).code,
+      'payload_too_large',
+    );
+    const internal = toApiError(new Error('secret detail'));
+    assert.equal(internal.code, 'internal');
+    assert.equal(internal.message.includes('secret detail'), false);
+  });
+});
+
+describe('ids', () => {
+  test('prefixed, base62, unique', () => {
+    const ids = new Set(Array.from({ length: 1000 }, () => newId('lead')));
+    assert.equal(ids.size, 1000);
+    for (const id of ids) assert.match(id, /^lead_[0-9A-Za-z]{20}$/);
+  });
+});
+
+describe('keyset cursors', () => {
+  const filters = { direction: 'inbound', outcome: undefined };
+
+  test('round-trip a position for the same filters', () => {
+    const position = { createdAt: new Date('2026-11-25T10:00:00.123Z'), id: 'call_abc' };
+    assert.deepEqual(decodeCursor(encodeCursor(position, filters), { direction: 'inbound' }), position);
+  });
+
+  test('a cursor for other filters, or one that does not decode, is invalid_cursor', () => {
+    const cursor = encodeCursor({ createdAt: new Date(), id: 'call_abc' }, filters);
+    for (const [candidate, withFilters] of [
+      [cursor, { direction: 'outbound' }],
+      ['not-a-cursor', filters],
+      [Buffer.from('{"v":1}').toString('base64url'), filters],
+      [`${cursor}x`, filters],
+    ] as const) {
+      assert.throws(
+        () => decodeCursor(candidate, withFilters),
+        (error: unknown) => error instanceof ApiError && error.code === 'invalid_cursor' && error.param === 'cursor',
+      );
+    }
+  });
+
+  test('a page from limit + 1 rows says whether there is more', () => {
+    const rows = [3, 2, 1].map((n) => ({ createdAt: new Date(n * 1000), id: `x_${n}` }));
+    const page = toPage(rows, 2, {}, (row) => row.id);
+    assert.deepEqual(page.data, ['x_3', 'x_2']);
+    assert.equal(page.has_more, true);
+    assert.deepEqual(decodeCursor(page.next_cursor ?? undefined, {}), { createdAt: new Date(2000), id: 'x_2' });
+    assert.deepEqual(toPage(rows.slice(0, 2), 2, {}, (row) => row.id).next_cursor, null);
+  });
+});
+
+describe('signed identity headers', () => {
+  const secret = 'a'.repeat(40);
+  const identity = testIdentity();
+  const request = { method: 'GET', url: '/api/v1/leads?limit=2' };
+
+  test('verify what was signed', () => {
+    assert.deepEqual(verifyIdentity(signIdentity(identity, request, secret), request, secret), identity);
+  });
+
+  test('refuse another secret, another URL or method, a stale signature, or tampered identity', () => {
+    const headers = signIdentity(identity, request, secret);
+    const refused = (fn: () => unknown) =>
+      assert.throws(fn, (error: unknown) => error instanceof ApiError && error.code === 'unauthenticated');
+    refused(() => verifyIdentity(headers, request, 'b'.repeat(40)));
+    refused(() => verifyIdentity(headers, { ...request, url: '/api/v1/leads' }, secret));
+    refused(() => verifyIdentity(headers, { ...request, method: 'DELETE' }, secret));
+    refused(() => verifyIdentity(headers, request, secret, new Date(Date.now() + 10 * 60 * 1000)));
+    const other = Buffer.from(JSON.stringify({ ...identity, org_id: 'org_other' })).toString('base64url');
+    refused(() => verifyIdentity({ ...headers, 'x-voice-identity': other }, request, secret));
+    refused(() => verifyIdentity({}, request, secret));
+  });
+});
