@@ -56,7 +56,9 @@ if (missing.length > 0) {
   try {
     await getContainerRuntimeClient();
   } catch {
-    console.error(`Not reachable: ${missing.map((name) => `${name}=${urls[name]}`).join(', ')}; no Docker engine for testcontainers either.`);
+    console.error(
+      `Not reachable: ${missing.map((name) => `${name}=${urls[name]}`).join(', ')}; no Docker engine for testcontainers either.`,
+    );
     console.error('Start them (see DEVELOPERS notes in README.md, "Running the tests") or set the URLs.');
     process.exit(1);
   }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestampSchema } from './common.js';
-import { idSchema } from './ids.js';
 import { type Plan, planSchema, scopeSchema } from './identity.js';
+import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
 

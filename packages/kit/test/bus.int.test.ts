@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { ApiError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
 import { Bus } from '../src/nats.js';
-import { testServerUrls } from '../src/testing/index.js';
 import { testIdentity } from '../src/testing/identity.js';
+import { testServerUrls } from '../src/testing/index.js';
 
 const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }));
 const logger = createLogger('test', 'silent');
@@ -48,7 +48,10 @@ describe('NATS between services', () => {
 
   test('a subject nobody serves is unavailable, not a hang', async () => {
     const nobody = defineRpc('svc.nobody.here', z.object({}), z.object({}));
-    await assert.rejects(serviceB.call(nobody, testIdentity(), {}), (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
+    await assert.rejects(
+      serviceB.call(nobody, testIdentity(), {}),
+      (error: unknown) => error instanceof ApiError && error.code === 'unavailable',
+    );
   });
 
   test('queue groups: replicas share requests, each request is answered once', async () => {
