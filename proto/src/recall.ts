@@ -1,2 +1,293 @@
-// Records, request schemas and NATS operations of the recall service.
-export {};
+// Records, request schemas and NATS operations of the recall service: the knowledge base (documents split
+// into passages), knowledge-base recall with cited answers, the brand score and the marketing audit.
+import { z } from 'zod';
+import { timestampSchema } from './common.js';
+import { idSchema } from './ids.js';
+import { listQuerySchema, pageSchema } from './pagination.js';
+import { defineRpc } from './rpc.js';
+
+/** Limits of one document, stated once so validation, docs and MCP input schemas agree. */
+export const knowledgeLimits = {
+  titleMaxLength: 200,
+  /** About 60 pages of prose; longer sources are split into several documents by the caller. */
+  textMaxLength: 200_000,
+  urlMaxLength: 2_048,
+  queryMaxLength: 1_000,
+  brandMaxLength: 200,
+  recallMaxResults: 20,
+} as const;
+
+/** An absolute http(s) URL. Other schemes (file:, ftp:, javascript:…) are refused at the door. */
+export const httpUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(knowledgeLimits.urlMaxLength)
+  .describe('Absolute http:// or https:// URL');
+
+// ---------------------------------------------------------------------------------------------------------
+// Documents
+
+export const documentListItemSchema = z
+  .object({
+    id: idSchema('document'),
+    object: z.literal('document'),
+    title: z.string(),
+    source_url: z.string().nullable(),
+    characters: z.number().int().nonnegative().describe('Length of the text in characters'),
+    passage_count: z.number().int().nonnegative().describe('How many passages the text was split into for recall'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'DocumentListItem' });
+export type DocumentListItem = z.infer<typeof documentListItemSchema>;
+
+/** The full document adds its text, which can be large and is therefore left out of lists. */
+export const documentSchema = documentListItemSchema.extend({ text: z.string() }).meta({ id: 'Document' });
+export type KnowledgeDocument = z.infer<typeof documentSchema>;
+
+export const documentPageSchema = pageSchema(documentListItemSchema).meta({ id: 'DocumentPage' });
+
+export const listDocumentsQuerySchema = listQuerySchema;
+export type ListDocumentsQuery = z.infer<typeof listDocumentsQuerySchema>;
+
+export const createDocumentBodySchema = z
+  .object({
+    title: z.string().trim().min(1).max(knowledgeLimits.titleMaxLength).describe('Shown with every recalled passage'),
+    text: z
+      .string()
+      .trim()
+      .min(1)
+      .max(
+        knowledgeLimits.textMaxLength,
+        `must be at most ${knowledgeLimits.textMaxLength} characters; split longer sources into several documents`,
+      )
+      .describe('Plain text or Markdown; split into passages for recall'),
+    source_url: httpUrlSchema.optional().describe('Where the text comes from, returned with recalled passages'),
+  })
+  .strict()
+  .meta({ id: 'CreateDocumentRequest' });
+export type CreateDocumentBody = z.infer<typeof createDocumentBodySchema>;
+
+export const documentIdParamsSchema = z.object({ id: idSchema('document') });
+
+export const deletedDocumentSchema = z
+  .object({ id: idSchema('document'), object: z.literal('document'), deleted: z.literal(true) })
+  .meta({ id: 'DeletedDocument' });
+
+// ---------------------------------------------------------------------------------------------------------
+// POST /api/v1/llm-recall: either {query} or {brand, url}
+
+/** The quota figures of the calling key after this request, as the gateway counted it. */
+export const apiUsageSchema = z
+  .object({
+    monthly_used: z.number().int().nonnegative(),
+    monthly_quota: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'ApiUsage' });
+
+export const recallQuerySchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(knowledgeLimits.queryMaxLength)
+  .describe('A question or keywords over your knowledge base');
+
+export const brandSchema = z.string().trim().min(1).max(knowledgeLimits.brandMaxLength).describe('Brand name to score');
+
+/**
+ * The body of `POST /api/v1/llm-recall`. The two forms share one route, so the schema lists all three
+ * fields and the refinement insists on exactly one form, with a message that says which.
+ */
+export const llmRecallBodySchema = z
+  .object({
+    query: recallQuerySchema.optional(),
+    brand: brandSchema.optional(),
+    url: httpUrlSchema.optional().describe('The brand’s website (with `brand`)'),
+    limit: z.number().int().min(1).max(knowledgeLimits.recallMaxResults).optional().describe('Passages to return with `query`, default 5'),
+  })
+  .strict()
+  .superRefine((body, context) => {
+    const recall = body.query !== undefined;
+    const brand = body.brand !== undefined || body.url !== undefined;
+    if (recall && brand) {
+      context.addIssue({
+        code: 'custom',
+        path: body.brand !== undefined ? ['brand'] : ['url'],
+        message: 'send either {query} (knowledge-base recall) or {brand, url} (brand score), not both',
+      });
+    } else if (!recall && !brand) {
+      context.addIssue({
+        code: 'custom',
+        path: ['query'],
+        message: 'send either {query} (knowledge-base recall) or {brand, url} (brand score)',
+      });
+    } else if (brand && body.brand === undefined) {
+      context.addIssue({ code: 'custom', path: ['brand'], message: 'brand is required with url' });
+    } else if (brand && body.url === undefined) {
+      context.addIssue({ code: 'custom', path: ['url'], message: 'url is required with brand' });
+    } else if (brand && body.limit !== undefined) {
+      context.addIssue({ code: 'custom', path: ['limit'], message: 'limit applies to {query} only' });
+    }
+  })
+  .meta({ id: 'LlmRecallRequest' });
+export type LlmRecallBody = z.infer<typeof llmRecallBodySchema>;
+
+export const recallInputSchema = z.object({
+  query: recallQuerySchema,
+  limit: z.number().int().min(1).max(knowledgeLimits.recallMaxResults).default(5),
+});
+export type RecallInput = z.infer<typeof recallInputSchema>;
+
+export const recallResultSchema = z
+  .object({
+    document_id: idSchema('document'),
+    passage_id: idSchema('passage'),
+    title: z.string(),
+    source_url: z.string().nullable(),
+    snippet: z.string().describe('The passage’s best-matching fragment; matched words wrapped in <b>…</b>'),
+    score: z.number().nonnegative().describe('Relevance; higher is better, comparable within one response'),
+  })
+  .meta({ id: 'RecallResult' });
+export type RecallResult = z.infer<typeof recallResultSchema>;
+
+export const citationSchema = z
+  .object({
+    ref: z.number().int().positive().describe('The [n] marker in `answer`; results[n-1]'),
+    document_id: idSchema('document'),
+    passage_id: idSchema('passage'),
+    title: z.string(),
+  })
+  .meta({ id: 'Citation' });
+
+export const recallResponseSchema = z
+  .object({
+    ok: z.literal(true),
+    query: z.string(),
+    results: z.array(recallResultSchema),
+    answer: z.string().nullable().describe('Answer grounded only in `results`, citing them as [n]; null without a provider or passages'),
+    citations: z.array(citationSchema).describe('The passages the answer cites'),
+    answered_by: z.object({ provider: z.string(), model: z.string() }).nullable(),
+    answer_error: z.string().nullable().describe('Why there is no answer although a provider is configured'),
+    api: apiUsageSchema,
+  })
+  .meta({ id: 'RecallResponse' });
+export type RecallResponse = z.infer<typeof recallResponseSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Brand score
+
+export const brandProviders = ['openai', 'anthropic'] as const;
+export type BrandProvider = (typeof brandProviders)[number];
+
+/** Verdicts by score band (the rubric in services/recall/README.md). */
+export const brandVerdicts = ['invisible', 'faint', 'emerging', 'known', 'prominent'] as const;
+export type BrandVerdict = (typeof brandVerdicts)[number];
+
+export const recommendationSeverities = ['critical', 'high', 'medium', 'low'] as const;
+export type RecommendationSeverity = (typeof recommendationSeverities)[number];
+
+export const brandScoreInputSchema = z.object({ brand: brandSchema, url: httpUrlSchema });
+export type BrandScoreInput = z.infer<typeof brandScoreInputSchema>;
+
+/** What one provider said, prompt by prompt; null where that prompt failed. */
+export const probeSaidSchema = z.object({
+  recognition: z
+    .object({ knows: z.boolean(), confidence: z.number().min(0).max(1), summary: z.string() })
+    .nullable()
+    .describe('“Do you know this brand?”'),
+  description: z
+    .object({ description: z.string(), category: z.string(), competitors: z.array(z.string()) })
+    .nullable()
+    .describe('“What does this brand do?”'),
+  category: z
+    .object({ category: z.string(), brands: z.array(z.string()), named: z.boolean(), rank: z.number().int().positive().nullable() })
+    .nullable()
+    .describe('“Which brands would you recommend in this category?”, and whether this brand was among them'),
+});
+
+export const probeSchema = z
+  .object({
+    provider: z.enum(brandProviders),
+    model: z.string(),
+    knows: z.boolean().describe('The model recognises the brand'),
+    signal_score: z.number().int().min(0).max(100).describe('This provider’s 0-100 score under the rubric'),
+    status: z.enum(['ok', 'partial', 'failed']).describe('`partial`: some prompts failed; `failed`: no usable answer'),
+    latency_ms: z.number().int().nonnegative(),
+    error: z.string().nullable(),
+    said: probeSaidSchema,
+  })
+  .meta({ id: 'BrandProbe' });
+export type BrandProbe = z.infer<typeof probeSchema>;
+
+export const recommendationSchema = z
+  .object({ title: z.string(), severity: z.enum(recommendationSeverities), body: z.string() })
+  .meta({ id: 'Recommendation' });
+export type Recommendation = z.infer<typeof recommendationSchema>;
+
+export const brandScoreResponseSchema = z
+  .object({
+    ok: z.literal(true),
+    brand: z.string(),
+    score: z.number().int().min(0).max(100),
+    verdict: z.enum(brandVerdicts),
+    zinger: z.string(),
+    probes: z.array(probeSchema),
+    recommendations: z.array(recommendationSchema),
+    partial: z.boolean().describe('True when a provider failed and the score rests on the other alone'),
+    api: apiUsageSchema,
+  })
+  .meta({ id: 'BrandScoreResponse' });
+export type BrandScoreResponse = z.infer<typeof brandScoreResponseSchema>;
+
+/** The data of the `recall.brand_scored` event. */
+export const brandScoredEventDataSchema = z.object({
+  brand: z.string(),
+  url: z.string(),
+  score: z.number().int(),
+  verdict: z.enum(brandVerdicts),
+  partial: z.boolean(),
+  providers: z.array(z.object({ provider: z.enum(brandProviders), model: z.string(), status: z.string(), signal_score: z.number().int() })),
+});
+
+export const llmRecallResponseSchema = z.union([recallResponseSchema, brandScoreResponseSchema]);
+
+// ---------------------------------------------------------------------------------------------------------
+// Marketing audit (public, rate-limited per client address)
+
+export const marketingAuditBodySchema = z
+  .object({ url: httpUrlSchema.describe('Page to audit') })
+  .strict()
+  .meta({ id: 'MarketingAuditRequest' });
+
+export const auditCheckSchema = z.object({
+  id: z.string(),
+  passed: z.boolean(),
+  severity: z.enum(recommendationSeverities),
+  message: z.string(),
+});
+
+export const marketingAuditSchema = z
+  .object({
+    ok: z.literal(true),
+    url: z.string(),
+    final_url: z.string().describe('After redirects'),
+    status: z.number().int(),
+    score: z.number().int().min(0).max(100),
+    checks: z.array(auditCheckSchema),
+    fetched_in_ms: z.number().int().nonnegative(),
+    notice: z.string(),
+  })
+  .meta({ id: 'MarketingAudit' });
+export type MarketingAudit = z.infer<typeof marketingAuditSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// NATS operations, for the MCP service (service_recall, service_brand_score, service_add_knowledge_document)
+
+export const recallRpc = {
+  recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema),
+  /** Probes both providers; `unavailable` (503) without one, `upstream_failed` (502) when both fail. */
+  brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema),
+  addDocument: defineRpc('svc.recall.documents.add', createDocumentBodySchema, documentSchema),
+  listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema),
+  getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema),
+  deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema),
+};
