@@ -1,4 +1,4 @@
-import { subscribableEventTypes } from '@voice/proto';
+import { type EventEnvelope, subscribableEventTypes } from '@voice/proto';
 import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
 import { maxAttempts } from '../domain/retry-schedule.js';
@@ -14,12 +14,17 @@ export const fanoutDurable = 'webhooks-fanout';
  * and job ids make that redelivery a no-op for what was already done.
  */
 export async function startFanout(deps: WebhooksDeps): Promise<void> {
-  const { bus, prisma, queue, env } = deps;
+  await deps.bus.consume(
+    { durable: fanoutDurable, types: subscribableEventTypes, ackWaitMs: deps.env.WEBHOOK_FANOUT_ACK_WAIT_MS },
+    (event) => fanOut(deps, event),
+  );
+}
+
+/** One event: store a delivery per subscribed endpoint and queue those still pending. Safe to run twice. */
+export async function fanOut(deps: WebhooksDeps, event: EventEnvelope): Promise<void> {
+  const { prisma, queue, env } = deps;
+  const endpointIds = await subscribedEndpointIds(prisma, event.org_id, event.type);
+  const pending = await recordFanout(prisma, event.org_id, event, endpointIds);
   // BullMQ's attempt limit is only a ceiling (see enqueueDeliveries); unexpected errors get room to retry too.
-  const attemptCeiling = maxAttempts(env.WEBHOOK_RETRY_SCHEDULE_MS) * 2;
-  await bus.consume({ durable: fanoutDurable, types: subscribableEventTypes, ackWaitMs: env.WEBHOOK_FANOUT_ACK_WAIT_MS }, async (event) => {
-    const endpointIds = await subscribedEndpointIds(prisma, event.org_id, event.type);
-    const pending = await recordFanout(prisma, event.org_id, event, endpointIds);
-    await enqueueDeliveries(queue, event.org_id, pending, attemptCeiling);
-  });
+  await enqueueDeliveries(queue, event.org_id, pending, maxAttempts(env.WEBHOOK_RETRY_SCHEDULE_MS) * 2);
 }

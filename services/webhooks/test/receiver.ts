@@ -1,0 +1,75 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** What the receiver does with the n-th request (0-based): answer with a status, or hold it unanswered. */
+export type Respond = (request: ReceivedRequest, index: number) => number | 'hold';
+
+/**
+ * A webhook receiver on 127.0.0.1: records every request and answers as `respond` says. It speaks plain
+ * HTTP, so the service's production sending code is what the tests exercise.
+ */
+export async function startReceiver(respond: Respond = () => 200) {
+  const requests: ReceivedRequest[] = [];
+  const held = new Set<ServerResponse>();
+  const waiters: Array<() => void> = [];
+  let behaviour = respond;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const received = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const index = requests.push(received) - 1;
+      for (const wake of waiters.splice(0)) wake();
+      const answer = behaviour(received, index);
+      if (answer === 'hold') {
+        held.add(response);
+        return;
+      }
+      response.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    requests,
+    setBehaviour(next: Respond) {
+      behaviour = next;
+    },
+    /** Resolves once `predicate` holds for the requests so far; fails after `timeoutMs` rather than hanging the suite. */
+    async waitFor(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 20_000): Promise<ReceivedRequest[]> {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(requests)) {
+        if (Date.now() > deadline) throw new Error(`receiver: condition not met; ${requests.length} requests so far`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+      return requests;
+    },
+    async close() {
+      for (const response of held) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** Polls until `check` returns a value other than undefined; bounded so a failure reports instead of hanging. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
