@@ -10,7 +10,13 @@ export interface Harness {
   ctx: TestContext;
   deps: TelephonyDeps;
   app: HttpApp;
-  request(identity: Identity, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  request(
+    identity: Identity,
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    payload?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -49,7 +55,11 @@ export async function collectEvents(bus: Bus, durable: string, types: readonly E
 }
 
 /** Polls until `check` returns a value, or fails after `timeoutMs` (a bound, not an assertion on speed). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
