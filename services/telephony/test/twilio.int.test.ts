@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { testIdentity } from '@voice/kit/testing';
+import type { Call, EventEnvelope, Sms } from '@voice/proto';
+import { twilioSignature } from '../src/carrier/twilio-signature.js';
+import { dialCall } from '../src/domain/calls.js';
+import { type FakeTwilio, invalidNumber, startFakeTwilio } from './support/fake-twilio.js';
+import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
+
+const publicBaseUrl = 'https://api.example.test';
+let twilio: FakeTwilio;
+let h: Harness;
+let events: EventEnvelope[];
+
+before(async () => {
+  twilio = await startFakeTwilio();
+  h = await startHarness({
+    TELEPHONY_CARRIER: 'twilio',
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_API_BASE_URL: twilio.url,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    DIAL_MAX_ATTEMPTS: '3',
+    DIAL_BACKOFF_MS: '10',
+  });
+  events = await collectEvents(h.deps.bus, 'test-twilio', [
+    'call.queued',
+    'call.ringing',
+    'call.started',
+    'call.completed',
+    'call.failed',
+    'sms.sent',
+    'sms.delivered',
+    'sms.received',
+    'dnc.added',
+    'dnc.removed',
+  ]);
+});
+after(async () => {
+  await h.close();
+  await twilio.close();
+});
+
+const org = testIdentity();
+
+/** Posts a form to a hook the way Twilio does: signed over the public URL and the sorted parameters. */
+function twilioPost(path: string, params: Record<string, string>, options: { token?: string } = {}) {
+  const signature = twilioSignature(options.token ?? twilio.authToken, `${publicBaseUrl}${path}`, params);
+  return h.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    payload: new URLSearchParams(params).toString(),
+  });
+}
+
+const callCreates = () => twilio.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/Calls.json'));
+const getCall = async (id: string) => (await h.request(org, 'GET', `/api/v1/phone/calls/${id}`)).json() as Call;
+
+async function placedCall(to: string) {
+  const queued = (await h.request(org, 'POST', '/api/v1/phone/calls', { to })).json() as Call;
+  const sid = await eventually(
+    async () => (await h.deps.prisma.call.findUnique({ where: { id: queued.id } }))?.carrierCallId ?? undefined,
+    10_000,
+    'the carrier sid',
+  );
+  return { id: queued.id, sid };
+}
+
+describe('calls through Twilio', () => {
+  test('places the call with Twilio and follows its signed status callbacks to completed', async () => {
+    const { id, sid } = await placedCall('+14155550101');
+    const create = callCreates().find((request) => request.form.get('To') === '+14155550101');
+    assert.ok(create, 'Twilio got a create-call request');
+    assert.equal(create.form.get('From'), '+15005550006');
+    assert.equal(create.form.get('StatusCallback'), `${publicBaseUrl}/api/hooks/twilio/calls/status?call_id=${id}`);
+    assert.deepEqual(create.form.getAll('StatusCallbackEvent'), ['initiated', 'ringing', 'answered', 'completed']);
+
+    const path = `/api/hooks/twilio/calls/status?call_id=${id}`;
+    const base = { AccountSid: twilio.accountSid, CallSid: sid, From: '+15005550006', To: '+14155550101' };
+    assert.equal((await twilioPost(path, { ...base, CallStatus: 'ringing' })).statusCode, 204);
+    assert.equal((await getCall(id)).status, 'ringing');
+    await twilioPost(path, { ...base, CallStatus: 'in-progress' });
+    // A late, out-of-order "ringing" must not move the call back.
+    await twilioPost(path, { ...base, CallStatus: 'ringing' });
+    assert.equal((await getCall(id)).status, 'in_progress');
+    await twilioPost(path, { ...base, CallStatus: 'completed', CallDuration: '73', AnsweredBy: 'machine_end_beep' });
+    const done = await getCall(id);
+    assert.equal(done.status, 'completed');
+    assert.equal(done.duration_seconds, 73);
+    assert.equal(done.outcome, 'voicemail');
+    assert.ok(done.started_at && done.ended_at);
+    const types = await eventually(() => {
+      const mine = events.filter((event) => event.data.call_id === id).map((event) => event.type);
+      return mine.includes('call.completed') ? mine : undefined;
+    });
+    assert.deepEqual(types, ['call.queued', 'call.ringing', 'call.started', 'call.completed']);
+  });
+
+  test('callbacks with a wrong or missing signature are refused and change nothing', async () => {
+    const { id, sid } = await placedCall('+14155550102');
+    const path = `/api/hooks/twilio/calls/status?call_id=${id}`;
+    const forged = await twilioPost(path, { CallSid: sid, CallStatus: 'completed' }, { token: 'not-the-auth-token-0000' });
+    assert.equal(forged.statusCode, 403);
+    const unsigned = await h.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `CallSid=${sid}&CallStatus=completed`,
+    });
+    assert.equal(unsigned.statusCode, 403);
+    // Signed for another URL (another call) does not verify either.
+    const params = { CallSid: sid, CallStatus: 'completed' };
+    const replayed = await h.app.inject({
+      method: 'POST',
+      url: path,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilioSignature(
+          twilio.authToken,
+          `${publicBaseUrl}/api/hooks/twilio/calls/status?call_id=call_other0000`,
+          params,
+        ),
+      },
+      payload: new URLSearchParams(params).toString(),
+    });
+    assert.equal(replayed.statusCode, 403);
+    assert.equal((await getCall(id)).status, 'queued');
+  });
+
+  test('retries carrier outages with back-off, then places the call once', async () => {
+    const before = callCreates().length;
+    twilio.failNext(2, 503);
+    const { id } = await placedCall('+14155550103');
+    const attempts = callCreates()
+      .slice(before)
+      .filter((request) => request.form.get('To') === '+14155550103');
+    assert.equal(attempts.length, 3);
+    assert.equal(twilio.calls.size > 0, true);
+    const row = await h.deps.prisma.call.findUnique({ where: { id } });
+    assert.equal(row?.dialAttempts, 3);
+  });
+
+  test('a carrier refusal fails the call at once, with call.failed', async () => {
+    const queued = (await h.request(org, 'POST', '/api/v1/phone/calls', { to: invalidNumber })).json() as Call;
+    const failed = await eventually(async () => {
+      const call = await getCall(queued.id);
+      return call.status === 'failed' ? call : undefined;
+    });
+    assert.equal(failed.end_reason, 'twilio_21211');
+    await eventually(() => events.find((event) => event.type === 'call.failed' && event.data.call_id === queued.id));
+    assert.equal(callCreates().filter((request) => request.form.get('To') === invalidNumber).length, 1);
+  });
+
+  test('a dial retried after a crash adopts the call Twilio already has instead of dialing twice', async () => {
+    const { id, sid } = await placedCall('+14155550104');
+    // The worker "died" after Twilio accepted the call and before the sid was written.
+    await h.deps.prisma.call.update({ where: { id }, data: { carrierCallId: null } });
+    const creates = callCreates().length;
+    const result = await dialCall(h.deps, org.org_id, id);
+    assert.equal(result, 'adopted');
+    assert.equal(callCreates().length, creates);
+    assert.equal((await h.deps.prisma.call.findUnique({ where: { id } }))?.carrierCallId, sid);
+    // And a duplicate job for a placed call does nothing at all.
+    assert.equal(await dialCall(h.deps, org.org_id, id), 'skipped');
+    assert.equal(callCreates().length, creates);
+  });
+});
+
+describe('SMS through Twilio', () => {
+  test('sends, then follows the delivery report', async () => {
+    const response = await h.request(org, 'POST', '/api/v1/phone/sms', {
+      to: '+14155550201',
+      body: 'Your appointment is confirmed for 10:00.',
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    const queued = response.json() as Sms;
+    assert.equal(queued.segments, 1);
+    const sent = await eventually(async () => {
+      const sms = await h.deps.prisma.sms.findUnique({ where: { id: queued.id } });
+      return sms?.status === 'sent' ? sms : undefined;
+    });
+    const request = twilio.requests.find((r) => r.path.endsWith('/Messages.json') && r.form.get('To') === '+14155550201');
+    assert.equal(request?.form.get('Body'), 'Your appointment is confirmed for 10:00.');
+    assert.equal(request?.form.get('StatusCallback'), `${publicBaseUrl}/api/hooks/twilio/sms/status?sms_id=${queued.id}`);
+    const report = await twilioPost(`/api/hooks/twilio/sms/status?sms_id=${queued.id}`, {
+      MessageSid: sent.carrierMessageId ?? '',
+      MessageStatus: 'delivered',
+    });
+    assert.equal(report.statusCode, 204);
+    const delivered = (await h.request(org, 'GET', `/api/v1/phone/sms/${queued.id}`)).json() as Sms;
+    assert.equal(delivered.status, 'delivered');
+    assert.ok(delivered.delivered_at);
+    await eventually(() => events.find((event) => event.type === 'sms.delivered' && event.data.sms_id === queued.id));
+  });
+
+  test('an inbound STOP lists the sender with source sms_stop, and further messages are refused', async () => {
+    const identity = testIdentity();
+    const them = '+14155550202';
+    const ours = '+15005550006';
+    assert.equal(
+      (await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'Hi! Reply STOP to opt out.' })).statusCode,
+      201,
+    );
+    const inbound = await twilioPost('/api/hooks/twilio/sms/inbound', {
+      MessageSid: `SM${'a'.repeat(32)}`,
+      From: them,
+      To: ours,
+      Body: ' stop ',
+    });
+    assert.equal(inbound.statusCode, 200);
+    assert.match(String(inbound.headers['content-type']), /xml/);
+    assert.match(inbound.body, /<Response><\/Response>/);
+
+    const check = (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json();
+    assert.equal(check.listed, true);
+    assert.deepEqual(check.channels, ['sms']);
+    assert.equal(check.entries[0].source, 'sms_stop');
+    const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'One more thing' });
+    assert.equal(refused.statusCode, 422);
+    assert.equal(refused.json().error.code, 'dnc_blocked');
+    const received = await eventually(() => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
+    assert.equal(received.data.body, ' stop ');
+    await eventually(() =>
+      events.find((event) => event.type === 'dnc.added' && event.org_id === identity.org_id && event.data.source === 'sms_stop'),
+    );
+
+    // START lifts what STOP added.
+    await twilioPost('/api/hooks/twilio/sms/inbound', { MessageSid: `SM${'b'.repeat(32)}`, From: them, To: ours, Body: 'START' });
+    const after = (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json();
+    assert.equal(after.listed, false);
+    await eventually(() => events.find((event) => event.type === 'dnc.removed' && event.org_id === identity.org_id));
+  });
+
+  test('an inbound message with a bad signature is refused', async () => {
+    const response = await twilioPost(
+      '/api/hooks/twilio/sms/inbound',
+      { From: '+14155550203', To: '+15005550006', Body: 'STOP' },
+      { token: 'wrong-token-000000000' },
+    );
+    assert.equal(response.statusCode, 403);
+  });
+});
