@@ -7,7 +7,7 @@ import { createTestContext, type TestContext } from '@voice/kit/testing';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
-import { requiredScope } from '../src/auth/scopes.js';
+import { isPublicPath, requiredScope } from '../src/auth/scopes.js';
 import { startGateway, type TestGateway } from './stack.js';
 
 type Operation = { security?: unknown[]; 'x-scope'?: string; responses?: Record<string, unknown> };
@@ -56,6 +56,10 @@ describe('GET /api/v1/openapi.json', () => {
     const telephonyDocument = (await telephony.inject({ method: 'GET', url: '/openapi.json' })).json() as typeof document;
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
+        if (isPublicPath(path)) {
+          assert.deepEqual(operation.security, [], `${method} ${path} is public`);
+          continue;
+        }
         assert.deepEqual(operation.security, [{ apiKey: [] }], `${method} ${path}`);
         assert.equal(operation['x-scope'], requiredScope(method.toUpperCase(), path));
         assert.ok(operation.responses?.['401'] && operation.responses['429'], `${method} ${path} documents its errors`);
@@ -65,7 +69,7 @@ describe('GET /api/v1/openapi.json', () => {
     let checked = 0;
     for (const [path, item] of Object.entries(telephonyDocument.paths)) {
       for (const [method, operation] of Object.entries(item)) {
-        if (!path.startsWith('/api/v1/')) continue;
+        if (!path.startsWith('/api/v1/') || isPublicPath(path)) continue;
         assert.equal(
           operation['x-scope'],
           requiredScope(method.toUpperCase(), path),

@@ -64,9 +64,14 @@ function decorate(path: string, method: string, operation: JsonObject): JsonObje
  * the zod schemas that validate its requests) merged with the gateway's own routes.
  */
 export async function buildOpenApiDocument(app: HttpApp, env: GatewayEnv): Promise<{ document: JsonObject; missing: string[] }> {
-  const services = new Map(upstreamRoutes(env).map((route) => [route.service, route.upstream]));
+  const routes = upstreamRoutes(env);
+  const services = new Map(routes.map((route) => [route.service, route.upstream]));
   const missing: string[] = [];
-  const documents: OpenApiDocument[] = [app.swagger() as OpenApiDocument];
+  // The gateway's own document lists its proxy wildcards too; the services describe those paths.
+  const own = app.swagger() as OpenApiDocument;
+  const proxied = (path: string) => routes.some((route) => path === route.prefix || path.startsWith(`${route.prefix}/`));
+  const ownPaths = Object.fromEntries(Object.entries(own.paths ?? {}).filter(([path]) => !proxied(path)));
+  const documents: OpenApiDocument[] = [{ ...own, paths: ownPaths }];
   const fetched = await Promise.allSettled([...services.values()].map((url) => fetchDocument(url, 2_000)));
   [...services.keys()].forEach((service, index) => {
     const result = fetched[index];
