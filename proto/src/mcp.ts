@@ -1,2 +1,127 @@
-// Records, request schemas and NATS operations of the mcp service.
-export {};
+// Records and request schemas of the mcp service: approvals of destructive tool calls, and the messaging
+// channels (Telegram, Slack) an organization approves them in.
+import { z } from 'zod';
+import { timestampSchema } from './common.js';
+import { errorCodeSchema } from './errors.js';
+import { idSchema } from './ids.js';
+import { listQuerySchema, pageSchema } from './pagination.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Approvals
+
+/**
+ * `pending` until a person taps; `approved` only while the action runs; then `executed` or `failed`.
+ * `rejected` by a tap on Reject; `expired` when nobody tapped before `expires_at`.
+ */
+export const approvalStatuses = ['pending', 'approved', 'rejected', 'expired', 'executed', 'failed'] as const;
+export type ApprovalStatus = (typeof approvalStatuses)[number];
+
+/** The tools that never act directly (MCP-TOOLS.md, "approval"). */
+export const approvalTools = ['service_delete_lead', 'service_remove_dnc', 'service_send_invoice', 'service_deliver_project'] as const;
+export type ApprovalTool = (typeof approvalTools)[number];
+
+export const approvalChannelKinds = ['telegram', 'slack'] as const;
+export type ApprovalChannelKind = (typeof approvalChannelKinds)[number];
+
+export const approvalDeliverySchema = z.object({
+  channel: z.enum(approvalChannelKinds),
+  status: z.enum(['sent', 'failed']),
+  error: z.string().nullable().describe('Why the message could not be sent'),
+});
+
+export const approvalSchema = z
+  .object({
+    id: idSchema('approval'),
+    object: z.literal('approval'),
+    tool: z.enum(approvalTools).describe('The tool whose action waits for approval'),
+    arguments: z.record(z.string(), z.unknown()).describe('The frozen arguments the action runs with, exactly as validated'),
+    arguments_digest: z.string().describe('SHA-256 (hex) of the tool name and the canonical JSON of the arguments'),
+    summary: z.string().describe('What the action will do, in one sentence, as the approver saw it'),
+    status: z.enum(approvalStatuses),
+    requested_by: z.string().describe('The API key that asked for the action'),
+    expires_at: timestampSchema,
+    resolved_at: timestampSchema.nullable(),
+    resolved_by: z.string().nullable().describe('Who tapped, as the messaging app named them, e.g. `telegram:@alice (id 42)`'),
+    resolved_via: z.enum(approvalChannelKinds).nullable(),
+    result: z.record(z.string(), z.unknown()).nullable().describe('What the action returned, once executed'),
+    error: z.object({ code: errorCodeSchema, message: z.string() }).nullable().describe('Why the action failed, once failed'),
+    deliveries: z.array(approvalDeliverySchema).describe('Where the approval request was sent'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'Approval' });
+export type Approval = z.infer<typeof approvalSchema>;
+
+export const approvalPageSchema = pageSchema(approvalSchema).meta({ id: 'ApprovalPage' });
+
+export const listApprovalsQuerySchema = listQuerySchema.extend({
+  status: z.enum(approvalStatuses).optional().describe('Only approvals in this status'),
+  tool: z.enum(approvalTools).optional().describe('Only approvals of this tool'),
+});
+export type ListApprovalsQuery = z.infer<typeof listApprovalsQuerySchema>;
+
+export const approvalIdParamsSchema = z.object({ id: idSchema('approval') });
+
+/** What an approval tool returns instead of acting: nothing was done yet. */
+export const pendingApprovalSchema = z
+  .object({
+    status: z.literal('pending_approval'),
+    approval_id: idSchema('approval'),
+    expires_at: timestampSchema,
+    summary: z.string().describe('What will happen once a person approves; nothing has been done yet'),
+    sent_to: z.array(z.enum(approvalChannelKinds)).describe('The messaging apps the approval request went to'),
+  })
+  .meta({ id: 'PendingApproval' });
+export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
+
+/** The `data` of `approval.requested` and `approval.resolved`: the approval without its result body. */
+export const approvalEventDataSchema = approvalSchema.omit({ result: true }).extend({ approval_id: idSchema('approval') });
+
+// ---------------------------------------------------------------------------------------------------------
+// Channels: where an organization's approvals are sent
+
+/** A Telegram chat id: a user's or a group's number (groups are negative), or `@channelusername`. */
+export const telegramChatIdSchema = z
+  .union([z.number().int(), z.string().regex(/^(-?[0-9]{1,20}|@[A-Za-z0-9_]{5,32})$/, 'must be a Telegram chat id, e.g. -1001234567890')])
+  .transform(String)
+  .describe('Telegram chat id of the approvers’ chat or group (add the bot to the group first)');
+
+export const slackChannelIdSchema = z
+  .string()
+  .regex(/^[CGD][A-Z0-9]{6,20}$/, 'must be a Slack channel id, e.g. C0123456789')
+  .describe('Slack channel id (C…, G… or D…); invite the app to the channel first');
+
+export const putTelegramChannelSchema = z.object({ chat_id: telegramChatIdSchema }).strict().meta({ id: 'PutTelegramChannel' });
+
+export const putSlackChannelSchema = z
+  .object({
+    channel_id: slackChannelIdSchema,
+    webhook_url: z
+      .url({ protocol: /^https$/ })
+      .max(2048)
+      .optional()
+      .describe('An incoming-webhook URL for that channel; when set, approval requests are posted there instead of with chat.postMessage'),
+  })
+  .strict()
+  .meta({ id: 'PutSlackChannel' });
+
+export const approvalChannelSchema = z
+  .object({
+    object: z.literal('approval_channel'),
+    kind: z.enum(approvalChannelKinds),
+    chat_id: z.string().nullable().describe('Telegram chat id'),
+    channel_id: z.string().nullable().describe('Slack channel id'),
+    webhook_url_set: z.boolean().describe('Slack: whether requests are posted through an incoming webhook'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'ApprovalChannel' });
+export type ApprovalChannel = z.infer<typeof approvalChannelSchema>;
+
+export const approvalChannelListSchema = z.object({ data: z.array(approvalChannelSchema) }).meta({ id: 'ApprovalChannelList' });
+
+export const deletedApprovalChannelSchema = z.object({
+  object: z.literal('approval_channel'),
+  kind: z.enum(approvalChannelKinds),
+  deleted: z.literal(true),
+});
