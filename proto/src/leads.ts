@@ -83,26 +83,30 @@ const slugSchema = z
   .max(64)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters, digits and single hyphens, e.g. north-office');
 
-export const createWorkspaceSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  slug: slugSchema.optional().describe('Unique within the organization; derived from the name when omitted.'),
-  timezone: timezoneSchema.default('UTC'),
-  locale: localeSchema.default('en-US'),
-  phone_numbers: z.array(e164Schema).max(20).default([]),
-  default_theme_id: idSchema('theme').nullable().optional(),
-  metadata: metadataSchema.default({}),
-});
+export const createWorkspaceSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    slug: slugSchema.optional().describe('Unique within the organization; derived from the name when omitted.'),
+    timezone: timezoneSchema.default('UTC'),
+    locale: localeSchema.default('en-US'),
+    phone_numbers: z.array(e164Schema).max(20).default([]),
+    default_theme_id: idSchema('theme').nullable().optional(),
+    metadata: metadataSchema.default({}),
+  })
+  .strict();
 export type CreateWorkspace = z.infer<typeof createWorkspaceSchema>;
 
-export const updateWorkspaceSchema = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
-  slug: slugSchema.optional(),
-  timezone: timezoneSchema.optional(),
-  locale: localeSchema.optional(),
-  phone_numbers: z.array(e164Schema).max(20).optional(),
-  default_theme_id: idSchema('theme').nullable().optional(),
-  metadata: metadataSchema.optional(),
-});
+export const updateWorkspaceSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    slug: slugSchema.optional(),
+    timezone: timezoneSchema.optional(),
+    locale: localeSchema.optional(),
+    phone_numbers: z.array(e164Schema).max(20).optional(),
+    default_theme_id: idSchema('theme').nullable().optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
 export type UpdateWorkspace = z.infer<typeof updateWorkspaceSchema>;
 
 export const listWorkspacesQuerySchema = listQuerySchema;
@@ -113,12 +117,14 @@ export const workspacePageSchema = pageSchema(workspaceSchema).meta({ id: 'Works
 
 export const themeTones = ['friendly', 'professional', 'casual', 'formal', 'enthusiastic', 'empathetic'] as const;
 
-export const themeColorsSchema = z.object({
-  primary: hexColorSchema,
-  accent: hexColorSchema.optional(),
-  background: hexColorSchema.optional(),
-  text: hexColorSchema.optional(),
-});
+export const themeColorsSchema = z
+  .object({
+    primary: hexColorSchema,
+    accent: hexColorSchema.optional(),
+    background: hexColorSchema.optional(),
+    text: hexColorSchema.optional(),
+  })
+  .strict();
 
 export const themeSchema = z
   .object({
@@ -142,33 +148,37 @@ const logoUrlSchema = z
   .max(2048)
   .describe('https URL of the logo');
 
-export const createThemeSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  voice: z.string().trim().min(1).max(100).default('alloy'),
-  greeting: z.string().trim().min(1).max(1000),
-  tone: z.enum(themeTones).default('friendly'),
-  colors: themeColorsSchema.default({ primary: '#1F6FEB' }),
-  logo_url: logoUrlSchema.nullable().optional(),
-  is_default: z.boolean().default(false),
-});
+export const createThemeSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    voice: z.string().trim().min(1).max(100).default('alloy'),
+    greeting: z.string().trim().min(1).max(1000),
+    tone: z.enum(themeTones).default('friendly'),
+    colors: themeColorsSchema.default({ primary: '#1F6FEB' }),
+    logo_url: logoUrlSchema.nullable().optional(),
+    is_default: z.boolean().default(false),
+  })
+  .strict();
 export type CreateTheme = z.infer<typeof createThemeSchema>;
 
-export const updateThemeSchema = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
-  voice: z.string().trim().min(1).max(100).optional(),
-  greeting: z.string().trim().min(1).max(1000).optional(),
-  tone: z.enum(themeTones).optional(),
-  colors: themeColorsSchema.optional(),
-  logo_url: logoUrlSchema.nullable().optional(),
-  is_default: z.boolean().optional(),
-});
+export const updateThemeSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    voice: z.string().trim().min(1).max(100).optional(),
+    greeting: z.string().trim().min(1).max(1000).optional(),
+    tone: z.enum(themeTones).optional(),
+    colors: themeColorsSchema.optional(),
+    logo_url: logoUrlSchema.nullable().optional(),
+    is_default: z.boolean().optional(),
+  })
+  .strict();
 export type UpdateTheme = z.infer<typeof updateThemeSchema>;
 
 export const listThemesQuerySchema = listQuerySchema;
 export type ListThemesQuery = z.infer<typeof listThemesQuerySchema>;
 export const themePageSchema = pageSchema(themeSchema).meta({ id: 'ThemePage' });
 
-export const applyThemeSchema = z.object({ workspace_id: idSchema('workspace') });
+export const applyThemeSchema = z.object({ workspace_id: idSchema('workspace') }).strict();
 
 // ── Leads ────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -218,37 +228,41 @@ export const leadNoteSchema = z
   .meta({ id: 'LeadNote' });
 export type LeadNote = z.infer<typeof leadNoteSchema>;
 
-export const createLeadSchema = z.object({
-  workspace_id: idSchema('workspace').nullable().optional(),
-  name: z.string().trim().min(1).max(200).nullable().optional(),
-  phone: e164Schema.nullable().optional(),
-  email: z.email().max(320).nullable().optional(),
-  company: z.string().trim().min(1).max(200).nullable().optional(),
-  status: z.enum(leadStatuses).default('new'),
-  source: z.enum(leadSources).default('api'),
-  tags: z.array(tagSchema).max(20).default([]),
-  owner: z.string().trim().min(1).max(200).nullable().optional(),
-  custom_fields: metadataSchema.default({}),
-  next_action: z.string().trim().min(1).max(500).nullable().optional(),
-  next_action_at: timestampSchema.nullable().optional(),
-  note: z.string().trim().min(1).max(10_000).optional().describe('A first note, stored as the lead’s first note'),
-});
+export const createLeadSchema = z
+  .object({
+    workspace_id: idSchema('workspace').nullable().optional(),
+    name: z.string().trim().min(1).max(200).nullable().optional(),
+    phone: e164Schema.nullable().optional(),
+    email: z.email().max(320).nullable().optional(),
+    company: z.string().trim().min(1).max(200).nullable().optional(),
+    status: z.enum(leadStatuses).default('new'),
+    source: z.enum(leadSources).default('api'),
+    tags: z.array(tagSchema).max(20).default([]),
+    owner: z.string().trim().min(1).max(200).nullable().optional(),
+    custom_fields: metadataSchema.default({}),
+    next_action: z.string().trim().min(1).max(500).nullable().optional(),
+    next_action_at: timestampSchema.nullable().optional(),
+    note: z.string().trim().min(1).max(10_000).optional().describe('A first note, stored as the lead’s first note'),
+  })
+  .strict();
 export type CreateLead = z.infer<typeof createLeadSchema>;
 
-export const updateLeadSchema = z.object({
-  workspace_id: idSchema('workspace').nullable().optional(),
-  name: z.string().trim().min(1).max(200).nullable().optional(),
-  phone: e164Schema.nullable().optional(),
-  email: z.email().max(320).nullable().optional(),
-  company: z.string().trim().min(1).max(200).nullable().optional(),
-  status: z.enum(leadStatuses).optional(),
-  source: z.enum(leadSources).optional(),
-  tags: z.array(tagSchema).max(20).optional(),
-  owner: z.string().trim().min(1).max(200).nullable().optional(),
-  custom_fields: metadataSchema.optional().describe('Replaces the custom fields; send the whole object'),
-  next_action: z.string().trim().min(1).max(500).nullable().optional(),
-  next_action_at: timestampSchema.nullable().optional(),
-});
+export const updateLeadSchema = z
+  .object({
+    workspace_id: idSchema('workspace').nullable().optional(),
+    name: z.string().trim().min(1).max(200).nullable().optional(),
+    phone: e164Schema.nullable().optional(),
+    email: z.email().max(320).nullable().optional(),
+    company: z.string().trim().min(1).max(200).nullable().optional(),
+    status: z.enum(leadStatuses).optional(),
+    source: z.enum(leadSources).optional(),
+    tags: z.array(tagSchema).max(20).optional(),
+    owner: z.string().trim().min(1).max(200).nullable().optional(),
+    custom_fields: metadataSchema.optional().describe('Replaces the custom fields; send the whole object'),
+    next_action: z.string().trim().min(1).max(500).nullable().optional(),
+    next_action_at: timestampSchema.nullable().optional(),
+  })
+  .strict();
 export type UpdateLead = z.infer<typeof updateLeadSchema>;
 
 export const listLeadsQuerySchema = listQuerySchema.extend({
@@ -272,10 +286,12 @@ export type RecentLeadsQuery = z.infer<typeof recentLeadsQuerySchema>;
 
 export const leadPageSchema = pageSchema(leadSchema).meta({ id: 'LeadPage' });
 
-export const createLeadNoteSchema = z.object({
-  body: z.string().trim().min(1).max(10_000),
-  author: z.string().trim().min(1).max(200).nullable().optional(),
-});
+export const createLeadNoteSchema = z
+  .object({
+    body: z.string().trim().min(1).max(10_000),
+    author: z.string().trim().min(1).max(200).nullable().optional(),
+  })
+  .strict();
 export type CreateLeadNote = z.infer<typeof createLeadNoteSchema>;
 export const listLeadNotesQuerySchema = listQuerySchema;
 export const leadNotePageSchema = pageSchema(leadNoteSchema).meta({ id: 'LeadNotePage' });
@@ -291,17 +307,19 @@ const delaySecondsSchema = z
   .describe('Seconds to wait after the previous step (or the enrollment) before this step runs');
 
 export const sequenceStepSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('call'), delay_seconds: delaySecondsSchema.default(0) }),
-  z.object({
-    type: z.literal('sms'),
-    delay_seconds: delaySecondsSchema.default(0),
-    body: z
-      .string()
-      .min(1)
-      .max(1600)
-      .describe('Message text; {{name}}, {{first_name}} and {{company}} are replaced with the lead’s values'),
-  }),
-  z.object({ type: z.literal('wait'), delay_seconds: delaySecondsSchema.min(1) }),
+  z.object({ type: z.literal('call'), delay_seconds: delaySecondsSchema.default(0) }).strict(),
+  z
+    .object({
+      type: z.literal('sms'),
+      delay_seconds: delaySecondsSchema.default(0),
+      body: z
+        .string()
+        .min(1)
+        .max(1600)
+        .describe('Message text; {{name}}, {{first_name}} and {{company}} are replaced with the lead’s values'),
+    })
+    .strict(),
+  z.object({ type: z.literal('wait'), delay_seconds: delaySecondsSchema.min(1) }).strict(),
 ]);
 export type SequenceStep = z.infer<typeof sequenceStepSchema>;
 
@@ -319,25 +337,29 @@ export const sequenceSchema = z
   .meta({ id: 'Sequence' });
 export type Sequence = z.infer<typeof sequenceSchema>;
 
-export const createSequenceSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().trim().max(2000).nullable().optional(),
-  workspace_id: idSchema('workspace').nullable().optional(),
-  steps: z.array(sequenceStepSchema).min(1).max(20),
-});
+export const createSequenceSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().trim().max(2000).nullable().optional(),
+    workspace_id: idSchema('workspace').nullable().optional(),
+    steps: z.array(sequenceStepSchema).min(1).max(20),
+  })
+  .strict();
 export type CreateSequence = z.infer<typeof createSequenceSchema>;
 
-export const updateSequenceSchema = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
-  description: z.string().trim().max(2000).nullable().optional(),
-  workspace_id: idSchema('workspace').nullable().optional(),
-  steps: z
-    .array(sequenceStepSchema)
-    .min(1)
-    .max(20)
-    .optional()
-    .describe('Replaces the steps; running enrollments keep the steps they started with'),
-});
+export const updateSequenceSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    description: z.string().trim().max(2000).nullable().optional(),
+    workspace_id: idSchema('workspace').nullable().optional(),
+    steps: z
+      .array(sequenceStepSchema)
+      .min(1)
+      .max(20)
+      .optional()
+      .describe('Replaces the steps; running enrollments keep the steps they started with'),
+  })
+  .strict();
 export type UpdateSequence = z.infer<typeof updateSequenceSchema>;
 
 export const listSequencesQuerySchema = listQuerySchema.extend({ workspace_id: idSchema('workspace').optional() });
@@ -379,13 +401,15 @@ export const enrollmentSchema = z
   .meta({ id: 'Enrollment' });
 export type Enrollment = z.infer<typeof enrollmentSchema>;
 
-export const enrollLeadsSchema = z.object({
-  lead_ids: z
-    .array(idSchema('lead'))
-    .min(1)
-    .max(100)
-    .describe('Leads to enroll; a lead already active in the sequence keeps its enrollment'),
-});
+export const enrollLeadsSchema = z
+  .object({
+    lead_ids: z
+      .array(idSchema('lead'))
+      .min(1)
+      .max(100)
+      .describe('Leads to enroll; a lead already active in the sequence keeps its enrollment'),
+  })
+  .strict();
 export const enrollmentListSchema = z.object({ data: z.array(enrollmentSchema) }).meta({ id: 'EnrollmentList' });
 
 export const listEnrollmentsQuerySchema = listQuerySchema.extend({
@@ -395,9 +419,11 @@ export const listEnrollmentsQuerySchema = listQuerySchema.extend({
 export type ListEnrollmentsQuery = z.infer<typeof listEnrollmentsQuerySchema>;
 export const enrollmentPageSchema = pageSchema(enrollmentSchema).meta({ id: 'EnrollmentPage' });
 
-export const stopEnrollmentSchema = z.object({
-  reason: z.string().trim().min(1).max(500).optional().describe('Recorded as stopped_reason; "unenrolled" when omitted'),
-});
+export const stopEnrollmentSchema = z
+  .object({
+    reason: z.string().trim().min(1).max(500).optional().describe('Recorded as stopped_reason; "unenrolled" when omitted'),
+  })
+  .strict();
 
 // ── Invoices ─────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -410,12 +436,14 @@ export const quantitySchema = z
   .max(1_000_000)
   .refine((value) => Math.abs(value * 1000 - Math.round(value * 1000)) < 1e-6, 'at most 3 decimal places');
 
-export const invoiceLineInputSchema = z.object({
-  description: z.string().trim().min(1).max(500),
-  quantity: quantitySchema.default(1),
-  unit_amount: z.number().int().min(0).max(1_000_000_000_000).describe('Price of one unit in minor units (cents)'),
-  tax_rate_bps: z.number().int().min(0).max(10_000).default(0).describe('Tax rate in basis points: 825 = 8.25%'),
-});
+export const invoiceLineInputSchema = z
+  .object({
+    description: z.string().trim().min(1).max(500),
+    quantity: quantitySchema.default(1),
+    unit_amount: z.number().int().min(0).max(1_000_000_000_000).describe('Price of one unit in minor units (cents)'),
+    tax_rate_bps: z.number().int().min(0).max(10_000).default(0).describe('Tax rate in basis points: 825 = 8.25%'),
+  })
+  .strict();
 export type InvoiceLineInput = z.infer<typeof invoiceLineInputSchema>;
 
 export const invoiceLineSchema = invoiceLineInputSchema.extend({
@@ -449,26 +477,30 @@ export const invoiceSchema = z
   .meta({ id: 'Invoice' });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
-export const createInvoiceSchema = z.object({
-  lead_id: idSchema('lead'),
-  workspace_id: idSchema('workspace').nullable().optional(),
-  currency: currencySchema.default('USD'),
-  lines: z.array(invoiceLineInputSchema).max(100).default([]),
-  due_date: dateSchema.nullable().optional(),
-  memo: z.string().trim().max(2000).nullable().optional(),
-  metadata: metadataSchema.default({}),
-});
+export const createInvoiceSchema = z
+  .object({
+    lead_id: idSchema('lead'),
+    workspace_id: idSchema('workspace').nullable().optional(),
+    currency: currencySchema.default('USD'),
+    lines: z.array(invoiceLineInputSchema).max(100).default([]),
+    due_date: dateSchema.nullable().optional(),
+    memo: z.string().trim().max(2000).nullable().optional(),
+    metadata: metadataSchema.default({}),
+  })
+  .strict();
 export type CreateInvoice = z.infer<typeof createInvoiceSchema>;
 
-export const updateInvoiceSchema = z.object({
-  lead_id: idSchema('lead').optional(),
-  workspace_id: idSchema('workspace').nullable().optional(),
-  currency: currencySchema.optional(),
-  lines: z.array(invoiceLineInputSchema).max(100).optional().describe('Replaces every line'),
-  due_date: dateSchema.nullable().optional(),
-  memo: z.string().trim().max(2000).nullable().optional(),
-  metadata: metadataSchema.optional(),
-});
+export const updateInvoiceSchema = z
+  .object({
+    lead_id: idSchema('lead').optional(),
+    workspace_id: idSchema('workspace').nullable().optional(),
+    currency: currencySchema.optional(),
+    lines: z.array(invoiceLineInputSchema).max(100).optional().describe('Replaces every line'),
+    due_date: dateSchema.nullable().optional(),
+    memo: z.string().trim().max(2000).nullable().optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
 export type UpdateInvoice = z.infer<typeof updateInvoiceSchema>;
 
 export const listInvoicesQuerySchema = listQuerySchema.extend({
@@ -483,15 +515,17 @@ export const invoicePageSchema = pageSchema(invoiceSchema).meta({ id: 'InvoicePa
 
 export const projectStatuses = ['active', 'ready', 'delivered'] as const;
 
-export const deliverableSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .nullable()
-    .default(null),
-  done: z.boolean().default(false),
-});
+export const deliverableSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .default(null),
+    done: z.boolean().default(false),
+  })
+  .strict();
 
 export const projectSchema = z
   .object({
@@ -511,24 +545,28 @@ export const projectSchema = z
   .meta({ id: 'Project' });
 export type Project = z.infer<typeof projectSchema>;
 
-export const createProjectSchema = z.object({
-  lead_id: idSchema('lead'),
-  workspace_id: idSchema('workspace').nullable().optional(),
-  name: z.string().trim().min(1).max(200),
-  status: z.enum(['active', 'ready']).default('active').describe('Delivery is its own operation'),
-  due_date: dateSchema.nullable().optional(),
-  deliverables: z.array(deliverableSchema).max(50).default([]),
-  notes: z.string().trim().max(10_000).nullable().optional(),
-});
+export const createProjectSchema = z
+  .object({
+    lead_id: idSchema('lead'),
+    workspace_id: idSchema('workspace').nullable().optional(),
+    name: z.string().trim().min(1).max(200),
+    status: z.enum(['active', 'ready']).default('active').describe('Delivery is its own operation'),
+    due_date: dateSchema.nullable().optional(),
+    deliverables: z.array(deliverableSchema).max(50).default([]),
+    notes: z.string().trim().max(10_000).nullable().optional(),
+  })
+  .strict();
 export type CreateProject = z.infer<typeof createProjectSchema>;
 
-export const updateProjectSchema = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
-  status: z.enum(['active', 'ready']).optional().describe('Delivery is its own operation'),
-  due_date: dateSchema.nullable().optional(),
-  deliverables: z.array(deliverableSchema).max(50).optional().describe('Replaces every deliverable'),
-  notes: z.string().trim().max(10_000).nullable().optional(),
-});
+export const updateProjectSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    status: z.enum(['active', 'ready']).optional().describe('Delivery is its own operation'),
+    due_date: dateSchema.nullable().optional(),
+    deliverables: z.array(deliverableSchema).max(50).optional().describe('Replaces every deliverable'),
+    notes: z.string().trim().max(10_000).nullable().optional(),
+  })
+  .strict();
 export type UpdateProject = z.infer<typeof updateProjectSchema>;
 
 export const listProjectsQuerySchema = listQuerySchema.extend({

@@ -253,7 +253,7 @@ describe('leads', () => {
 
   it('qualifies a lead once when telephony reports a qualified call', async () => {
     const lead = await createLead({ name: 'Caller', phone: '+14155550103' });
-    const callData = (orgId: string, callId: string, outcome: string) => ({
+    const callData = (callId: string, outcome: string) => ({
       call_id: callId,
       id: callId,
       object: 'call',
@@ -275,8 +275,8 @@ describe('leads', () => {
       updated_at: new Date().toISOString(),
     });
     // The same lead id reported for another organization changes nothing.
-    await h.deps.bus.publish('call.completed', otherOrg.org_id, callData(otherOrg.org_id, 'call_0000000000000001', 'qualified_lead'));
-    await h.deps.bus.publish('call.completed', org.org_id, callData(org.org_id, 'call_0000000000000002', 'qualified_lead'));
+    await h.deps.bus.publish('call.completed', otherOrg.org_id, callData('call_0000000000000001', 'qualified_lead'));
+    await h.deps.bus.publish('call.completed', org.org_id, callData('call_0000000000000002', 'qualified_lead'));
     const qualified = await eventually(async () => {
       const row = (await h.request(org, 'GET', `/api/v1/leads/${lead.id}`)).json();
       return row.status === 'qualified' ? row : undefined;
@@ -285,11 +285,11 @@ describe('leads', () => {
     assert.ok(qualified.last_contacted_at);
 
     // Redelivery of the same call and a later qualifying call keep the first qualification.
-    await h.deps.bus.publish('call.completed', org.org_id, callData(org.org_id, 'call_0000000000000002', 'qualified_lead'));
-    await h.deps.bus.publish('call.completed', org.org_id, callData(org.org_id, 'call_0000000000000003', 'qualified_lead'));
+    await h.deps.bus.publish('call.completed', org.org_id, callData('call_0000000000000002', 'qualified_lead'));
+    await h.deps.bus.publish('call.completed', org.org_id, callData('call_0000000000000003', 'qualified_lead'));
     const marker = await createLead({ name: 'Marker' });
     await h.deps.bus.publish('call.completed', org.org_id, {
-      ...callData(org.org_id, 'call_0000000000000004', 'booked'),
+      ...callData('call_0000000000000004', 'booked'),
       lead_id: marker.id,
     });
     // Events are consumed in order: once the marker lead is contacted, the earlier events were handled.
