@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ApiError, Bus, createLogger, newId } from '@voice/kit';
+import { testIdentity } from '@voice/kit/testing';
+import { telephonyRpc } from '@voice/proto';
+import { type Harness, startHarness } from './support/harness.js';
+
+let h: Harness;
+let caller: Bus;
+before(async () => {
+  h = await startHarness();
+  // Another service's connection, as the MCP or leads service would call.
+  caller = await Bus.connect({
+    url: h.ctx.natsUrl,
+    name: 'test-caller',
+    namespace: h.ctx.natsNamespace,
+    logger: createLogger('test', 'silent'),
+  });
+});
+after(async () => {
+  await caller.drain();
+  await h.close();
+});
+
+async function rejects(promise: Promise<unknown>, code: string) {
+  await assert.rejects(promise, (error: unknown) => error instanceof ApiError && error.code === code);
+}
+
+test('a sequence queues a call and an SMS over NATS; the do-not-call list refuses both', async () => {
+  const identity = testIdentity();
+  const lead = newId('lead');
+  const call = await caller.call(telephonyRpc.queueCall, identity, {
+    to: '+14155550601',
+    lead_id: lead,
+    source: 'sequence',
+    idempotency_key: 'seq-step-1',
+  });
+  assert.equal(call.status, 'queued');
+  assert.equal(call.source, 'sequence');
+  assert.equal(call.lead_id, lead);
+  const again = await caller.call(telephonyRpc.queueCall, identity, {
+    to: '+14155550601',
+    lead_id: lead,
+    source: 'sequence',
+    idempotency_key: 'seq-step-1',
+  });
+  assert.equal(again.id, call.id);
+  const sms = await caller.call(telephonyRpc.sendSms, identity, {
+    to: '+14155550601',
+    body: 'Following up on our call',
+    source: 'sequence',
+  });
+  assert.equal(sms.status, 'queued');
+
+  const entry = await caller.call(telephonyRpc.addDnc, identity, { phone: '+14155550601', source: 'mcp' });
+  assert.equal(entry.source, 'mcp');
+  const check = await caller.call(telephonyRpc.checkDnc, identity, { phone: '+14155550601' });
+  assert.deepEqual({ listed: check.listed, channels: check.channels }, { listed: true, channels: ['all'] });
+  await rejects(caller.call(telephonyRpc.queueCall, identity, { to: '+14155550601' }), 'dnc_blocked');
+  await rejects(caller.call(telephonyRpc.sendSms, identity, { to: '+14155550601', body: 'hi' }), 'dnc_blocked');
+
+  const removed = await caller.call(telephonyRpc.removeDnc, identity, { id: entry.id });
+  assert.equal(removed.deleted, true);
+  const list = await caller.call(telephonyRpc.listDnc, identity, {});
+  assert.equal(list.data.length, 0);
+});
+
+test('reads over NATS match REST and stay inside the organization', async () => {
+  const identity = testIdentity();
+  const call = await caller.call(telephonyRpc.queueCall, identity, { to: '+14155550602', source: 'mcp' });
+  const got = await caller.call(telephonyRpc.getCall, identity, { id: call.id });
+  assert.equal(got.id, call.id);
+  const rest = (await h.request(identity, 'GET', `/api/v1/phone/calls/${call.id}`)).json();
+  assert.equal(rest.id, got.id);
+  const page = await caller.call(telephonyRpc.listCalls, identity, { limit: 10 });
+  assert.deepEqual(
+    page.data.map((c) => c.id),
+    [call.id],
+  );
+  const stats = await caller.call(telephonyRpc.callStats, identity, {});
+  assert.equal(stats.total, 1);
+  assert.equal(stats.by_direction.outbound, 1);
+  const sms = await caller.call(telephonyRpc.sendSms, identity, { to: '+14155550602', body: 'hello' });
+  assert.equal((await caller.call(telephonyRpc.getSms, identity, { id: sms.id })).id, sms.id);
+  assert.equal((await caller.call(telephonyRpc.listSms, identity, {})).data.length, 1);
+
+  const stranger = testIdentity();
+  await rejects(caller.call(telephonyRpc.getCall, stranger, { id: call.id }), 'not_found');
+  await rejects(caller.call(telephonyRpc.cancelCall, stranger, { id: call.id }), 'not_found');
+  await rejects(caller.call(telephonyRpc.getSms, stranger, { id: sms.id }), 'not_found');
+  assert.equal((await caller.call(telephonyRpc.listCalls, stranger, {})).data.length, 0);
+});
+
+test('bad input and read keys are refused with their codes', async () => {
+  const identity = testIdentity();
+  await rejects(caller.call(telephonyRpc.queueCall, identity, { to: 'not a phone' }), 'invalid_request');
+  await rejects(caller.call(telephonyRpc.listCalls, identity, { cursor: 'garbage' }), 'invalid_cursor');
+  await rejects(caller.call(telephonyRpc.queueCall, testIdentity({ scope: 'read' }), { to: '+14155550603' }), 'forbidden_scope');
+  await rejects(caller.call(telephonyRpc.addDnc, testIdentity({ scope: 'read' }), { phone: '+14155550603' }), 'forbidden_scope');
+  // A read key may still read.
+  assert.equal((await caller.call(telephonyRpc.checkDnc, testIdentity({ scope: 'read' }), { phone: '+14155550603' })).listed, false);
+});
