@@ -1,0 +1,26 @@
+import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import type { RecallServiceDeps } from './deps.js';
+import { serveRecallRpc } from './nats/handlers.js';
+import { documentRoutes } from './routes/documents.js';
+import { llmRecallRoutes } from './routes/llm-recall.js';
+import { marketingAuditRoutes } from './routes/marketing-audit.js';
+
+/** The recall service: knowledge base, recall with cited answers, brand score and marketing audit. */
+export async function buildApp(deps: RecallServiceDeps): Promise<HttpApp> {
+  const app = await createHttpApp({
+    name: 'recall',
+    logger: deps.logger,
+    bodyLimitBytes: deps.env.BODY_LIMIT_BYTES,
+    readiness: {
+      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
+      redis: () => deps.redis.ping(),
+      nats: () => deps.bus.ping(),
+    },
+  });
+  await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
+  documentRoutes(app, deps);
+  llmRecallRoutes(app, deps);
+  marketingAuditRoutes(app, deps);
+  serveRecallRpc(deps);
+  return app;
+}

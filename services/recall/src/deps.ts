@@ -1,0 +1,88 @@
+import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import type { Redis } from 'ioredis';
+import { readBrandPage } from './domain/audit.js';
+import type { BrandScoreDeps } from './domain/brand-score.js';
+import type { PageFetchOptions } from './domain/page-fetch.js';
+import { FixedWindowLimiter } from './domain/rate-limit.js';
+import type { RecallDeps } from './domain/recall.js';
+import type { RecallEnv } from './env.js';
+import { PrismaClient } from './generated/prisma/client.js';
+import { createAnthropicProvider } from './providers/anthropic.js';
+import { createOpenAiProvider } from './providers/openai.js';
+import type { LlmProvider } from './providers/structured.js';
+
+/** Everything the recall service talks to, made once per process (or per test) and closed in order. */
+export interface RecallServiceDeps {
+  env: RecallEnv;
+  logger: Logger;
+  prisma: PrismaClient;
+  bus: Bus;
+  redis: Redis;
+  /** The configured model providers, OpenAI first; empty when no key is set. */
+  providers: LlmProvider[];
+  pageFetch: PageFetchOptions;
+  auditLimiter: FixedWindowLimiter;
+  recall: RecallDeps;
+  brandScore: BrandScoreDeps;
+  close(): Promise<void>;
+}
+
+/** A provider per API key set in the environment. */
+export function configuredProviders(env: RecallEnv): LlmProvider[] {
+  const providers: LlmProvider[] = [];
+  if (env.OPENAI_API_KEY) {
+    providers.push(
+      createOpenAiProvider({
+        apiKey: env.OPENAI_API_KEY,
+        baseURL: env.OPENAI_BASE_URL,
+        model: env.OPENAI_MODEL,
+        maxRetries: env.PROVIDER_MAX_RETRIES,
+      }),
+    );
+  }
+  if (env.ANTHROPIC_API_KEY) {
+    providers.push(
+      createAnthropicProvider({
+        apiKey: env.ANTHROPIC_API_KEY,
+        baseURL: env.ANTHROPIC_BASE_URL,
+        model: env.ANTHROPIC_MODEL,
+        maxRetries: env.PROVIDER_MAX_RETRIES,
+      }),
+    );
+  }
+  return providers;
+}
+
+export async function connectDeps(env: RecallEnv, logger: Logger = createLogger('recall', env.LOG_LEVEL)): Promise<RecallServiceDeps> {
+  const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'recall') });
+  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
+  const bus = await Bus.connect({ url: env.NATS_URL, name: 'recall', namespace: env.NATS_NAMESPACE, logger });
+  const providers = configuredProviders(env);
+  const pageFetch: PageFetchOptions = { timeoutMs: env.PAGE_FETCH_TIMEOUT_MS, maxBytes: env.PAGE_FETCH_MAX_BYTES };
+  return {
+    env,
+    logger,
+    prisma,
+    bus,
+    redis,
+    providers,
+    pageFetch,
+    auditLimiter: new FixedWindowLimiter(redis, {
+      prefix: env.REDIS_PREFIX,
+      name: 'public-audit',
+      limit: env.PUBLIC_AUDIT_LIMIT,
+      windowSeconds: env.PUBLIC_AUDIT_WINDOW_SECONDS,
+    }),
+    recall: { prisma, providers, providerTimeoutMs: env.PROVIDER_TIMEOUT_MS },
+    brandScore: {
+      providers,
+      providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
+      checkPage: env.BRAND_PAGE_CHECK ? (url) => readBrandPage(url, pageFetch) : undefined,
+    },
+    async close() {
+      await bus.drain();
+      redis.disconnect();
+      await prisma.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { ApiError } from '@voice/kit';
+import type { MarketingAudit, RecommendationSeverity } from '@voice/proto';
+import { type PageFindings, readPage, unreachablePage } from './html.js';
+import { type FetchedPage, fetchPage, PageFetchError, type PageFetchOptions } from './page-fetch.js';
+
+export const auditNotice = 'This is the free public audit. An API-key version with brand scoring across models is coming soon.';
+
+const weights: Record<RecommendationSeverity, number> = { critical: 4, high: 3, medium: 2, low: 1 };
+
+interface Check {
+  id: string;
+  passed: boolean;
+  severity: RecommendationSeverity;
+  message: string;
+}
+
+/** The audit's checks, in a fixed order; each says what passed or what to fix. */
+export function auditChecks(page: PageFindings, fetched: { status: number; elapsedMs: number; truncated: boolean }): Check[] {
+  const check = (id: string, passed: boolean, severity: RecommendationSeverity, ok: string, fix: string): Check => ({
+    id,
+    passed,
+    severity,
+    message: passed ? ok : fix,
+  });
+  const titleLength = page.title?.length ?? 0;
+  const descriptionLength = page.metaDescription?.length ?? 0;
+  return [
+    check(
+      'status',
+      fetched.status >= 200 && fetched.status < 300,
+      'critical',
+      `The page answers ${fetched.status}.`,
+      `The page answers ${fetched.status}; crawlers skip pages that do not answer 2xx.`,
+    ),
+    check('indexable', !page.noindex, 'critical', 'The page may be indexed.', 'The page tells robots not to index it (noindex).'),
+    check('https', page.https, 'high', 'Served over HTTPS.', 'Serve the page over HTTPS.'),
+    check(
+      'title',
+      titleLength >= 10 && titleLength <= 70,
+      'high',
+      'The title has a good length.',
+      page.title ? `The title is ${titleLength} characters; aim for 10 to 70.` : 'Add a <title>.',
+    ),
+    check(
+      'meta_description',
+      descriptionLength >= 50 && descriptionLength <= 160,
+      'medium',
+      'The meta description has a good length.',
+      page.metaDescription
+        ? `The meta description is ${descriptionLength} characters; aim for 50 to 160.`
+        : 'Add a meta description that says what you do and for whom.',
+    ),
+    check(
+      'h1',
+      page.h1Count === 1,
+      'medium',
+      'One <h1> heading.',
+      page.h1Count === 0 ? 'Add one <h1> that names your offer.' : `Use one <h1>, not ${page.h1Count}.`,
+    ),
+    check('viewport', page.hasViewport, 'medium', 'Mobile viewport set.', 'Add <meta name="viewport"> so the page renders on phones.'),
+    check(
+      'speed',
+      fetched.elapsedMs <= 2_000,
+      'medium',
+      `Loaded in ${fetched.elapsedMs} ms.`,
+      `Took ${fetched.elapsedMs} ms to load; aim for under 2 s.`,
+    ),
+    check('size', !fetched.truncated, 'low', 'The HTML is a reasonable size.', 'The HTML is larger than we read (over 1 MB); trim it.'),
+    check(
+      'open_graph',
+      page.openGraph.title && page.openGraph.image,
+      'low',
+      'Open Graph title and image set.',
+      'Add og:title and og:image so shares and previews look right.',
+    ),
+    check('canonical', page.canonical !== null, 'low', 'Canonical URL set.', 'Add <link rel="canonical"> to name the page’s one URL.'),
+    check('lang', page.lang !== null, 'low', `Language declared (${page.lang ?? ''}).`, 'Declare the language: <html lang="en">.'),
+    check(
+      'structured_data',
+      page.hasOrganizationJsonLd,
+      'low',
+      'Organization structured data found.',
+      'Add schema.org Organization JSON-LD so machines tie your name, site and profiles together.',
+    ),
+  ];
+}
+
+/** 0-100: the weighted share of checks passed (critical 4, high 3, medium 2, low 1). */
+export function auditScore(checks: readonly Check[]): number {
+  const total = checks.reduce((sum, check) => sum + weights[check.severity], 0);
+  const passed = checks.reduce((sum, check) => sum + (check.passed ? weights[check.severity] : 0), 0);
+  return total === 0 ? 0 : Math.round((100 * passed) / total);
+}
+
+/** Fetches the page (SSRF-guarded, bounded) and audits it. A refused URL is 400; an unreachable page is 502. */
+export async function runMarketingAudit(url: string, fetchOptions: PageFetchOptions): Promise<MarketingAudit> {
+  let fetched: FetchedPage;
+  try {
+    fetched = await fetchPage(url, fetchOptions);
+  } catch (error) {
+    if (error instanceof PageFetchError && (error.reason === 'blocked_address' || error.reason === 'invalid_url')) {
+      throw new ApiError('invalid_request', `This URL cannot be audited: ${error.message}.`, { param: 'url' });
+    }
+    throw new ApiError('upstream_failed', `We could not load ${url}: ${(error as Error).message}.`, { param: 'url' });
+  }
+  const page = readPage(fetched.body, { url: fetched.finalUrl, status: fetched.status });
+  const checks = auditChecks(page, fetched);
+  return {
+    ok: true,
+    url,
+    final_url: fetched.finalUrl,
+    status: fetched.status,
+    score: auditScore(checks),
+    checks,
+    fetched_in_ms: fetched.elapsedMs,
+    notice: auditNotice,
+  };
+}
+
+/** The brand page as findings for the brand score; failures are findings too (never throws). */
+export async function readBrandPage(url: string, fetchOptions: PageFetchOptions): Promise<PageFindings> {
+  try {
+    const fetched = await fetchPage(url, fetchOptions);
+    if (fetched.status < 200 || fetched.status >= 300) return unreachablePage(fetched.finalUrl, `it answered ${fetched.status}`);
+    return readPage(fetched.body, { url: fetched.finalUrl, status: fetched.status });
+  } catch (error) {
+    return unreachablePage(url, (error as Error).message);
+  }
+}

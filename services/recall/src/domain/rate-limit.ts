@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { ApiError } from '@voice/kit';
+import type { Redis } from 'ioredis';
+
+// The script lives as a .lua file beside the sources (../../lua from both src/domain and dist/domain).
+const fixedWindowLua = readFileSync(new URL('../../lua/fixed-window-1.lua', import.meta.url), 'utf8');
+
+type WindowReply = [allowed: number, count: number, resetInMs: number];
+type RedisWithWindow = Redis & { recallFixedWindow(key: string, limit: number, windowMs: number): Promise<WindowReply> };
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetInSeconds: number;
+}
+
+/** A fixed-window limiter per key, one Redis round trip per decision (lua/fixed-window-1.lua). */
+export class FixedWindowLimiter {
+  private readonly redis: RedisWithWindow;
+
+  constructor(
+    redis: Redis,
+    private readonly options: { prefix: string; name: string; limit: number; windowSeconds: number },
+  ) {
+    if (!('recallFixedWindow' in redis)) redis.defineCommand('recallFixedWindow', { numberOfKeys: 1, lua: fixedWindowLua });
+    this.redis = redis as RedisWithWindow;
+  }
+
+  async take(subject: string): Promise<RateLimitDecision> {
+    const windowMs = this.options.windowSeconds * 1000;
+    const windowStart = Math.floor(Date.now() / windowMs) * windowMs;
+    // The hash tag keeps every key of one subject on one Redis Cluster slot.
+    const key = `${this.options.prefix}ratelimit:${this.options.name}:{${subject}}:${windowStart}`;
+    let reply: WindowReply;
+    try {
+      reply = await this.redis.recallFixedWindow(key, this.options.limit, windowMs);
+    } catch (error) {
+      throw new ApiError('unavailable', 'Rate limiting is unavailable right now; retry shortly.', {
+        cause: error,
+        headers: { 'retry-after': '1' },
+      });
+    }
+    const [allowed, count, resetInMs] = reply;
+    return {
+      allowed: allowed === 1,
+      limit: this.options.limit,
+      remaining: Math.max(0, this.options.limit - count),
+      resetInSeconds: Math.max(1, Math.ceil(resetInMs / 1000)),
+    };
+  }
+}
+
+/**
+ * The client address for rate limiting: the last X-Forwarded-For entry, which is the one the gateway
+ * wrote (anything before it came from the client and is ignored), else the socket's peer. IPv6 clients
+ * are limited per /64, the block one subscriber usually holds.
+ */
+export function clientAddress(forwardedFor: string | string[] | undefined, socketAddress: string | undefined): string {
+  const header = Array.isArray(forwardedFor) ? forwardedFor.at(-1) : forwardedFor;
+  const last = header?.split(',').at(-1)?.trim();
+  const candidate = last && isIP(last) ? last : (socketAddress ?? 'unknown');
+  return isIP(candidate) === 6 ? ipv6Prefix64(candidate) : candidate;
+}
+
+function ipv6Prefix64(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  const [head = '', tail = ''] = address.toLowerCase().split('::');
+  const headParts = head ? head.split(':') : [];
+  const tailParts = tail ? tail.split(':') : [];
+  const groups = address.includes('::')
+    ? [...headParts, ...Array<string>(8 - headParts.length - tailParts.length).fill('0'), ...tailParts]
+    : headParts;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}

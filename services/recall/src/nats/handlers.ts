@@ -1,0 +1,15 @@
+import { recallRpc } from '@voice/proto';
+import type { RecallServiceDeps } from '../deps.js';
+import { brandScoreOperation, recallOperation } from '../operations.js';
+import { createDocument, deleteDocument, getDocument, listDocuments } from '../store/documents.js';
+
+/** The same operations as the REST routes, for the MCP service (service_recall, service_brand_score, …). */
+export function serveRecallRpc(deps: RecallServiceDeps): void {
+  const { bus, prisma } = deps;
+  bus.serve(recallRpc.recall, (input, identity) => recallOperation(deps, identity, input));
+  bus.serve(recallRpc.brandScore, (input, identity) => brandScoreOperation(deps, identity, input));
+  bus.serve(recallRpc.addDocument, (input, identity) => createDocument(prisma, identity.org_id, input));
+  bus.serve(recallRpc.listDocuments, (input, identity) => listDocuments(prisma, identity.org_id, input));
+  bus.serve(recallRpc.getDocument, (input, identity) => getDocument(prisma, identity.org_id, input.id));
+  bus.serve(recallRpc.deleteDocument, (input, identity) => deleteDocument(prisma, identity.org_id, input.id));
+}

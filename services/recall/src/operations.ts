@@ -1,0 +1,50 @@
+// The operations REST routes and NATS handlers share, so both paths behave identically: each takes the
+// caller's identity (for the organization and the quota figures it reports) and validated input.
+import type { BrandScoreInput, BrandScoreResponse, Identity, RecallInput, RecallResponse } from '@voice/proto';
+import type { RecallServiceDeps } from './deps.js';
+import { scoreBrandWithProviders } from './domain/brand-score.js';
+import { recall } from './domain/recall.js';
+
+/** The key's monthly count after this request, as the gateway's Lua call left it. */
+const usageOf = (identity: Identity) => ({ monthly_used: identity.monthly_used, monthly_quota: identity.monthly_quota });
+
+export async function recallOperation(deps: RecallServiceDeps, identity: Identity, input: RecallInput): Promise<RecallResponse> {
+  const result = await recall(deps.recall, identity.org_id, input);
+  return { ...result, api: usageOf(identity) };
+}
+
+export async function brandScoreOperation(
+  deps: RecallServiceDeps,
+  identity: Identity,
+  input: BrandScoreInput,
+): Promise<BrandScoreResponse> {
+  const parts = await scoreBrandWithProviders(deps.brandScore, input);
+  const response: BrandScoreResponse = {
+    ok: true,
+    brand: input.brand,
+    score: parts.score,
+    verdict: parts.verdict,
+    zinger: parts.zinger,
+    probes: parts.probes,
+    recommendations: parts.recommendations,
+    partial: parts.partial,
+    api: usageOf(identity),
+  };
+  // The score is already paid for in model calls: a NATS hiccup is logged, not turned into an error.
+  await deps.bus
+    .publish('recall.brand_scored', identity.org_id, {
+      brand: input.brand,
+      url: input.url,
+      score: parts.score,
+      verdict: parts.verdict,
+      partial: parts.partial,
+      providers: parts.probes.map((probe) => ({
+        provider: probe.provider,
+        model: probe.model,
+        status: probe.status,
+        signal_score: probe.signal_score,
+      })),
+    })
+    .catch((error: unknown) => deps.logger.warn({ err: error }, 'recall.brand_scored not published'));
+  return response;
+}

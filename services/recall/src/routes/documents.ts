@@ -1,0 +1,71 @@
+import { type HttpApp, identityOf } from '@voice/kit';
+import {
+  createDocumentBodySchema,
+  deletedDocumentSchema,
+  documentIdParamsSchema,
+  documentPageSchema,
+  documentSchema,
+  listDocumentsQuerySchema,
+} from '@voice/proto';
+import type { RecallServiceDeps } from '../deps.js';
+import { createDocument, deleteDocument, getDocument, listDocuments } from '../store/documents.js';
+
+export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
+  app.post(
+    '/api/v1/knowledge/documents',
+    {
+      schema: {
+        tags: ['knowledge'],
+        summary: 'Add a document to the knowledge base',
+        description:
+          'The text is split into passages and indexed for recall at once. Text over 200,000 characters is 400; a body over 1 MB is 413.',
+        body: createDocumentBodySchema,
+        response: { 201: documentSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request, reply) => reply.status(201).send(await createDocument(deps.prisma, identityOf(request).org_id, request.body)),
+  );
+
+  app.get(
+    '/api/v1/knowledge/documents',
+    {
+      schema: {
+        tags: ['knowledge'],
+        summary: 'List documents, newest first',
+        querystring: listDocumentsQuerySchema,
+        response: { 200: documentPageSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => listDocuments(deps.prisma, identityOf(request).org_id, request.query),
+  );
+
+  app.get(
+    '/api/v1/knowledge/documents/:id',
+    {
+      schema: {
+        tags: ['knowledge'],
+        summary: 'Get one document with its text',
+        params: documentIdParamsSchema,
+        response: { 200: documentSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => getDocument(deps.prisma, identityOf(request).org_id, request.params.id),
+  );
+
+  app.delete(
+    '/api/v1/knowledge/documents/:id',
+    {
+      schema: {
+        tags: ['knowledge'],
+        summary: 'Delete a document and its passages',
+        params: documentIdParamsSchema,
+        response: { 200: deletedDocumentSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request) => deleteDocument(deps.prisma, identityOf(request).org_id, request.params.id),
+  );
+}

@@ -1,0 +1,57 @@
+import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { errorEnvelopeSchema, marketingAuditBodySchema, marketingAuditSchema } from '@voice/proto';
+import type { RecallServiceDeps } from '../deps.js';
+import { runMarketingAudit } from '../domain/audit.js';
+import { clientAddress } from '../domain/rate-limit.js';
+
+export function marketingAuditRoutes(app: HttpApp, deps: RecallServiceDeps): void {
+  app.post(
+    '/api/public/marketing-audit',
+    {
+      schema: {
+        tags: ['marketing-audit'],
+        summary: 'Audit a page for search and AI visibility (public, rate-limited)',
+        description: `No API key. Limited to ${deps.env.PUBLIC_AUDIT_LIMIT} audits per client address per ${deps.env.PUBLIC_AUDIT_WINDOW_SECONDS} s (429 rate_limited, with Retry-After). Private, loopback and link-local addresses are refused.`,
+        body: marketingAuditBodySchema,
+        response: { 200: marketingAuditSchema, 429: errorEnvelopeSchema },
+      },
+      config: { public: true },
+    },
+    async (request, reply) => {
+      const decision = await deps.auditLimiter.take(clientAddress(request.headers['x-forwarded-for'], request.socket.remoteAddress));
+      const headers = {
+        'x-ratelimit-limit': String(decision.limit),
+        'x-ratelimit-remaining': String(decision.remaining),
+        'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + decision.resetInSeconds),
+      };
+      if (!decision.allowed) {
+        throw new ApiError('rate_limited', `Too many audits from your address; retry in ${decision.resetInSeconds} s.`, {
+          headers: { ...headers, 'retry-after': String(decision.resetInSeconds) },
+        });
+      }
+      void reply.headers(headers);
+      return runMarketingAudit(request.body.url, deps.pageFetch);
+    },
+  );
+
+  app.post(
+    '/api/v1/marketing-audit',
+    {
+      schema: {
+        tags: ['marketing-audit'],
+        summary: 'Marketing audit with an API key (coming soon)',
+        description: 'Not available yet: answers 501 coming_soon. Use POST /api/public/marketing-audit meanwhile.',
+        body: marketingAuditBodySchema,
+        response: { 501: errorEnvelopeSchema },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => {
+      identityOf(request);
+      throw new ApiError(
+        'coming_soon',
+        'The API-key marketing audit is coming soon; POST /api/public/marketing-audit works today, rate-limited.',
+      );
+    },
+  );
+}
