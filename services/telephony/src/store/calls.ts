@@ -1,4 +1,4 @@
-import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import {
   type CallOutcome,
   type CallStats,
@@ -11,13 +11,9 @@ import {
 } from '@voice/proto';
 import { toCall, toCallListItem } from '../domain/call-records.js';
 import type { Call as CallRow, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { afterKeyset, createdRange } from './keyset.js';
 
 export type { CallRow };
-
-function createdRange(after: string | undefined, before: string | undefined) {
-  if (!after && !before) return {};
-  return { createdAt: { ...(after ? { gte: new Date(after) } : {}), ...(before ? { lt: new Date(before) } : {}) } };
-}
 
 /** Calls of one organization, newest first, by keyset. Every query takes the organization first. */
 export async function listCalls(prisma: PrismaClient, orgId: string, query: ListCallsQuery) {
@@ -30,8 +26,8 @@ export async function listCalls(prisma: PrismaClient, orgId: string, query: List
       ...(filters.outcome ? { outcome: filters.outcome } : {}),
       ...(filters.status ? { status: filters.status } : {}),
       ...(filters.lead_id ? { leadId: filters.lead_id } : {}),
-      ...createdRange(filters.created_after, filters.created_before),
-      ...afterPosition(position),
+      // Separate AND terms: the period and the keyset both bound created_at.
+      AND: [createdRange(filters.created_after, filters.created_before), afterKeyset(position)],
     },
     orderBy: keysetOrder,
     take: limit + 1,

@@ -1,7 +1,8 @@
-import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import type { DncChannel, ListDncQuery } from '@voice/proto';
 import { toDncEntry } from '../domain/records.js';
 import type { DncEntry as DncRow, DncSource, PrismaClient } from '../generated/prisma/client.js';
+import { afterKeyset } from './keyset.js';
 
 export type { DncRow };
 
@@ -14,7 +15,7 @@ export async function listDnc(prisma: PrismaClient, orgId: string, query: ListDn
       ...(filters.phone ? { phone: filters.phone } : {}),
       ...(filters.channel ? { channel: filters.channel } : {}),
       ...(filters.source ? { source: filters.source } : {}),
-      ...afterPosition(position),
+      ...afterKeyset(position),
     },
     orderBy: keysetOrder,
     take: limit + 1,
