@@ -43,6 +43,8 @@ export const envSchema = baseEnvSchema.extend({
    * picked up again after about this long.
    */
   WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().positive().default(30_000),
+  /** Events fanned out at once in one process; 1 keeps the stream's order. */
+  WEBHOOK_FANOUT_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** How long fan-out may take for one event before JetStream hands it to another replica. */
   WEBHOOK_FANOUT_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
 });

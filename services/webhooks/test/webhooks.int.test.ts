@@ -26,6 +26,8 @@ before(async () => {
       WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
       WEBHOOK_RETRY_SCHEDULE_MS: '50,100',
       WEBHOOK_SECRET_ROTATION_GRACE_MS: '3600000',
+      // One fan-out loop keeps the stream's order, which lets a later event show that earlier ones made no delivery.
+      WEBHOOK_FANOUT_CONCURRENCY: '1',
     }),
   );
   app = await buildApp(deps);

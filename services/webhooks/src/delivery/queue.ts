@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 
 export const deliveryQueueName = 'webhook-deliveries';
@@ -7,14 +6,6 @@ export const deliveryQueueName = 'webhook-deliveries';
 export interface DeliveryJob {
   orgId: string;
   deliveryId: string;
-}
-
-/**
- * The id of the delivery of one event to one endpoint, derived from both: a redelivered event finds the
- * same delivery row and the same BullMQ job id, so it never makes a second delivery.
- */
-export function deliveryIdFor(endpointId: string, eventId: string): string {
-  return `dlv_${createHash('sha256').update(`${endpointId}.${eventId}`).digest('hex').slice(0, 32)}`;
 }
 
 /** The backoff type whose waits come from the thrown RetryLater error (the delivery's own schedule). */

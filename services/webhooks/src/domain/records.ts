@@ -49,8 +49,3 @@ export function signingSecrets(endpoint: Pick<EndpointRow, 'secret' | 'previousS
   }
   return secrets;
 }
-
-/** Whether an endpoint subscribed to an event type. */
-export function subscribes(eventTypes: readonly string[], type: string): boolean {
-  return eventTypes.includes('*') || eventTypes.includes(type);
-}

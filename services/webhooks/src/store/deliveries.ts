@@ -1,6 +1,5 @@
 import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import type { EventEnvelope, ListDeliveriesQuery } from '@voice/proto';
-import { deliveryIdFor } from '../delivery/queue.js';
 import { toDelivery } from '../domain/records.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { getEndpointRow } from './endpoints.js';
@@ -8,31 +7,39 @@ import { getEndpointRow } from './endpoints.js';
 /** Events, deliveries and their attempts. Every query takes the organization first. */
 
 /**
- * Stores an event and one delivery per endpoint, both idempotently (a redelivered event inserts nothing),
- * and returns the deliveries of this event that still wait for an attempt: exactly the jobs to (re)queue.
+ * Fan-out of one event in one statement (one round trip, one commit): finds the organization's enabled
+ * endpoints subscribed to the type, stores the event and one delivery per endpoint, and returns the ids of
+ * this event's deliveries that still wait for an attempt, which are exactly the jobs to (re)queue.
+ *
+ * Delivery ids are derived from (endpoint, event), so a redelivered event inserts nothing and finds the
+ * same ids; they double as BullMQ job ids, which BullMQ does not add twice while a job is queued.
  */
-export async function recordFanout(prisma: PrismaClient, orgId: string, event: EventEnvelope, endpointIds: readonly string[]) {
-  if (endpointIds.length === 0) return [];
-  const ids = endpointIds.map((endpointId) => deliveryIdFor(endpointId, event.id));
-  await prisma.$transaction([
-    prisma.event.createMany({
-      data: [{ id: event.id, orgId, type: event.type, body: JSON.stringify(event), createdAt: new Date(event.created_at) }],
-      skipDuplicates: true,
-    }),
-    prisma.delivery.createMany({
-      data: endpointIds.map((endpointId, index) => ({
-        id: ids[index] as string,
-        orgId,
-        endpointId,
-        eventId: event.id,
-        eventType: event.type,
-        nextAttemptAt: new Date(),
-      })),
-      skipDuplicates: true,
-    }),
-  ]);
-  const pending = await prisma.delivery.findMany({ where: { orgId, id: { in: ids }, status: 'pending' }, select: { id: true } });
-  return pending.map((row) => row.id);
+export async function recordFanout(prisma: PrismaClient, orgId: string, event: EventEnvelope): Promise<string[]> {
+  const rows = await prisma.$queryRaw<Array<{ id: string }>>`
+    WITH targets AS (
+      SELECT id FROM endpoints
+      WHERE org_id = ${orgId} AND status = 'enabled' AND event_types && ARRAY['*', ${event.type}]::text[]
+    ),
+    stored_event AS (
+      INSERT INTO events (id, org_id, type, body, created_at)
+      SELECT ${event.id}, ${orgId}, ${event.type}, ${JSON.stringify(event)}, ${new Date(event.created_at)}::timestamptz
+      WHERE EXISTS (SELECT 1 FROM targets)
+      ON CONFLICT (id) DO NOTHING
+    ),
+    planned AS (
+      SELECT 'dlv_' || left(encode(sha256(convert_to(id || '.' || ${event.id}, 'UTF8')), 'hex'), 32) AS id, id AS endpoint_id
+      FROM targets
+    ),
+    inserted AS (
+      INSERT INTO deliveries (id, org_id, endpoint_id, event_id, event_type, next_attempt_at, updated_at)
+      SELECT id, ${orgId}, endpoint_id, ${event.id}, ${event.type}, now(), now() FROM planned
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id
+    )
+    SELECT id FROM inserted
+    UNION
+    SELECT deliveries.id FROM deliveries JOIN planned ON planned.id = deliveries.id WHERE deliveries.status = 'pending'`;
+  return rows.map((row) => row.id);
 }
 
 export async function listDeliveries(prisma: PrismaClient, orgId: string, endpointId: string, query: ListDeliveriesQuery) {
@@ -87,7 +94,7 @@ export async function createTestDelivery(prisma: PrismaClient, orgId: string, en
   const [, delivery] = await prisma.$transaction([
     prisma.event.create({ data: { id: event.id, orgId, type: event.type, body: JSON.stringify(event), createdAt: now } }),
     prisma.delivery.create({
-      data: { id: deliveryIdFor(endpointId, event.id), orgId, endpointId, eventId: event.id, eventType: event.type, nextAttemptAt: now },
+      data: { id: newId('delivery'), orgId, endpointId, eventId: event.id, eventType: event.type, nextAttemptAt: now },
     }),
   ]);
   return delivery;

@@ -75,15 +75,6 @@ export async function rotateSecret(prisma: PrismaClient, orgId: string, id: stri
   });
 }
 
-/** The enabled endpoints of an organization subscribed to a type, for fan-out. */
-export async function subscribedEndpointIds(prisma: PrismaClient, orgId: string, type: string): Promise<string[]> {
-  const rows = await prisma.endpoint.findMany({
-    where: { orgId, status: 'enabled', eventTypes: { hasSome: ['*', type] } },
-    select: { id: true },
-  });
-  return rows.map((row) => row.id);
-}
-
 export async function disableEndpoint(prisma: PrismaClient, orgId: string, id: string, reason: DisabledReason) {
   await prisma.endpoint.updateMany({ where: { orgId, id, status: 'enabled' }, data: { status: 'disabled', disabledReason: reason } });
 }
