@@ -306,12 +306,18 @@ const delaySecondsSchema = z
   .max(maxDelaySeconds)
   .describe('Seconds to wait after the previous step (or the enrollment) before this step runs');
 
+/** Passed on to the call or message record, beside the enrollment, sequence and step the platform adds. */
+const stepMetadataSchema = metadataSchema
+  .refine((value) => Object.keys(value).length <= 40, 'at most 40 metadata keys on a step')
+  .optional();
+
 export const sequenceStepSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('call'), delay_seconds: delaySecondsSchema.default(0) }).strict(),
+  z.object({ type: z.literal('call'), delay_seconds: delaySecondsSchema.default(0), metadata: stepMetadataSchema }).strict(),
   z
     .object({
       type: z.literal('sms'),
       delay_seconds: delaySecondsSchema.default(0),
+      metadata: stepMetadataSchema,
       body: z
         .string()
         .min(1)

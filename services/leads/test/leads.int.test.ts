@@ -84,6 +84,38 @@ describe('leads', () => {
     assert.equal(unsigned.statusCode, 401);
   });
 
+  it('refuses a read key on writing operations, over REST and NATS', async () => {
+    const reader = testIdentity({ org_id: org.org_id, scope: 'read' });
+    const write = await h.request(reader, 'POST', '/api/v1/leads', { name: 'Nope' });
+    assert.equal(write.statusCode, 403);
+    assert.equal(write.json().error.code, 'forbidden_scope');
+    assert.equal((await h.request(reader, 'GET', '/api/v1/leads')).statusCode, 200);
+    await assert.rejects(
+      h.deps.bus.call(leadsRpc.createLead, reader, { name: 'Nope' }),
+      (error: unknown) => error instanceof ApiError && error.code === 'forbidden_scope',
+    );
+    const page = await h.deps.bus.call(leadsRpc.listLeads, reader, {});
+    assert.ok(Array.isArray(page.data));
+  });
+
+  it('publishes its OpenAPI description and readiness', async () => {
+    const openapi = await h.app.inject({ method: 'GET', url: '/openapi.json' });
+    assert.equal(openapi.statusCode, 200);
+    const paths = Object.keys(openapi.json().paths);
+    for (const path of [
+      '/api/v1/leads',
+      '/api/v1/leads/recent',
+      '/api/v1/sequences/{id}/enrollments',
+      '/api/v1/invoices/{id}/send',
+      '/api/v1/themes/{id}/apply',
+    ]) {
+      assert.ok(paths.includes(path), path);
+    }
+    const ready = await h.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 200);
+    assert.deepEqual(ready.json().checks, { postgres: 'ok', redis: 'ok', nats: 'ok' });
+  });
+
   it('creates once per Idempotency-Key', async () => {
     const key = `lead-${Date.now()}`;
     const first = await h.request(org, 'POST', '/api/v1/leads', { name: 'Once' }, { 'idempotency-key': key });

@@ -129,7 +129,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Unenroll: stop the enrollment’s future steps',
         params: enrollmentParams,
-        body: stopEnrollmentSchema.optional(),
+        body: stopEnrollmentSchema.nullish(),
         response: { 200: enrollmentSchema },
       },
       config: { scope: 'read-write' },

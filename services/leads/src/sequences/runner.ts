@@ -52,7 +52,7 @@ async function runStep(
     lead_id: lead.id,
     ...(context.workspaceId ? { workspace_id: context.workspaceId } : {}),
     source: 'sequence' as const,
-    metadata: { enrollment_id: job.data.enrollment_id, sequence_id: context.sequenceId, step: job.data.step },
+    metadata: { ...step.metadata, enrollment_id: job.data.enrollment_id, sequence_id: context.sequenceId, step: job.data.step },
     idempotency_key: `sequence:${job.data.enrollment_id}:${job.data.step}`,
   };
   const options = { timeoutMs: deps.env.TELEPHONY_TIMEOUT_MS };
