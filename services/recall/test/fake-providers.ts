@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 
 /** What the fake should do for one request. */
 export type FakeAnswer =
-  | { kind: 'json'; value: unknown; delayMs?: number }
-  | { kind: 'text'; text: string; delayMs?: number }
-  | { kind: 'status'; status: number; delayMs?: number; body?: unknown }
+  | { kind: 'json'; value: unknown; delayMs?: number; after?: Promise<unknown> }
+  | { kind: 'text'; text: string; delayMs?: number; after?: Promise<unknown> }
+  | { kind: 'status'; status: number; delayMs?: number; after?: Promise<unknown>; body?: unknown }
   | { kind: 'hang' };
 
 export type FakeBehaviour = (name: string, body: Record<string, unknown>) => FakeAnswer;
@@ -66,6 +66,7 @@ async function startFake(
     const name = promptName(body);
     const answer = fake.behaviour(name, body);
     if (answer.kind === 'hang') return;
+    if (answer.after) await answer.after;
     if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
     if (response.destroyed) return;
     if (answer.kind === 'status') {
