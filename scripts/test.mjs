@@ -2,7 +2,7 @@
 // Runs every test file with node's test runner, after making sure Postgres, Redis and NATS answer.
 // Usage: npm test [-- path-filter …]   e.g. npm test -- gateway   or   npm test -- services/leads/test/leads.int.test.ts
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,17 @@ const files = findTests(root)
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
+}
+
+// Prisma clients are generated, not committed: make them on a fresh clone so `npm ci && npm test` works.
+const schemaDirs = ['gateway', ...readdirSync(join(root, 'services')).map((name) => join('services', name))];
+const ungenerated = schemaDirs.filter(
+  (dir) => existsSync(join(root, dir, 'prisma/schema.prisma')) && !existsSync(join(root, dir, 'src/generated/prisma')),
+);
+if (ungenerated.length > 0) {
+  const generate = spawn('npx', ['voice-db', 'generate'], { cwd: root, stdio: 'inherit' });
+  const generated = await new Promise((resolve) => generate.on('exit', resolve));
+  if (generated !== 0) process.exit(1);
 }
 
 const urls = {

@@ -49,7 +49,6 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const accept = options.acceptRequestId ?? true;
       return accept && typeof incoming === 'string' && requestIdPattern.test(incoming) ? incoming : newId('request');
     },
-    disableRequestLogging: false,
     ajv: { customOptions: { coerceTypes: 'array' } },
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
