@@ -154,6 +154,14 @@ describe('endpoints API', () => {
     assert.equal(badType.body.error.code, 'invalid_request');
   });
 
+  test('the OpenAPI document describes every route with its scope', async () => {
+    const response = await app.inject({ method: 'GET', url: '/openapi.json' });
+    const document = response.json() as { paths: Record<string, Record<string, { 'x-scope'?: string }>> };
+    assert.equal(document.paths['/api/v1/webhooks']?.post?.['x-scope'], 'read-write');
+    assert.equal(document.paths['/api/v1/webhooks/{id}/deliveries']?.get?.['x-scope'], 'read');
+    assert.equal(document.paths['/api/v1/webhooks/{id}/deliveries/{delivery_id}/replay']?.post?.['x-scope'], 'read-write');
+  });
+
   test("another organization's endpoint is 404 everywhere", async () => {
     const owner = testIdentity();
     const stranger = testIdentity();

@@ -17,7 +17,14 @@ export async function startFanout(deps: WebhooksDeps): Promise<void> {
   // parallel (webhooks promise no order, as with Stripe and Svix).
   for (let loop = 0; loop < deps.env.WEBHOOK_FANOUT_CONCURRENCY; loop++) {
     await deps.bus.consume(
-      { durable: fanoutDurable, types: subscribableEventTypes, ackWaitMs: deps.env.WEBHOOK_FANOUT_ACK_WAIT_MS },
+      {
+        durable: fanoutDurable,
+        types: subscribableEventTypes,
+        ackWaitMs: deps.env.WEBHOOK_FANOUT_ACK_WAIT_MS,
+        // Fan-out fails only while Postgres or Redis is down; keep retrying (30 s apart at most) for days
+        // rather than drop an event a customer's endpoint is owed.
+        maxDeliver: 10_000,
+      },
       (event) => fanOut(deps, event),
     );
   }
