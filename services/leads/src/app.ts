@@ -9,6 +9,7 @@ import { sequenceRoutes } from './routes/sequences.js';
 import { themeRoutes } from './routes/themes.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { startStepWorker } from './sequences/runner.js';
+import { startSweeper } from './sequences/sweeper.js';
 
 /**
  * The leads service: workspaces, themes, leads, sequences, invoices and projects over REST (via the
@@ -40,8 +41,10 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
   serveLeadsRpc(deps);
   await consumeCallOutcomes(deps);
   const stepWorker = startStepWorker(deps);
+  const stopSweeper = startSweeper(deps);
   // Closing the app lets running steps finish before the connections they use are closed.
   app.addHook('onClose', async () => {
+    await stopSweeper();
     await stepWorker.close();
   });
   return app;

@@ -10,6 +10,8 @@ export const envSchema = baseEnvSchema.extend({
   SEQUENCE_DELAY_SCALE: z.coerce.number().min(0).max(1).default(1),
   /** Sequence steps run at the same time per process. */
   SEQUENCE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  /** How often active enrollments whose next step has no job get one again (see sequences/sweeper.ts). */
+  SEQUENCE_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /** How long a sequence step waits for telephony to queue a call or send an SMS before retrying. */
   TELEPHONY_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
 });

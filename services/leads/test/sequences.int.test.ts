@@ -7,6 +7,7 @@ import { buildApp as buildTelephonyApp } from '../../telephony/src/app.js';
 import { connectDeps as connectTelephony } from '../../telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../telephony/src/env.js';
 import { stepJobId } from '../src/sequences/queue.js';
+import { sweepOverdueSteps } from '../src/sequences/sweeper.js';
 import { collectEvents, eventually, type Harness, type Json, startLeads, testIdentity } from './harness.js';
 
 describe('sequences and enrollments', () => {
@@ -238,6 +239,25 @@ describe('sequences and enrollments', () => {
     const viaRpc = await h.deps.bus.call(leadsRpc.unenrollLead, org, { sequence_id: sequence.id, lead_id: lead.id });
     assert.equal(viaRpc.id, fresh.id);
     assert.equal(viaRpc.status, 'stopped');
+  });
+
+  it('puts back the job of a step whose job was lost', async () => {
+    const lead = await post('/api/v1/leads', { name: 'Lost job' });
+    const sequence = await post('/api/v1/sequences', { name: 'Lost', steps: [{ type: 'wait', delay_seconds: 90 * 86_400 }] });
+    const enrollment = (await post(`/api/v1/sequences/${sequence.id}/enrollments`, { lead_ids: [lead.id] })).data[0];
+    // Lose the job (as a Redis flush would) and let the step fall overdue.
+    await (await h.deps.stepQueue.getJob(stepJobId(enrollment.id, 0)))?.remove();
+    await h.deps.prisma.enrollment.updateMany({
+      where: { orgId: org.org_id, id: enrollment.id },
+      data: { nextStepAt: new Date(Date.now() - 5 * 60_000) },
+    });
+    assert.ok((await sweepOverdueSteps(h.deps)) >= 1);
+    const finished = await untilFinished(sequence.id, enrollment.id);
+    assert.equal(finished.status, 'completed');
+    assert.deepEqual(
+      finished.history.map((step: Json) => [step.type, step.outcome]),
+      [['wait', 'done']],
+    );
   });
 
   it('enrolls several leads at once over NATS and lists enrollments', async () => {

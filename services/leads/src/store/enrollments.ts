@@ -87,3 +87,16 @@ export async function stopEnrollmentRow(prisma: PrismaClient, orgId: string, id:
   });
   return count > 0;
 }
+
+/**
+ * Active enrollments whose next step should have run before `dueBefore`, across organizations: the
+ * sweeper's one system-wide query (it only reads ids to put their jobs back, never tenant data).
+ */
+export async function findOverdueEnrollments(prisma: PrismaClient, dueBefore: Date, limit: number) {
+  return prisma.enrollment.findMany({
+    where: { status: 'active', nextStepAt: { lt: dueBefore } },
+    select: { id: true, orgId: true, currentStep: true },
+    orderBy: { nextStepAt: 'asc' },
+    take: limit,
+  });
+}
