@@ -1,0 +1,40 @@
+import { ApiError, createHttpApp, type HttpApp, identityOf, serviceAuthPlugin } from '@voice/kit';
+import type { McpDeps } from './deps.js';
+import { sweepExpired } from './domain/approvals.js';
+import { ToolCatalog } from './mcp/catalog.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { slackHookRoutes } from './routes/slack-hooks.js';
+import { telegramHookRoutes } from './routes/telegram-hooks.js';
+
+/** The mcp service: the 46 MCP tools over stateless streamable HTTP, and tap-to-approve for destructive ones. */
+export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCatalog()): Promise<HttpApp> {
+  const app = await createHttpApp({
+    name: 'mcp',
+    logger: deps.logger,
+    // A knowledge document may be 200,000 characters of multi-byte text inside a JSON-RPC envelope.
+    bodyLimitBytes: 2 * 1024 * 1024,
+    readiness: {
+      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
+      nats: () => deps.bus.ping(),
+    },
+  });
+  await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
+  // The gateway enforces scopes; this service refuses a read key on a writing route all the same.
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config.scope === 'read-write' && identityOf(request).scope !== 'read-write') {
+      throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
+    }
+  });
+  mcpRoutes(app, deps, catalog);
+  approvalRoutes(app, deps);
+  telegramHookRoutes(app, deps);
+  await slackHookRoutes(app, deps);
+
+  const sweep = setInterval(() => {
+    sweepExpired(deps).catch((error: unknown) => deps.logger.warn({ err: error }, 'approval expiry sweep failed'));
+  }, deps.env.APPROVAL_SWEEP_INTERVAL_MS);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+  return app;
+}

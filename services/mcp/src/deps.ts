@@ -1,0 +1,62 @@
+import { Bus, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { SlackClient } from './channels/slack.js';
+import { TelegramBot } from './channels/telegram.js';
+import type { McpEnv } from './env.js';
+import { PrismaClient } from './generated/prisma/client.js';
+
+/** Everything the mcp service talks to, made once per process (or per test) and closed in order. */
+export interface McpDeps {
+  env: McpEnv;
+  logger: Logger;
+  prisma: PrismaClient;
+  bus: Bus;
+  /** Absent without TELEGRAM_BOT_TOKEN: organizations cannot link Telegram then. */
+  telegram: TelegramBot | undefined;
+  slack: SlackClient;
+  now: () => Date;
+  /** Work that outlives its request (Slack interactions answer first, act after); awaited at shutdown. */
+  background: Set<Promise<unknown>>;
+  close(): Promise<void>;
+}
+
+export async function connectDeps(
+  env: McpEnv,
+  logger: Logger = createLogger('mcp', env.LOG_LEVEL),
+  options: { now?: () => Date } = {},
+): Promise<McpDeps> {
+  const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'mcp') });
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'mcp',
+    namespace: env.NATS_NAMESPACE,
+    logger,
+    requestTimeoutMs: env.RPC_TIMEOUT_MS,
+  });
+  const background = new Set<Promise<unknown>>();
+  const deps: McpDeps = {
+    env,
+    logger,
+    prisma,
+    bus,
+    telegram: env.TELEGRAM_BOT_TOKEN
+      ? new TelegramBot({ token: env.TELEGRAM_BOT_TOKEN, apiBaseUrl: env.TELEGRAM_API_BASE_URL, timeoutMs: env.MESSAGING_TIMEOUT_MS })
+      : undefined,
+    slack: new SlackClient({ botToken: env.SLACK_BOT_TOKEN, apiBaseUrl: env.SLACK_API_BASE_URL, timeoutMs: env.MESSAGING_TIMEOUT_MS }),
+    now: options.now ?? (() => new Date()),
+    background,
+    async close() {
+      await Promise.allSettled([...background]);
+      await bus.drain();
+      await prisma.$disconnect();
+    },
+  };
+  return deps;
+}
+
+/** Runs work after the response, tracked so shutdown waits for it; a failure is logged, never thrown. */
+export function inBackground(deps: McpDeps, what: string, work: () => Promise<unknown>): void {
+  const task = work()
+    .catch((error: unknown) => deps.logger.error({ err: error }, `${what} failed`))
+    .finally(() => deps.background.delete(task));
+  deps.background.add(task);
+}

@@ -1,0 +1,286 @@
+import { ApiError, newId, toApiError } from '@voice/kit';
+import {
+  type ApprovalChannelKind,
+  type ApprovalTool,
+  approvalEventDataSchema,
+  approvalTools,
+  type Identity,
+  type PendingApproval,
+  type RpcDefinition,
+} from '@voice/proto';
+import type { z } from 'zod';
+import { approvalBlocks } from '../channels/slack.js';
+import type { McpDeps } from '../deps.js';
+import {
+  type ApprovalRow,
+  claimPending,
+  type Delivery,
+  deliveriesOf,
+  expireDue,
+  failUndelivered,
+  findApproval,
+  findApprovalForTap,
+  finishExecution,
+  insertApproval,
+  requesterSchema,
+  saveDeliveries,
+  toApproval,
+} from '../store/approvals.js';
+import { findChannel, listChannels } from '../store/channels.js';
+import { approvalActions, type Caller } from './approval-actions.js';
+import { argumentsDigest, canonicalJson } from './canonical.js';
+
+export function callerFor(deps: McpDeps, identity: Identity): Caller {
+  return <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>) => deps.bus.call(rpc, identity, input);
+}
+
+function requestText(row: ApprovalRow): string {
+  return [
+    `Approval needed: ${row.summary}`,
+    '',
+    `Tool: ${row.tool}`,
+    `Arguments: ${canonicalJson(row.arguments)}`,
+    `Digest: ${row.argumentsDigest.slice(0, 16)}`,
+    `Asked by API key ${row.requestedBy}`,
+    `Expires: ${row.expiresAt.toISOString()}`,
+    `Id: ${row.id}`,
+  ].join('\n');
+}
+
+function outcomeLine(row: ApprovalRow): string {
+  const by = row.resolvedBy ? ` by ${row.resolvedBy}` : '';
+  switch (row.status) {
+    case 'executed':
+      return `✅ Approved${by}, and done.`;
+    case 'failed':
+      return row.resolvedBy
+        ? `⚠️ Approved${by}, but it failed: ${row.errorCode}: ${row.errorMessage}`
+        : `⚠️ Not done: ${row.errorCode}: ${row.errorMessage}`;
+    case 'rejected':
+      return `❌ Rejected${by}. Nothing was done.`;
+    case 'expired':
+      return '⌛ Expired before anyone approved it. Nothing was done.';
+    case 'approved':
+      return `⏳ Approved${by}; running.`;
+    case 'pending':
+      return '';
+  }
+}
+
+export function resolvedText(row: ApprovalRow): string {
+  return `${requestText(row).replace(/^Approval needed: /, 'Approval request: ')}\n\n${outcomeLine(row)}`;
+}
+
+/** Sends the request to every channel the organization linked; returns where it went and how. */
+async function deliver(deps: McpDeps, row: ApprovalRow): Promise<Delivery[]> {
+  const channels = await listChannels(deps.prisma, row.orgId);
+  const text = requestText(row);
+  return Promise.all(
+    channels.map(async (channel): Promise<Delivery> => {
+      try {
+        if (channel.kind === 'telegram') {
+          if (!deps.telegram) throw new Error('the platform has no Telegram bot configured (TELEGRAM_BOT_TOKEN)');
+          const ref = await deps.telegram.sendMessage(channel.target, text, [
+            [
+              { text: 'Approve', callback_data: `approve:${row.id}` },
+              { text: 'Reject', callback_data: `reject:${row.id}` },
+            ],
+          ]);
+          return { channel: 'telegram', status: 'sent', error: null, chat_id: ref.chatId, message_id: ref.messageId };
+        }
+        if (channel.webhookUrl) {
+          await deps.slack.postWebhook(channel.webhookUrl, text, approvalBlocks(text, row.id));
+          return { channel: 'slack', status: 'sent', error: null, slack_channel: channel.target };
+        }
+        const ref = await deps.slack.postMessage(channel.target, text, approvalBlocks(text, row.id));
+        return { channel: 'slack', status: 'sent', error: null, slack_channel: ref.channel, ts: ref.ts };
+      } catch (error) {
+        deps.logger.warn({ err: error, approval_id: row.id, channel: channel.kind }, 'approval request not delivered');
+        return { channel: channel.kind, status: 'failed', error: (error as Error).message };
+      }
+    }),
+  );
+}
+
+async function publishResolved(deps: McpDeps, row: ApprovalRow): Promise<void> {
+  const { result: _result, ...approval } = toApproval(row, deps.now());
+  await deps.bus
+    .publish('approval.resolved', row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
+      id: `evt_res_${row.id}`,
+    })
+    .catch((error: unknown) => deps.logger.error({ err: error, approval_id: row.id }, 'approval.resolved not published'));
+}
+
+/** Edits every message the request was sent as, so none keeps live buttons after the approval is resolved. */
+async function closeMessages(deps: McpDeps, row: ApprovalRow): Promise<void> {
+  const text = resolvedText(row);
+  await Promise.all(
+    deliveriesOf(row).map(async (delivery) => {
+      try {
+        if (delivery.channel === 'telegram' && deps.telegram && delivery.chat_id && delivery.message_id !== undefined) {
+          await deps.telegram.editMessageText({ chatId: delivery.chat_id, messageId: delivery.message_id }, text);
+        } else if (delivery.channel === 'slack' && delivery.slack_channel && delivery.ts) {
+          await deps.slack.updateMessage({ channel: delivery.slack_channel, ts: delivery.ts }, text);
+        }
+      } catch (error) {
+        deps.logger.warn({ err: error, approval_id: row.id, channel: delivery.channel }, 'approval message not updated');
+      }
+    }),
+  );
+}
+
+/**
+ * What an approval tool does instead of acting: checks the target exists (an id from another organization
+ * is `not_found` now), freezes the arguments, stores the approval, sends it to the organization's channels.
+ */
+export async function requestApproval(
+  deps: McpDeps,
+  identity: Identity,
+  tool: ApprovalTool,
+  args: Record<string, unknown>,
+): Promise<PendingApproval> {
+  const action = approvalActions[tool];
+  const channels = await listChannels(deps.prisma, identity.org_id);
+  if (channels.length === 0) {
+    throw new ApiError(
+      'conflict',
+      'No approval channel is linked to this organization, so nobody could approve this action. Nothing was done. ' +
+        'Ask an operator to link Telegram or Slack (PUT /api/v1/approvals/channels/telegram or /slack), then call again.',
+    );
+  }
+  const summary = await action.describe(callerFor(deps, identity), args);
+  const now = deps.now();
+  const { request_id: _requestId, ...requester } = identity;
+  const row = await insertApproval(deps.prisma, identity.org_id, {
+    id: newId('approval'),
+    tool,
+    arguments: args,
+    argumentsDigest: argumentsDigest(tool, args),
+    summary,
+    requester,
+    expiresAt: new Date(now.getTime() + deps.env.APPROVAL_TTL_SECONDS * 1000),
+  });
+  const deliveries = await deliver(deps, row);
+  await saveDeliveries(deps.prisma, row.orgId, row.id, deliveries);
+  const sent = deliveries.filter((delivery) => delivery.status === 'sent');
+  if (sent.length === 0) {
+    const why = deliveries.map((delivery) => `${delivery.channel}: ${delivery.error}`).join('; ');
+    await failUndelivered(deps.prisma, row.orgId, row.id, `Not delivered to any channel (${why}).`, now);
+    throw new ApiError('upstream_failed', `The approval request ${row.id} could not be sent (${why}). Nothing was done; retry later.`);
+  }
+  const stored = await findApproval(deps.prisma, row.orgId, row.id);
+  const { result: _result, ...approval } = toApproval(stored, now);
+  await deps.bus
+    .publish('approval.requested', row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
+      id: `evt_req_${row.id}`,
+    })
+    .catch((error: unknown) => deps.logger.error({ err: error, approval_id: row.id }, 'approval.requested not published'));
+  return {
+    status: 'pending_approval',
+    approval_id: row.id,
+    expires_at: row.expiresAt.toISOString(),
+    summary: `Nothing was done yet. Once a person approves in ${sent.map((delivery) => delivery.channel).join(' and ')}: ${summary} See service_get_approval for the outcome.`,
+    sent_to: [...new Set(sent.map((delivery) => delivery.channel))],
+  };
+}
+
+async function execute(deps: McpDeps, row: ApprovalRow): Promise<ApprovalRow> {
+  const tool = row.tool as ApprovalTool;
+  let outcome: Parameters<typeof finishExecution>[3];
+  try {
+    if (!approvalTools.includes(tool)) throw new ApiError('internal', `Unknown approval tool ${row.tool}.`);
+    const args = row.arguments as Record<string, unknown>;
+    // The arguments are what the approver saw: a stored row that no longer matches its digest is refused.
+    if (argumentsDigest(tool, args) !== row.argumentsDigest)
+      throw new ApiError('conflict', 'The frozen arguments do not match their digest.');
+    const action = approvalActions[tool];
+    const parsed = action.input.parse(args);
+    const identity: Identity = { ...requesterSchema.parse(row.requester), request_id: newId('request') };
+    const result = await action.execute(callerFor(deps, identity), parsed);
+    outcome = { status: 'executed', result };
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.code === 'internal') deps.logger.error({ err: error, approval_id: row.id }, 'approved action failed');
+    outcome = { status: 'failed', code: apiError.code, message: apiError.message };
+  }
+  return finishExecution(deps.prisma, row.orgId, row.id, outcome);
+}
+
+export interface Tap {
+  approvalId: string;
+  decision: 'approve' | 'reject';
+  via: ApprovalChannelKind;
+  /** The Telegram chat or Slack channel the tap came from. */
+  target: string;
+  /** Who tapped, as the messaging app names them. */
+  actor: string;
+}
+
+export interface TapOutcome {
+  /** Whether this tap changed anything. */
+  acted: boolean;
+  /** What to tell the person who tapped. */
+  notice: string;
+  approval: ApprovalRow | undefined;
+}
+
+/**
+ * A tap on Approve or Reject. Acts at most once per approval: a second tap, a replayed callback, a tap after
+ * expiry or from a chat not linked to the approval's organization changes nothing and says why.
+ */
+export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
+  const row = await findApprovalForTap(deps.prisma, tap.approvalId);
+  if (!row) return { acted: false, notice: 'Unknown approval; nothing was done.', approval: undefined };
+  const channel = await findChannel(deps.prisma, row.orgId, tap.via);
+  if (!channel || channel.target !== tap.target) {
+    return {
+      acted: false,
+      notice: 'This chat is not linked to the organization that asked for this approval; nothing was done.',
+      approval: undefined,
+    };
+  }
+  const now = deps.now();
+  const claimed = await claimPending(deps.prisma, row.orgId, row.id, tap.decision === 'approve' ? 'approved' : 'rejected', {
+    by: tap.actor,
+    via: tap.via,
+    at: now,
+  });
+  if (!claimed) {
+    const [expired] = await expireDue(deps.prisma, now, { orgId: row.orgId, id: row.id });
+    if (expired) {
+      await closeMessages(deps, expired);
+      await publishResolved(deps, expired);
+      return { acted: false, notice: `This approval expired at ${row.expiresAt.toISOString()}; nothing was done.`, approval: expired };
+    }
+    const current = await findApproval(deps.prisma, row.orgId, row.id);
+    const by = current.resolvedBy ? ` by ${current.resolvedBy}` : '';
+    const notice =
+      current.status === 'approved'
+        ? `Already approved${by} and running; nothing more was done.`
+        : current.status === 'expired'
+          ? 'This approval expired; nothing was done.'
+          : `Already ${current.status}${by}; nothing was done this time.`;
+    return { acted: false, notice, approval: current };
+  }
+  const resolved =
+    tap.decision === 'approve' ? await execute(deps, { ...row, status: 'approved' }) : await findApproval(deps.prisma, row.orgId, row.id);
+  await closeMessages(deps, resolved);
+  await publishResolved(deps, resolved);
+  const notice =
+    resolved.status === 'executed'
+      ? 'Approved: done.'
+      : resolved.status === 'failed'
+        ? `Approved, but the action failed: ${resolved.errorCode}: ${resolved.errorMessage}`
+        : 'Rejected: nothing was done.';
+  return { acted: true, notice, approval: resolved };
+}
+
+/** Marks approvals past their expiry, edits their messages and publishes `approval.resolved`. */
+export async function sweepExpired(deps: McpDeps): Promise<number> {
+  const expired = await expireDue(deps.prisma, deps.now());
+  for (const row of expired) {
+    await closeMessages(deps, row);
+    await publishResolved(deps, row);
+  }
+  return expired.length;
+}

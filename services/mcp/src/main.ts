@@ -1,0 +1,14 @@
+import { assertBackingServices, createLogger, parseEnv, runProcess } from '@voice/kit';
+import { buildApp } from './app.js';
+import { connectDeps } from './deps.js';
+import { envSchema } from './env.js';
+
+const env = parseEnv(envSchema);
+const logger = createLogger('mcp', env.LOG_LEVEL);
+await assertBackingServices({ databaseUrl: env.DATABASE_URL, natsUrl: env.NATS_URL }).catch((error: Error) => {
+  logger.fatal(error.message);
+  process.exit(1);
+});
+const deps = await connectDeps(env, logger);
+const app = await buildApp(deps);
+await runProcess({ app, logger, host: env.HOST, port: env.PORT, graceMs: env.SHUTDOWN_GRACE_MS, closers: [deps.close] });

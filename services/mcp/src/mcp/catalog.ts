@@ -1,0 +1,89 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError } from '@voice/kit';
+import { type Identity, scopeAllows } from '@voice/proto';
+import { billingTools } from '../tools/billing.js';
+import { knowledgeTools } from '../tools/knowledge.js';
+import { leadTools } from '../tools/leads.js';
+import { platformTools } from '../tools/platform.js';
+import { sequenceTools } from '../tools/sequences.js';
+import { telephonyTools } from '../tools/telephony.js';
+import { workspaceTools } from '../tools/workspaces.js';
+import { type ToolContext, type ToolDefinition, toolJsonSchema } from './tool.js';
+import { invalidArguments, toolError } from './tool-errors.js';
+
+/** Every tool, in the order of MCP-TOOLS.md. */
+export const allTools: readonly ToolDefinition[] = [
+  ...leadTools,
+  ...telephonyTools,
+  ...sequenceTools,
+  ...billingTools,
+  ...workspaceTools,
+  ...knowledgeTools,
+  ...platformTools,
+];
+
+export interface CatalogEntry {
+  definition: ToolDefinition;
+  /** What tools/list sends, computed once: every request builds a new server, none rebuilds a schema. */
+  listing: Tool;
+}
+
+export class ToolCatalog {
+  private readonly entries = new Map<string, CatalogEntry>();
+
+  constructor(tools: readonly ToolDefinition[] = allTools) {
+    for (const definition of tools) {
+      if (this.entries.has(definition.name)) throw new Error(`duplicate tool ${definition.name}`);
+      this.entries.set(definition.name, {
+        definition,
+        listing: {
+          name: definition.name,
+          title: definition.title,
+          description: definition.description,
+          inputSchema: toolJsonSchema(definition.input, 'input') as Tool['inputSchema'],
+          outputSchema: toolJsonSchema(definition.output, 'output') as Tool['outputSchema'],
+          annotations: { title: definition.title, ...definition.annotations },
+        },
+      });
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The tools a key of this scope may call: a read key never sees a writing tool. */
+  list(identity: Identity): Tool[] {
+    return [...this.entries.values()].filter((entry) => scopeAllows(identity.scope, entry.definition.scope)).map((entry) => entry.listing);
+  }
+
+  listings(): Tool[] {
+    return [...this.entries.values()].map((entry) => entry.listing);
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  /**
+   * Runs a tool. Business failures (bad arguments, scope, not found, a service down) come back as
+   * `isError` results that say what to do next, never as protocol errors.
+   */
+  async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`unknown tool ${name}`);
+    const { definition } = entry;
+    try {
+      if (!scopeAllows(context.identity.scope, definition.scope)) {
+        throw new ApiError('forbidden_scope', `${name} changes data and this key is read-only`);
+      }
+      const parsed = definition.input.safeParse(args ?? {});
+      if (!parsed.success) throw invalidArguments(parsed.error);
+      const result = definition.output.parse(await definition.run(parsed.data, context)) as Record<string, unknown>;
+      return { structuredContent: result, content: [{ type: 'text', text: JSON.stringify(result) }] };
+    } catch (error) {
+      if (!(error instanceof ApiError)) context.deps.logger.error({ err: error, tool: name }, 'tool failed');
+      return toolError(error, context.identity.request_id);
+    }
+  }
+}

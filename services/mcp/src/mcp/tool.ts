@@ -1,0 +1,65 @@
+import type { Identity, RpcDefinition, Scope } from '@voice/proto';
+import { z } from 'zod';
+import type { McpDeps } from '../deps.js';
+
+/** The four MCP tool hints (https://modelcontextprotocol.io/specification, "Tool annotations"), all set. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What a tool handler gets: the caller as the gateway signed it, and the service's connections. */
+export interface ToolContext {
+  identity: Identity;
+  deps: McpDeps;
+  call<D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }): Promise<z.output<D['output']>>;
+}
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  scope: Scope;
+  /** The tool only asks for a person's approval (MCP-TOOLS.md); it never acts by itself. */
+  approval: boolean;
+  annotations: ToolAnnotations;
+  input: I;
+  output: O;
+  run(args: z.output<I>, context: ToolContext): Promise<z.input<O>>;
+}
+
+/** Hints of a tool that only reads: safe to call again, touches nothing. */
+export const readHints: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition {
+  // Unknown arguments are refused rather than silently dropped: a misspelt filter must not widen a list.
+  return { ...tool, input: tool.input.strict() } as unknown as ToolDefinition;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/** Replaces every `$ref` into `definitions` with the definition itself: tool schemas are self-contained. */
+function inlineRefs(node: unknown, definitions: JsonObject): unknown {
+  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, definitions));
+  if (node === null || typeof node !== 'object') return node;
+  const object = node as JsonObject;
+  const ref = object.$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/definitions/')) {
+    const { $ref: _ref, ...rest } = object;
+    const target = definitions[ref.slice('#/definitions/'.length)];
+    return inlineRefs({ ...(target as JsonObject), ...rest }, definitions);
+  }
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, inlineRefs(value, definitions)]));
+}
+
+/**
+ * The JSON Schema an MCP client sees: draft-07 (what the SDK's client validates with), the root an object,
+ * records inlined rather than referenced.
+ */
+export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+  const generated = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonObject;
+  const { definitions = {}, ...root } = generated as JsonObject & { definitions?: JsonObject };
+  return inlineRefs(root, definitions) as JsonObject;
+}

@@ -1,0 +1,60 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { McpDeps } from '../deps.js';
+import type { ToolCatalog } from '../mcp/catalog.js';
+import { createMcpServer } from '../mcp/server.js';
+
+/**
+ * Browsers send Origin; a page on a foreign origin must not drive the server with a visitor's network
+ * position (DNS rebinding), so such requests are refused. Clients outside browsers send no Origin.
+ */
+export function checkOrigin(origin: string | undefined, allowed: readonly string[]): void {
+  if (origin === undefined) return;
+  if (allowed.includes(origin.replace(/\/$/, ''))) return;
+  throw new ApiError('forbidden', `Origin ${origin.slice(0, 200)} is not allowed to use this MCP server.`, { param: 'origin' });
+}
+
+const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
+  reply
+    .status(405)
+    .header('allow', 'POST')
+    .send({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this server is stateless; send JSON-RPC with POST.' },
+      id: null,
+    });
+
+export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): void {
+  const originCheck = async (request: FastifyRequest) => checkOrigin(request.headers.origin, deps.env.MCP_ALLOWED_ORIGINS);
+
+  app.post(
+    '/api/mcp',
+    // Reaching the server needs a read key; each tool then checks its own scope against the caller's.
+    { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck },
+    async (request, reply) => {
+      const identity = identityOf(request);
+      const server = createMcpServer(deps, catalog, identity);
+      // Stateless: no session id, and one JSON response per request (no stream to keep open).
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.setHeader('request-id', request.id);
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (error) {
+        request.log.error({ err: error }, 'mcp request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+        }
+      }
+    },
+  );
+  app.get('/api/mcp', { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck }, methodNotAllowed);
+  app.delete('/api/mcp', { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck }, methodNotAllowed);
+}

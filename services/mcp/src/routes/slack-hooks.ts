@@ -1,0 +1,60 @@
+import { ApiError, type HttpApp } from '@voice/kit';
+import { slackInteractionSchema, verifySlackSignature } from '../channels/slack.js';
+import { inBackground, type McpDeps } from '../deps.js';
+import { decide, resolvedText } from '../domain/approvals.js';
+
+const actions: Record<string, 'approve' | 'reject'> = { 'approval.approve': 'approve', 'approval.reject': 'reject' };
+
+/**
+ * Slack interactivity (button taps), verified by the app's signing secret over the raw body. Slack wants an
+ * answer within 3 seconds: the tap is acknowledged at once, acted on after, and the outcome replaces the
+ * message through the interaction's response_url.
+ */
+export async function slackHookRoutes(app: HttpApp, deps: McpDeps): Promise<void> {
+  await app.register(async (scope) => {
+    // The signature covers the body exactly as sent, so this route keeps it as a string.
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.post('/api/hooks/slack/interactions', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
+      const secret = deps.env.SLACK_SIGNING_SECRET;
+      const rawBody = typeof request.body === 'string' ? request.body : '';
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      };
+      const verified = secret
+        ? verifySlackSignature(
+            secret,
+            { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature') },
+            rawBody,
+            deps.now(),
+          )
+        : { ok: false as const, reason: 'no signing secret configured' };
+      if (!verified.ok) throw new ApiError('unauthenticated', `Not a Slack request: ${verified.reason}.`);
+      let payload: unknown;
+      try {
+        payload = JSON.parse(new URLSearchParams(rawBody).get('payload') ?? '');
+      } catch {
+        throw new ApiError('invalid_request', 'Slack interaction without a JSON payload.', { param: 'payload' });
+      }
+      const parsed = slackInteractionSchema.safeParse(payload);
+      if (!parsed.success) throw new ApiError('invalid_request', 'Not a Slack interaction payload.', { param: 'payload' });
+      const interaction = parsed.data;
+      const action = interaction.actions.find((candidate) => candidate.action_id in actions);
+      const responseUrl = interaction.response_url;
+      if (interaction.type !== 'block_actions' || !action?.value || !responseUrl) return reply.status(200).send();
+      const user = interaction.user;
+      inBackground(deps, 'slack approval tap', async () => {
+        const outcome = await decide(deps, {
+          approvalId: action.value ?? '',
+          decision: actions[action.action_id] ?? 'reject',
+          via: 'slack',
+          target: interaction.channel?.id ?? '',
+          actor: `slack:${user.username ? `@${user.username}` : (user.name ?? 'user')} (id ${user.id})`,
+        });
+        if (outcome.acted && outcome.approval) await deps.slack.respond(responseUrl, resolvedText(outcome.approval), true);
+        else await deps.slack.respond(responseUrl, outcome.notice, false);
+      });
+      return reply.status(200).send();
+    });
+  });
+}
