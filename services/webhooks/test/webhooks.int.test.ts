@@ -136,6 +136,17 @@ describe('endpoints API', () => {
     const refused = await call<{ error: { code: string } }>(lite, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/in' });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, 'plan_required');
+    const someId = 'whk_0123456789abcdef';
+    for (const [method, url] of [
+      ['PATCH', `/api/v1/webhooks/${someId}`],
+      ['DELETE', `/api/v1/webhooks/${someId}`],
+      ['POST', `/api/v1/webhooks/${someId}/rotate-secret`],
+      ['POST', `/api/v1/webhooks/${someId}/test`],
+      ['POST', `/api/v1/webhooks/${someId}/deliveries/dlv_0123456789abcdef/replay`],
+    ] as const) {
+      const write = await call<{ error: { code: string } }>(lite, method, url, method === 'PATCH' ? { description: 'x' } : undefined);
+      assert.equal(write.body.error.code, 'plan_required', `${method} ${url}`);
+    }
     const listed = await call<{ data: unknown[] }>(lite, 'GET', '/api/v1/webhooks');
     assert.equal(listed.status, 200);
     assert.deepEqual(listed.body.data, []);
@@ -254,6 +265,28 @@ describe('delivery', () => {
     assert.equal((await deliveries(identity, endpoint.id)).data.length, 1);
     const test = await call<{ error: { code: string } }>(identity, 'POST', `/api/v1/webhooks/${endpoint.id}/test`);
     assert.equal(test.status, 409);
+  });
+
+  test('an endpoint that has failed for five days is disabled at its next failure', async () => {
+    const identity = testIdentity();
+    const target = await receiver(() => 500);
+    const endpoint = await createEndpoint(identity, target.url);
+    const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3_600_000);
+    await deps.prisma.endpoint.updateMany({ where: { orgId: identity.org_id, id: endpoint.id }, data: { failingSince: sixDaysAgo } });
+    await deps.bus.publish('sms.received', identity.org_id, { sms_id: 'sms_12345678' });
+
+    const dead = await settledDelivery(identity, endpoint.id, 'failed');
+    assert.equal(dead.attempt_count, 1);
+    assert.equal(target.requests.length, 1);
+    const disabled = await call<WebhookEndpoint>(identity, 'GET', `/api/v1/webhooks/${endpoint.id}`);
+    assert.equal(disabled.body.status, 'disabled');
+    assert.equal(disabled.body.disabled_reason, 'failing');
+    assert.equal(disabled.body.failing_since, sixDaysAgo.toISOString());
+
+    const enabled = await call<WebhookEndpoint>(identity, 'PATCH', `/api/v1/webhooks/${endpoint.id}`, { status: 'enabled' });
+    assert.equal(enabled.body.status, 'enabled');
+    assert.equal(enabled.body.disabled_reason, null);
+    assert.equal(enabled.body.failing_since, null);
   });
 
   test('exhausted retries leave a dead letter that replay delivers again with the same webhook-id', async () => {
