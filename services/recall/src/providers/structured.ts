@@ -38,7 +38,7 @@ export interface LlmProvider {
 
 /** The JSON Schema sent to providers: draft-07 style, closed objects, no `$schema` key (OpenAI refuses it). */
 export function toProviderSchema(schema: z.ZodObject): Record<string, unknown> {
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { target: 'draft-07' }) as Record<string, unknown>;
   return jsonSchema;
 }
 
