@@ -33,7 +33,7 @@ export const workspaceTools = [
   defineTool({
     name: 'service_get_theme',
     title: 'Get a theme',
-    description: 'One theme.',
+    description: 'One theme: the agent’s voice, greeting, tone, colors and logo, and whether it is the organization default.',
     scope: 'read',
     approval: false,
     annotations: readHints,

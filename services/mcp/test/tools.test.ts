@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ApiError } from '@voice/kit';
+import { testIdentity } from '@voice/kit/testing';
+import { approvalTools } from '@voice/proto';
+import { ToolCatalog } from '../src/mcp/catalog.js';
+import { toolError } from '../src/mcp/tool-errors.js';
+
+/** MCP-TOOLS.md, row by row: name, scope (R/W), approval. The names are the contract; they must not drift. */
+const specification: Array<[string, 'R' | 'W', boolean]> = [
+  ['service_recent_leads', 'R', false],
+  ['service_list_leads', 'R', false],
+  ['service_get_lead', 'R', false],
+  ['service_create_lead', 'W', false],
+  ['service_update_lead', 'W', false],
+  ['service_add_lead_note', 'W', false],
+  ['service_delete_lead', 'W', true],
+  ['service_list_calls', 'R', false],
+  ['service_get_call', 'R', false],
+  ['service_queue_call', 'W', false],
+  ['service_cancel_call', 'W', false],
+  ['service_call_stats', 'R', false],
+  ['service_list_sms', 'R', false],
+  ['service_get_sms', 'R', false],
+  ['service_send_sms', 'W', false],
+  ['service_list_dnc', 'R', false],
+  ['service_check_dnc', 'R', false],
+  ['service_add_dnc', 'W', false],
+  ['service_remove_dnc', 'W', true],
+  ['service_list_sequences', 'R', false],
+  ['service_get_sequence', 'R', false],
+  ['service_enroll_sequence', 'W', false],
+  ['service_unenroll_sequence', 'W', false],
+  ['service_list_enrollments', 'R', false],
+  ['service_list_invoices', 'R', false],
+  ['service_get_invoice', 'R', false],
+  ['service_draft_invoice', 'W', false],
+  ['service_update_invoice', 'W', false],
+  ['service_send_invoice', 'W', true],
+  ['service_list_projects', 'R', false],
+  ['service_get_project', 'R', false],
+  ['service_update_project', 'W', false],
+  ['service_deliver_project', 'W', true],
+  ['service_list_themes', 'R', false],
+  ['service_get_theme', 'R', false],
+  ['service_apply_theme', 'W', false],
+  ['service_list_workspaces', 'R', false],
+  ['service_get_workspace', 'R', false],
+  ['service_update_workspace', 'W', false],
+  ['service_recall', 'R', false],
+  ['service_brand_score', 'R', false],
+  ['service_add_knowledge_document', 'W', false],
+  ['service_list_approvals', 'R', false],
+  ['service_get_approval', 'R', false],
+  ['service_get_usage', 'R', false],
+  ['service_list_audit_log', 'R', false],
+];
+
+const catalog = new ToolCatalog();
+const listings = catalog.listings();
+const byName = new Map(listings.map((tool) => [tool.name, tool]));
+const snapshotPath = fileURLToPath(new URL('./__snapshots__/tools.json', import.meta.url));
+
+describe('the tool catalogue', () => {
+  test('has exactly the 46 tools of MCP-TOOLS.md, by name', () => {
+    assert.equal(specification.length, 46);
+    assert.deepEqual(listings.map((tool) => tool.name).sort(), specification.map(([name]) => name).sort());
+  });
+
+  test('a read key lists only the read tools; a read-write key lists all 46', () => {
+    const readNames = catalog.list(testIdentity({ scope: 'read' })).map((tool) => tool.name);
+    assert.deepEqual(
+      readNames.sort(),
+      specification
+        .filter(([, scope]) => scope === 'R')
+        .map(([name]) => name)
+        .sort(),
+    );
+    assert.equal(catalog.list(testIdentity({ scope: 'read-write' })).length, 46);
+  });
+
+  test('every tool sets all four annotations, by its effect', () => {
+    for (const [name, scope, approval] of specification) {
+      const annotations = byName.get(name)?.annotations;
+      assert.ok(annotations, name);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        assert.equal(typeof annotations[hint], 'boolean', `${name}.${hint}`);
+      }
+      assert.equal(annotations.readOnlyHint, scope === 'R', `${name} readOnlyHint`);
+      if (approval) assert.equal(annotations.destructiveHint, true, `${name} destructiveHint`);
+      if (scope === 'R') assert.equal(annotations.destructiveHint, false, `${name} destructiveHint`);
+    }
+    assert.deepEqual(
+      specification.filter(([, , approval]) => approval).map(([name]) => name),
+      [...approvalTools],
+    );
+  });
+
+  test('every tool has a description, an object input schema that refuses unknown arguments, and an object output schema', () => {
+    for (const tool of listings) {
+      assert.ok((tool.description ?? '').length > 20, tool.name);
+      assert.equal(tool.inputSchema.type, 'object', tool.name);
+      assert.equal((tool.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, tool.name);
+      assert.equal(tool.outputSchema?.type, 'object', tool.name);
+      assert.ok(!JSON.stringify(tool).includes('"$ref"'), `${tool.name} schemas are self-contained`);
+    }
+  });
+
+  test('every list tool takes limit (1..100) and cursor and returns next_cursor', () => {
+    const lists = listings.filter((tool) => tool.name.startsWith('service_list_') || tool.name === 'service_recent_leads');
+    assert.equal(lists.length, 13);
+    for (const tool of lists) {
+      const properties = tool.inputSchema.properties as Record<string, { minimum?: number; maximum?: number }>;
+      assert.equal(properties.limit?.minimum, 1, tool.name);
+      assert.equal(properties.limit?.maximum, 100, tool.name);
+      assert.ok(properties.cursor, tool.name);
+      assert.ok((tool.outputSchema?.properties as Record<string, unknown>).next_cursor, tool.name);
+    }
+  });
+
+  test('the schemas match the snapshot in test/__snapshots__/tools.json (UPDATE_SNAPSHOTS=1 rewrites it)', () => {
+    const current = `${JSON.stringify(
+      [...listings]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          annotations: tool.annotations,
+          inputSchema: tool.inputSchema,
+          outputSchema: tool.outputSchema,
+        })),
+      null,
+      2,
+    )}\n`;
+    if (process.env.UPDATE_SNAPSHOTS === '1') writeFileSync(snapshotPath, current);
+    const stored = readFileSync(snapshotPath, 'utf8');
+    assert.equal(
+      current,
+      stored,
+      'tool schemas changed: review the diff, then run UPDATE_SNAPSHOTS=1 npm test -- services/mcp/test/tools.test.ts',
+    );
+  });
+});
+
+describe('tool errors', () => {
+  test('say the code, what happened and what to do next', () => {
+    const scope = toolError(new ApiError('forbidden_scope', 'service_send_sms changes data and this key is read-only'), 'req_1');
+    assert.equal(scope.isError, true);
+    assert.match(scope.content[0]?.text ?? '', /^forbidden_scope: .*this tool needs a read-write key; ask the operator for one\.$/);
+    const missing = toolError(new ApiError('not_found', 'No such lead.', { param: 'id' }), 'req_1');
+    assert.match(missing.content[0]?.text ?? '', /^not_found: No such lead \(argument id\); check the id/);
+  });
+
+  test('hide unexpected errors behind internal, with the request id to report', () => {
+    const result = toolError(new Error('connection reset by db at 10.0.0.3'), 'req_abc');
+    assert.match(result.content[0]?.text ?? '', /^internal: .*Request id: req_abc\.$/);
+    assert.doesNotMatch(result.content[0]?.text ?? '', /10\.0\.0\.3/);
+  });
+});
