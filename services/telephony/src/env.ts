@@ -15,6 +15,29 @@ export const envSchema = baseEnvSchema
     /** Caller id and sender when a request names no `from`: the platform's own number. */
     TELEPHONY_DEFAULT_FROM: e164Schema.default('+15005550006'),
     /**
+     * Which organization owns which of the platform's numbers, for inbound calls and messages:
+     * `+15005550006=org_…,+14155550000=org_…`. Numbers not listed route by conversation (the organization
+     * that last contacted the caller from that number).
+     */
+    TELEPHONY_NUMBER_ORGS: z
+      .string()
+      .default('')
+      .transform((value, context) => {
+        const map = new Map<string, string>();
+        for (const pair of value
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)) {
+          const match = /^(\+[1-9][0-9]{6,14})=(org_[0-9A-Za-z]{8,40})$/.exec(pair);
+          if (!match?.[1] || !match[2]) {
+            context.addIssue({ code: 'custom', message: `"${pair}" is not +E164=org_id` });
+            return z.NEVER;
+          }
+          map.set(match[1], match[2]);
+        }
+        return map;
+      }),
+    /**
      * The public address carriers reach this service at (through the gateway), e.g. https://api.example.com.
      * Callback URLs are built from it, and Twilio signs the exact URL it requested.
      */

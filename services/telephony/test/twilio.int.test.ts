@@ -8,6 +8,8 @@ import { type FakeTwilio, invalidNumber, startFakeTwilio } from './support/fake-
 import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
 
 const publicBaseUrl = 'https://api.example.test';
+const owner = testIdentity();
+const ownedNumber = '+15005550100';
 let twilio: FakeTwilio;
 let h: Harness;
 let events: EventEnvelope[];
@@ -22,6 +24,7 @@ before(async () => {
     PUBLIC_BASE_URL: publicBaseUrl,
     DIAL_MAX_ATTEMPTS: '3',
     DIAL_BACKOFF_MS: '10',
+    TELEPHONY_NUMBER_ORGS: `${ownedNumber}=${owner.org_id}`,
   });
   events = await collectEvents(h.deps.bus, 'test-twilio', [
     'call.queued',
@@ -167,7 +170,61 @@ describe('calls through Twilio', () => {
   });
 });
 
+describe('inbound calls', () => {
+  test("an inbound call to an owned number is recorded once for the number's organization and followed to completion", async () => {
+    const sid = `CA${'1'.repeat(32)}`;
+    const params = { CallSid: sid, From: '+14155550701', To: ownedNumber, CallStatus: 'ringing', Direction: 'inbound' };
+    const answer = await twilioPost('/api/hooks/twilio/calls/inbound', params);
+    assert.equal(answer.statusCode, 200);
+    assert.match(answer.body, /<Response><Say>/);
+    // Twilio retries a webhook it did not see answered: still one call.
+    assert.equal((await twilioPost('/api/hooks/twilio/calls/inbound', params)).statusCode, 200);
+    const list = (await h.request(owner, 'GET', '/api/v1/phone/calls?direction=inbound')).json();
+    assert.equal(list.data.length, 1);
+    const call = list.data[0] as Call;
+    assert.deepEqual(
+      [call.direction, call.status, call.source, call.from, call.to],
+      ['inbound', 'ringing', 'inbound', '+14155550701', ownedNumber],
+    );
+
+    // The number's status callback names only the sid.
+    await twilioPost('/api/hooks/twilio/calls/status', { CallSid: sid, CallStatus: 'in-progress' });
+    await twilioPost('/api/hooks/twilio/calls/status', { CallSid: sid, CallStatus: 'completed', CallDuration: '42' });
+    const done = (await h.request(owner, 'GET', `/api/v1/phone/calls/${call.id}`)).json() as Call;
+    assert.equal(done.status, 'completed');
+    assert.equal(done.duration_seconds, 42);
+    const types = await eventually(() => {
+      const mine = events.filter((event) => event.data.call_id === call.id).map((event) => event.type);
+      return mine.includes('call.completed') ? mine : undefined;
+    });
+    assert.deepEqual(types, ['call.ringing', 'call.started', 'call.completed']);
+    // Nobody else sees it.
+    assert.equal((await h.request(org, 'GET', `/api/v1/phone/calls/${call.id}`)).statusCode, 404);
+  });
+
+  test('a call to a number nobody owns or talks from is rejected and not recorded', async () => {
+    const response = await twilioPost('/api/hooks/twilio/calls/inbound', {
+      CallSid: `CA${'2'.repeat(32)}`,
+      From: '+14155550702',
+      To: '+15005550199',
+    });
+    assert.equal(response.statusCode, 200);
+    assert.match(response.body, /<Reject/);
+    assert.equal(await h.deps.prisma.call.count({ where: { carrierCallId: `CA${'2'.repeat(32)}` } }), 0);
+  });
+});
+
 describe('SMS through Twilio', () => {
+  test('an inbound message delivered twice by the carrier is filed once', async () => {
+    const params = { MessageSid: `SM${'c'.repeat(32)}`, From: '+14155550703', To: ownedNumber, Body: 'Can you call me back?' };
+    await twilioPost('/api/hooks/twilio/sms/inbound', params);
+    await twilioPost('/api/hooks/twilio/sms/inbound', params);
+    const list = (await h.request(owner, 'GET', '/api/v1/phone/sms?direction=inbound')).json();
+    assert.equal(list.data.length, 1);
+    assert.equal(list.data[0].body, 'Can you call me back?');
+    assert.equal(list.data[0].status, 'received');
+  });
+
   test('sends, then follows the delivery report', async () => {
     const response = await h.request(org, 'POST', '/api/v1/phone/sms', {
       to: '+14155550201',

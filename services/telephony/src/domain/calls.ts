@@ -1,12 +1,22 @@
 import { ApiError, idempotent } from '@voice/kit';
 import type { CallOutcome, CallStatus, Identity, QueueCallInput } from '@voice/proto';
 import type { Prisma } from '../generated/prisma/client.js';
-import { type CallRow, claimForDial, createOutboundCall, findCallRow, transitionCall, updateCall } from '../store/calls.js';
+import {
+  type CallRow,
+  claimForDial,
+  createInboundCall,
+  createOutboundCall,
+  findCallByCarrierId,
+  findCallRow,
+  transitionCall,
+  updateCall,
+} from '../store/calls.js';
 import { toCall } from './call-records.js';
 import { isFinal, statusesBefore } from './call-status.js';
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked } from './dnc.js';
 import { publishCallEvent } from './events.js';
+import { routeInbound } from './routing.js';
 
 /** The callback URL carriers report a call's progress to, through the gateway's public hooks path. */
 export function callStatusCallbackUrl(publicBaseUrl: string, callId: string): string {
@@ -152,4 +162,30 @@ export async function dialCall(context: TelephonyContext, orgId: string, callId:
 /** The dialer gave up on a call (carrier refused it, or every retry failed). */
 export async function failCall(context: TelephonyContext, orgId: string, callId: string, endReason: string) {
   return applyCallReport(context, orgId, callId, { status: 'failed', endReason });
+}
+
+/** TwiML that hands an answered call to the voice agent, or a short notice when none is configured. */
+export function connectTwiml(voiceUrl: string | undefined): string {
+  if (voiceUrl) return `<Response><Redirect method="POST">${voiceUrl.replaceAll('&', '&amp;')}</Redirect></Response>`;
+  return '<Response><Say>Thank you for calling. Nobody can take your call right now. Goodbye.</Say></Response>';
+}
+
+/**
+ * An inbound call ringing on one of our numbers: recorded (once per carrier sid) under the organization
+ * it routes to, and announced with `call.ringing`. Null when the number routes nowhere.
+ */
+export async function receiveCall(
+  context: TelephonyContext,
+  call: { from: string; to: string; carrierCallId: string },
+): Promise<CallRow | null> {
+  const seen = await findCallByCarrierId(context.prisma, call.carrierCallId);
+  if (seen) return seen;
+  const [route] = await routeInbound(context, call.to, call.from);
+  if (!route) {
+    context.logger.info({ to: call.to }, 'inbound call to an unrouted number rejected');
+    return null;
+  }
+  const row = await createInboundCall(context.prisma, route.orgId, { ...call, leadId: route.leadId, workspaceId: route.workspaceId });
+  await publishCallEvent(context.bus, row);
+  return row;
 }

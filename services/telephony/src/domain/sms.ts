@@ -1,12 +1,13 @@
 import { idempotent } from '@voice/kit';
 import type { Identity, SendSmsInput, SmsStatus } from '@voice/proto';
 import type { Prisma } from '../generated/prisma/client.js';
-import { conversationsBetween, createInboundSms, createOutboundSms, findSmsRow, type SmsRow, transitionSms } from '../store/sms.js';
+import { createInboundSms, createOutboundSms, findSmsByCarrierId, findSmsRow, type SmsRow, transitionSms } from '../store/sms.js';
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked, optInBySms, optOutBySms } from './dnc.js';
 import { isOptIn, isOptOut } from './dnc-rules.js';
 import { publishSmsEvent } from './events.js';
 import { toSms } from './records.js';
+import { routeInbound } from './routing.js';
 import { smsSegments } from './sms-segments.js';
 
 export function smsStatusCallbackUrl(publicBaseUrl: string, smsId: string): string {
@@ -115,18 +116,22 @@ export async function applySmsReport(
 }
 
 /**
- * An inbound message to one of our numbers. It belongs to the organizations that contacted the sender
- * from that number (stored for the most recent one); STOP opts the sender out for each of them, START
- * opts back in. A message nobody is in conversation with is ignored.
+ * An inbound message to one of our numbers, filed under the organization it routes to first (see
+ * routing.ts); STOP opts the sender out of messages from every organization it routes to, START opts back
+ * in. A message that routes nowhere is dropped; one the carrier delivers twice is filed once.
  */
 export async function receiveSms(
   context: TelephonyContext,
   message: { from: string; to: string; body: string; carrierMessageId: string | null },
 ): Promise<SmsRow | null> {
-  const conversations = await conversationsBetween(context.prisma, message.to, message.from);
+  if (message.carrierMessageId) {
+    const seen = await findSmsByCarrierId(context.prisma, message.carrierMessageId);
+    if (seen) return seen;
+  }
+  const conversations = await routeInbound(context, message.to, message.from);
   const latest = conversations[0];
   if (!latest) {
-    context.logger.info({ to: message.to }, 'inbound SMS without a conversation ignored');
+    context.logger.info({ to: message.to }, 'inbound SMS to an unrouted number dropped');
     return null;
   }
   const row = await createInboundSms(context.prisma, latest.orgId, {
@@ -136,6 +141,7 @@ export async function receiveSms(
     segments: smsSegments(message.body || ' '),
     carrierMessageId: message.carrierMessageId,
     leadId: latest.leadId,
+    workspaceId: latest.workspaceId,
   });
   await publishSmsEvent(context.bus, 'sms.received', row);
   if (isOptOut(message.body)) {

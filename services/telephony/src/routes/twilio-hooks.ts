@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { verifyTwilioSignature } from '../carrier/twilio-signature.js';
 import type { TelephonyDeps } from '../deps.js';
 import { fromTwilioCallStatus, isFinal } from '../domain/call-status.js';
-import { applyCallReport } from '../domain/calls.js';
+import { applyCallReport, connectTwiml, receiveCall } from '../domain/calls.js';
 import { applySmsReport, receiveSms } from '../domain/sms.js';
-import { findCallForCarrier, updateCall } from '../store/calls.js';
+import { findCallByCarrierId, findCallForCarrier, updateCall } from '../store/calls.js';
 import { findSmsForCarrier } from '../store/sms.js';
 
 const formSchema = z.record(z.string(), z.string());
@@ -43,13 +43,18 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
     hooks.post(
       '/api/hooks/twilio/calls/status',
       {
-        schema: { hide: true, querystring: z.object({ call_id: idSchema('call') }), body: formSchema },
+        // Outbound calls name our call id; inbound calls (the number's status callback) only Twilio's sid.
+        schema: { hide: true, querystring: z.object({ call_id: idSchema('call').optional() }), body: formSchema },
         config: { public: true },
       },
       async (request, reply) => {
         verify(request, request.body);
         const params = request.body;
-        const call = await findCallForCarrier(deps.prisma, request.query.call_id);
+        const call = request.query.call_id
+          ? await findCallForCarrier(deps.prisma, request.query.call_id)
+          : params.CallSid
+            ? await findCallByCarrierId(deps.prisma, params.CallSid)
+            : null;
         // A sid that does not match the call we placed is not about this call; acknowledge and drop it.
         if (!call || (call.carrierCallId && params.CallSid && call.carrierCallId !== params.CallSid)) return reply.status(204).send();
         if (!call.carrierCallId && params.CallSid) await updateCall(deps.prisma, call.orgId, call.id, { carrierCallId: params.CallSid });
@@ -66,6 +71,19 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
           });
         }
         return reply.status(204).send();
+      },
+    );
+
+    hooks.post(
+      '/api/hooks/twilio/calls/inbound',
+      { schema: { hide: true, body: formSchema }, config: { public: true } },
+      async (request, reply) => {
+        verify(request, request.body);
+        const { From: from, To: to, CallSid: sid } = request.body;
+        const call = from && to && sid ? await receiveCall(deps, { from, to, carrierCallId: sid }) : null;
+        // Unrouted calls are rejected politely; routed ones go to the voice agent.
+        const twiml = call ? connectTwiml(deps.env.TWILIO_VOICE_URL) : '<Response><Reject reason="rejected"/></Response>';
+        return reply.status(200).type('text/xml').send(`<?xml version="1.0" encoding="UTF-8"?>${twiml}`);
       },
     );
 

@@ -156,3 +156,29 @@ export async function staleQueuedCalls(prisma: PrismaClient, olderThan: Date, li
 export async function findCallForCarrier(prisma: PrismaClient, callId: string): Promise<CallRow | null> {
   return prisma.call.findUnique({ where: { id: callId } });
 }
+
+/** The call with this carrier id (Twilio CallSid): inbound calls are known to the carrier by it alone. */
+export async function findCallByCarrierId(prisma: PrismaClient, carrierCallId: string): Promise<CallRow | null> {
+  return prisma.call.findFirst({ where: { carrierCallId } });
+}
+
+export async function createInboundCall(
+  prisma: PrismaClient,
+  orgId: string,
+  input: { from: string; to: string; carrierCallId: string; leadId: string | null; workspaceId: string | null },
+): Promise<CallRow> {
+  return prisma.call.create({
+    data: {
+      id: newId('call'),
+      orgId,
+      workspaceId: input.workspaceId,
+      direction: 'inbound',
+      fromNumber: input.from,
+      toNumber: input.to,
+      leadId: input.leadId,
+      status: 'ringing',
+      source: 'inbound',
+      carrierCallId: input.carrierCallId,
+    },
+  });
+}

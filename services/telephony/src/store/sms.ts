@@ -56,12 +56,21 @@ export async function createOutboundSms(
 export async function createInboundSms(
   prisma: PrismaClient,
   orgId: string,
-  input: { from: string; to: string; body: string; segments: number; carrierMessageId: string | null; leadId: string | null },
+  input: {
+    from: string;
+    to: string;
+    body: string;
+    segments: number;
+    carrierMessageId: string | null;
+    leadId: string | null;
+    workspaceId: string | null;
+  },
 ): Promise<SmsRow> {
   return prisma.sms.create({
     data: {
       id: newId('sms'),
       orgId,
+      workspaceId: input.workspaceId,
       direction: 'inbound',
       fromNumber: input.from,
       toNumber: input.to,
@@ -102,6 +111,11 @@ export async function staleQueuedSms(prisma: PrismaClient, olderThan: Date, limi
 /** The message a carrier callback is about, by our id from the callback URL (see findCallForCarrier). */
 export async function findSmsForCarrier(prisma: PrismaClient, smsId: string): Promise<SmsRow | null> {
   return prisma.sms.findUnique({ where: { id: smsId } });
+}
+
+/** A message by its carrier id: a carrier retrying a webhook must not file the message twice. */
+export async function findSmsByCarrierId(prisma: PrismaClient, carrierMessageId: string): Promise<SmsRow | null> {
+  return prisma.sms.findFirst({ where: { carrierMessageId } });
 }
 
 /**
