@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { parseEnv } from '@voice/kit';
+import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import { buildApp } from '../src/app.js';
+import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
+import { envSchema } from '../src/env.js';
+
+const page = `<!doctype html><html lang="en"><head>
+<title>Acme Voice — AI receptionists</title>
+<meta name="description" content="Acme Voice answers every call for clinics and books appointments, day and night.">
+<meta name="viewport" content="width=device-width">
+</head><body><h1>Never miss a call</h1></body></html>`;
+
+describe('marketing audit', () => {
+  let ctx: TestContext;
+  let deps: RecallServiceDeps;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  let site: Server;
+  let siteUrl: string;
+
+  const audit = (url: string, forwardedFor: string) =>
+    app.inject({ method: 'POST', url: '/api/public/marketing-audit', headers: { 'x-forwarded-for': forwardedFor }, payload: { url } });
+
+  before(async () => {
+    ctx = await createTestContext();
+    site = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page));
+    site.listen(0, '127.0.0.1');
+    await once(site, 'listening');
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+    deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, PUBLIC_AUDIT_LIMIT: '3', PUBLIC_AUDIT_WINDOW_SECONDS: '600' }));
+    // The test site stands in for the public internet: this one address is allowed, every other private one is not.
+    deps.pageFetch.isAllowedAddress = (address) => address === '127.0.0.1';
+    app = await buildApp(deps);
+  });
+
+  after(async () => {
+    await app?.close();
+    await deps?.close();
+    site?.closeAllConnections();
+    site?.close();
+    await ctx?.cleanup();
+  });
+
+  test('the public audit needs no key and reports its checks with rate-limit headers', async () => {
+    const response = await audit(siteUrl, '198.51.100.1');
+    assert.equal(response.statusCode, 200, response.body);
+    const body = response.json();
+    assert.equal(body.ok, true);
+    assert.equal(body.status, 200);
+    const byId = Object.fromEntries(body.checks.map((check: { id: string; passed: boolean }) => [check.id, check.passed]));
+    assert.equal(byId.title, true);
+    assert.equal(byId.meta_description, true);
+    assert.equal(byId.h1, true);
+    assert.equal(byId.https, false);
+    assert.equal(byId.structured_data, false);
+    assert.ok(body.score > 0 && body.score < 100);
+    assert.match(body.notice, /coming soon/);
+    assert.equal(response.headers['x-ratelimit-limit'], '3');
+    assert.equal(response.headers['x-ratelimit-remaining'], '2');
+  });
+
+  test('private addresses are refused with 400', async () => {
+    const response = await audit('http://169.254.169.254/latest/meta-data/', '198.51.100.2');
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.json().error.param, 'url');
+  });
+
+  test('the limit is per client address (the last X-Forwarded-For entry), with Retry-After', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // A client-supplied first entry changes nothing: the gateway's entry (the last) is the subject.
+      assert.equal((await audit(siteUrl, `10.9.9.${attempt}, 203.0.113.50`)).statusCode, 200);
+    }
+    const refused = await audit(siteUrl, '10.9.9.99, 203.0.113.50');
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error.code, 'rate_limited');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+    assert.equal((await audit(siteUrl, '203.0.113.51')).statusCode, 200);
+  });
+
+  test('the API-key form answers 501 coming_soon, and needs the gateway identity', async () => {
+    const identity = testIdentity({ scope: 'read' });
+    const url = '/api/v1/marketing-audit';
+    const response = await app.inject({ method: 'POST', url, headers: gatewayHeaders(identity, 'POST', url), payload: { url: siteUrl } });
+    assert.equal(response.statusCode, 501);
+    assert.equal(response.json().error.code, 'coming_soon');
+    const unsigned = await app.inject({ method: 'POST', url, payload: { url: siteUrl } });
+    assert.equal(unsigned.statusCode, 401);
+  });
+
+  test('both audit routes and the recall routes are in the OpenAPI document with their scopes', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const path of [
+      '/api/public/marketing-audit',
+      '/api/v1/marketing-audit',
+      '/api/v1/llm-recall',
+      '/api/v1/knowledge/documents',
+      '/api/v1/knowledge/documents/{id}',
+    ]) {
+      assert.ok(document.paths[path], `missing ${path}`);
+    }
+    assert.ok(document.paths['/api/public/marketing-audit'].post.requestBody);
+    assert.ok(document.paths['/api/v1/llm-recall'].post.requestBody);
+  });
+});
