@@ -5,7 +5,7 @@ import { envSchema } from './env.js';
 
 const env = parseEnv(envSchema);
 const logger = createLogger('telephony', env.LOG_LEVEL);
-await assertBackingServices({ databaseUrl: env.DATABASE_URL, natsUrl: env.NATS_URL }).catch((error: Error) => {
+await assertBackingServices({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, natsUrl: env.NATS_URL }).catch((error: Error) => {
   logger.fatal(error.message);
   process.exit(1);
 });
