@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { ApiError, newId } from '@voice/kit';
 import { type CreateLead, type Identity, type Lead, type LeadDetail, type LeadNote, telephonyRpc, type UpdateLead } from '@voice/proto';
 import type { LeadsDeps } from '../deps.js';
-import type { Lead as LeadRow } from '../generated/prisma/client.js';
 import { latestEnrollmentsOfLead } from '../store/enrollments.js';
-import { deleteLeadRow, findLead, insertLead, insertLeadNote, listLeadNotes, updateLeadWhere } from '../store/leads.js';
+import { deleteLeadRow, findLead, findLeadIfAny, insertLead, insertLeadNote, listLeadNotes, updateLeadWhere } from '../store/leads.js';
 import { assertWorkspace } from '../store/references.js';
 import { publishEvent } from './events.js';
 import { toEnrollment, toLead, toLeadNote } from './records.js';
@@ -137,16 +136,29 @@ function derivedEventId(cause: string): string {
   return `evt_${createHash('sha256').update(cause).digest('hex').slice(0, 24)}`;
 }
 
-/** A call or message reached the lead: remember when, and a new lead becomes contacted. */
-export async function markContacted(deps: LeadsDeps, orgId: string, leadId: string, at: Date): Promise<LeadRow | null> {
-  await updateLeadWhere(deps.prisma, orgId, leadId, { status: 'new' }, { status: 'contacted' });
-  return updateLeadWhere(
+/**
+ * A call or message reached the lead: remember when, and a new lead becomes contacted. The status change
+ * is announced (`lead.updated`) the one time it happens; `cause` names what contacted the lead, so a
+ * retried cause republishes the same event id.
+ */
+export async function markContacted(deps: LeadsDeps, orgId: string, leadId: string, at: Date, cause: string): Promise<void> {
+  const contacted = await updateLeadWhere(deps.prisma, orgId, leadId, { status: 'new' }, { status: 'contacted', lastContactedAt: at });
+  await updateLeadWhere(
     deps.prisma,
     orgId,
     leadId,
     { OR: [{ lastContactedAt: null }, { lastContactedAt: { lt: at } }] },
     { lastContactedAt: at },
   );
+  if (contacted) {
+    await publishEvent(
+      deps,
+      'lead.updated',
+      orgId,
+      { ...toLead(contacted), changed: ['status', 'last_contacted_at'] },
+      derivedEventId(`contacted:${cause}`),
+    );
+  }
 }
 
 export interface CallOutcome {
@@ -162,9 +174,9 @@ export interface CallOutcome {
  * only duplicates of the same events (same ids), which JetStream drops.
  */
 export async function recordCallOutcome(deps: LeadsDeps, orgId: string, call: CallOutcome): Promise<void> {
-  const existing = await deps.prisma.lead.findFirst({ where: { orgId, id: call.lead_id } });
+  const existing = await findLeadIfAny(deps.prisma, orgId, call.lead_id);
   if (!existing) return; // deleted, or not a lead of this organization
-  await markContacted(deps, orgId, call.lead_id, call.ended_at);
+  await markContacted(deps, orgId, call.lead_id, call.ended_at, call.call_id);
   if (call.outcome !== 'qualified_lead') return;
   if (existing.qualifiedAt !== null && existing.qualifiedByCallId !== call.call_id) return;
   const qualified =

@@ -122,7 +122,7 @@ export async function processStepJob(deps: LeadsDeps, job: Job<StepJobData>): Pr
     ...(last ? { status: 'completed' as const, activeSlot: null, completedAt: now } : {}),
   });
   if (!advanced) return; // stopped while the step ran
-  if (run.outcome === 'done' && step?.type !== 'wait') await markContacted(deps, orgId, enrollment.leadId, now);
+  if (run.outcome === 'done' && step?.type !== 'wait') await markContacted(deps, orgId, enrollment.leadId, now, `${enrollmentId}:${index}`);
   if (last) {
     await publishEvent(deps, 'enrollment.completed', orgId, toEnrollment(advanced), `evt_${enrollmentId.slice(4)}done`);
     return;

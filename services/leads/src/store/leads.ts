@@ -70,6 +70,10 @@ export async function findLead(prisma: PrismaClient, orgId: string, id: string, 
   return row;
 }
 
+export async function findLeadIfAny(prisma: PrismaClient, orgId: string, id: string) {
+  return prisma.lead.findFirst({ where: { orgId, id } });
+}
+
 export async function insertLead(
   prisma: PrismaClient,
   orgId: string,
