@@ -137,6 +137,10 @@ describe('sequences and enrollments', () => {
 
     assert.ok(events.some((event) => event.type === 'enrollment.started' && event.data.id === enrollment.id));
     await eventually(
+      async () => events.find((event) => event.type === 'lead.updated' && event.data.id === lead.id && event.data.status === 'contacted'),
+      'lead.updated announcing the contact',
+    );
+    await eventually(
       async () => events.find((event) => event.type === 'enrollment.completed' && event.data.id === enrollment.id),
       'enrollment.completed',
     );
@@ -239,6 +243,16 @@ describe('sequences and enrollments', () => {
     const viaRpc = await h.deps.bus.call(leadsRpc.unenrollLead, org, { sequence_id: sequence.id, lead_id: lead.id });
     assert.equal(viaRpc.id, fresh.id);
     assert.equal(viaRpc.status, 'stopped');
+  });
+
+  it('keeps a running enrollment on the steps it started with when the sequence changes', async () => {
+    const lead = await post('/api/v1/leads', { name: 'Steady' });
+    const sequence = await post('/api/v1/sequences', { name: 'Edited', steps: [{ type: 'wait', delay_seconds: 90 * 86_400 }] });
+    const enrollment = (await post(`/api/v1/sequences/${sequence.id}/enrollments`, { lead_ids: [lead.id] })).data[0];
+    const patched = await h.request(org, 'PATCH', `/api/v1/sequences/${sequence.id}`, { steps: [{ type: 'call' }, { type: 'call' }] });
+    assert.equal(patched.json().steps.length, 2);
+    const running = await enrollmentOf(sequence.id, enrollment.id);
+    assert.deepEqual(running.steps, [{ type: 'wait', delay_seconds: 90 * 86_400 }]);
   });
 
   it('puts back the job of a step whose job was lost', async () => {
