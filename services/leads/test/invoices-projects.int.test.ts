@@ -218,6 +218,37 @@ describe('invoices and projects', () => {
     assert.equal(bad.statusCode, 400);
   });
 
+  it('lists projects by customer, by cursor', async () => {
+    const listOrg = testIdentity();
+    const buyer = (await h.request(listOrg, 'POST', '/api/v1/leads', { name: 'Project buyer' })).json();
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      ids.push(
+        (
+          await h.request(listOrg, 'POST', '/api/v1/projects', {
+            lead_id: buyer.id,
+            name: `P${index}`,
+            status: index === 0 ? 'ready' : 'active',
+          })
+        ).json().id,
+      );
+    }
+    const ready = (await h.request(listOrg, 'GET', '/api/v1/projects?status=ready')).json();
+    assert.deepEqual(
+      ready.data.map((item: Json) => item.id),
+      [ids[0]],
+    );
+    const page1 = (await h.request(listOrg, 'GET', `/api/v1/projects?lead_id=${buyer.id}&limit=2`)).json();
+    assert.equal(page1.has_more, true);
+    const page2 = (await h.request(listOrg, 'GET', `/api/v1/projects?lead_id=${buyer.id}&limit=2&cursor=${page1.next_cursor}`)).json();
+    assert.deepEqual(
+      [...page1.data, ...page2.data].map((item: Json) => item.id),
+      [...ids].reverse(),
+    );
+    const mismatched = await h.request(listOrg, 'GET', `/api/v1/projects?limit=2&cursor=${page1.next_cursor}`);
+    assert.equal(mismatched.json().error.code, 'invalid_cursor');
+  });
+
   it('keeps organizations apart', async () => {
     const invoice = await draft({ lines: [{ description: 'x', unit_amount: 1 }] });
     const project = (await h.request(org, 'POST', '/api/v1/projects', { lead_id: customer.id, name: 'Secret' })).json();
