@@ -3,12 +3,13 @@ import { after, before, test } from 'node:test';
 import { ApiError, Bus, createLogger, newId } from '@voice/kit';
 import { testIdentity } from '@voice/kit/testing';
 import { telephonyRpc } from '@voice/proto';
-import { type Harness, startHarness } from './support/harness.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
 let caller: Bus;
 before(async () => {
-  h = await startHarness();
+  // A short sweep interval, so the test can watch the sweeper recover a call whose job was lost.
+  h = await startHarness({ DIAL_SWEEP_INTERVAL_MS: '300' });
   // Another service's connection, as the MCP or leads service would call.
   caller = await Bus.connect({
     url: h.ctx.natsUrl,
@@ -99,4 +100,31 @@ test('bad input and read keys are refused with their codes', async () => {
   await rejects(caller.call(telephonyRpc.addDnc, testIdentity({ scope: 'read' }), { phone: '+14155550603' }), 'forbidden_scope');
   // A read key may still read.
   assert.equal((await caller.call(telephonyRpc.checkDnc, testIdentity({ scope: 'read' }), { phone: '+14155550603' })).listed, false);
+});
+
+test('a queued call whose dialer job was lost is found by the sweeper and dialed', async () => {
+  const identity = testIdentity();
+  // Stored as the queue endpoint stores it, but with no job in Redis (as after a failed enqueue or a flush).
+  const row = await h.deps.prisma.call.create({
+    data: {
+      id: newId('call'),
+      orgId: identity.org_id,
+      direction: 'outbound',
+      fromNumber: '+15005550006',
+      toNumber: '+14155550604',
+      status: 'queued',
+      source: 'api',
+      metadata: { sandbox_status: 'busy' },
+    },
+  });
+  const done = await eventually(
+    async () => {
+      const call = await caller.call(telephonyRpc.getCall, identity, { id: row.id });
+      return call.status === 'busy' ? call : undefined;
+    },
+    15_000,
+    'the swept call to finish',
+  );
+  assert.equal(done.end_reason, 'busy');
+  assert.equal((await h.deps.prisma.call.findUnique({ where: { id: row.id } }))?.dialAttempts, 1);
 });

@@ -131,6 +131,18 @@ describe('calls through Twilio', () => {
     assert.equal((await getCall(id)).status, 'queued');
   });
 
+  test('canceling a queued call the carrier already has cancels it at the carrier too', async () => {
+    const { id, sid } = await placedCall('+14155550105');
+    const response = await h.request(org, 'POST', `/api/v1/phone/calls/${id}/cancel`);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().status, 'canceled');
+    const cancel = twilio.requests.find((request) => request.path.endsWith(`/Calls/${sid}.json`));
+    assert.equal(cancel?.form.get('Status'), 'canceled');
+    // Twilio's own "canceled" callback afterwards changes nothing and publishes nothing new.
+    await twilioPost(`/api/hooks/twilio/calls/status?call_id=${id}`, { CallSid: sid, CallStatus: 'canceled' });
+    assert.equal((await getCall(id)).status, 'canceled');
+  });
+
   test('retries carrier outages with back-off, then places the call once', async () => {
     const before = callCreates().length;
     twilio.failNext(2, 503);
