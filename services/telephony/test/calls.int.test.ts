@@ -331,3 +331,29 @@ describe('isolation and bad input', () => {
     assert.equal(response.json().error.code, 'unauthenticated');
   });
 });
+
+test('the OpenAPI document describes every public route, and no hook', async () => {
+  const response = await h.app.inject({ method: 'GET', url: '/openapi.json' });
+  assert.equal(response.statusCode, 200, response.body);
+  const document = response.json() as { paths: Record<string, Record<string, unknown>> };
+  const routes = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+  for (const route of [
+    'GET /api/v1/phone/calls',
+    'POST /api/v1/phone/calls',
+    'GET /api/v1/phone/calls/stats',
+    'GET /api/v1/phone/calls/{id}',
+    'POST /api/v1/phone/calls/{id}/cancel',
+    'GET /api/v1/phone/sms',
+    'POST /api/v1/phone/sms',
+    'GET /api/v1/phone/sms/{id}',
+    'GET /api/v1/phone/dnc',
+    'POST /api/v1/phone/dnc',
+    'GET /api/v1/phone/dnc/check',
+    'DELETE /api/v1/phone/dnc/{id}',
+  ]) {
+    assert.ok(routes.includes(route), route);
+  }
+  assert.ok(routes.every((route) => !route.includes('/api/hooks/')));
+});
