@@ -1,5 +1,6 @@
 import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
-import { type DeliveryWorker, startDeliveryWorker } from './delivery/worker.js';
+import { startMaintenance } from './delivery/maintenance.js';
+import { startDeliveryWorker } from './delivery/worker.js';
 import type { WebhooksDeps } from './deps.js';
 import { startFanout } from './nats/fanout.js';
 import { serveWebhooksRpc } from './nats/handlers.js';
@@ -25,11 +26,16 @@ export async function buildApp(deps: WebhooksDeps): Promise<HttpApp> {
 }
 
 /**
- * The background half: the durable JetStream consumer that turns events into delivery jobs, and the
- * BullMQ worker that attempts them. Every replica runs both; both scale by replica count.
+ * The background half: the durable JetStream consumer that turns events into delivery jobs, the BullMQ
+ * worker that attempts them, and the maintenance job. Every replica runs all three; they scale by replicas.
  */
-export async function startDeliveries(deps: WebhooksDeps): Promise<DeliveryWorker> {
+export async function startDeliveries(deps: WebhooksDeps): Promise<{ close(): Promise<void> }> {
   const worker = startDeliveryWorker(deps);
+  const maintenance = await startMaintenance(deps);
   await startFanout(deps);
-  return worker;
+  return {
+    async close() {
+      await Promise.all([worker.close(), maintenance.close()]);
+    },
+  };
 }

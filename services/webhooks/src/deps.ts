@@ -2,6 +2,7 @@ import { Bus, bullmqConnectionOptions, createLogger, type Logger, prismaAdapter 
 import { Queue } from 'bullmq';
 import { type DeliveryJob, deliveryQueueName } from './delivery/queue.js';
 import type { UrlPolicy } from './domain/address-guard.js';
+import { SecretBox } from './domain/secret-box.js';
 import type { WebhooksEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
 
@@ -14,6 +15,8 @@ export interface WebhooksDeps {
   /** Where delivery jobs go; the worker (delivery/worker.ts) takes them. */
   queue: Queue<DeliveryJob>;
   urlPolicy: UrlPolicy;
+  /** Seals endpoint secrets at rest. */
+  secretBox: SecretBox;
   close(): Promise<void>;
 }
 
@@ -31,6 +34,7 @@ export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogge
     prisma,
     bus,
     queue,
+    secretBox: new SecretBox(env.WEBHOOK_SECRET_ENCRYPTION_KEY),
     urlPolicy: {
       requireHttps: env.WEBHOOKS_REQUIRE_HTTPS ?? env.NODE_ENV === 'production',
       allowPrivateAddresses: env.WEBHOOKS_ALLOW_PRIVATE_ADDRESSES,

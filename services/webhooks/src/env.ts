@@ -4,8 +4,18 @@ import { parseRetrySchedule, productionRetryScheduleMs } from './domain/retry-sc
 
 const hour = 3_600_000;
 
+export const developmentEncryptionKey = Buffer.from('dev-only-webhook-secrets-key-000').toString('base64');
+
 export const envSchema = baseEnvSchema.extend({
   PORT: portSchema(8085),
+  /**
+   * 32 bytes, base64: the AES-256-GCM key endpoint secrets are sealed with in the database. The default is
+   * for development only; production sets its own (the process warns otherwise).
+   */
+  WEBHOOK_SECRET_ENCRYPTION_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
+    .default(developmentEncryptionKey),
   /** Lets endpoints point at private, loopback and link-local addresses: for local receivers in tests only. */
   WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: z.stringbool().default(false),
   /** Refuse `http:` endpoint URLs; when unset, required exactly when NODE_ENV is production. */
@@ -47,6 +57,10 @@ export const envSchema = baseEnvSchema.extend({
   WEBHOOK_FANOUT_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** How long fan-out may take for one event before JetStream hands it to another replica. */
   WEBHOOK_FANOUT_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+  /** How often pending deliveries are checked for a lost job and the log is trimmed. */
+  WEBHOOK_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** Finished deliveries (and events no longer referenced) are deleted after this many days. */
+  WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
 });
 
 export type WebhooksEnv = z.infer<typeof envSchema>;

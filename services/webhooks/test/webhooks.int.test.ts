@@ -88,6 +88,11 @@ describe('endpoints API', () => {
     assert.equal(created.status, 'enabled');
     assert.deepEqual(created.event_types, ['call.completed', 'sms.sent']);
 
+    const stored = await deps.prisma.endpoint.findFirst({ where: { orgId: identity.org_id, id: created.id } });
+    assert.ok(stored);
+    assert.equal(stored.secret.includes(created.secret.slice('whsec_'.length)), false, 'the secret is sealed at rest');
+    assert.equal(deps.secretBox.open(stored.secret, created.id), created.secret);
+
     const fetched = await call<WebhookEndpoint>(identity, 'GET', `/api/v1/webhooks/${created.id}`);
     assert.equal(fetched.status, 200);
     assert.equal('secret' in fetched.body, false);

@@ -38,7 +38,7 @@ export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Pro
   }
   const startedAt = new Date();
   // webhook-id is the event id: the same on every retry and replay, so receivers can deduplicate.
-  const headers = signedHeaders(signingSecrets(endpoint, startedAt), event.id, event.body, startedAt);
+  const headers = signedHeaders(signingSecrets(endpoint, startedAt, deps.secretBox), event.id, event.body, startedAt);
   const result = await postJson(
     endpoint.url,
     event.body,

@@ -1,5 +1,6 @@
 import type { EventType, WebhookDelivery, WebhookEndpoint } from '@voice/proto';
 import type { Delivery as DeliveryRow, Endpoint as EndpointRow } from '../generated/prisma/client.js';
+import type { SecretBox } from './secret-box.js';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -42,10 +43,14 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
 }
 
 /** The secrets a delivery is signed with now: the current one, plus the previous one during its grace period. */
-export function signingSecrets(endpoint: Pick<EndpointRow, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>, now: Date): string[] {
-  const secrets = [endpoint.secret];
+export function signingSecrets(
+  endpoint: Pick<EndpointRow, 'id' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now: Date,
+  box: SecretBox,
+): string[] {
+  const secrets = [box.open(endpoint.secret, endpoint.id)];
   if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
-    secrets.push(endpoint.previousSecret);
+    secrets.push(box.open(endpoint.previousSecret, endpoint.id));
   }
   return secrets;
 }

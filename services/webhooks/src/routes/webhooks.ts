@@ -45,8 +45,8 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       const identity = identityOf(request);
       assertWebhooksPlan(identity);
       assertUrl(request.body.url);
-      const row = await createEndpoint(prisma, identity.org_id, request.body);
-      return reply.status(201).send({ ...toEndpoint(row), secret: row.secret });
+      const { row, secret } = await createEndpoint(prisma, identity.org_id, request.body, deps.secretBox);
+      return reply.status(201).send({ ...toEndpoint(row), secret });
     },
   );
 
@@ -126,8 +126,14 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
     async (request) => {
       const identity = identityOf(request);
       assertWebhooksPlan(identity);
-      const row = await rotateSecret(prisma, identity.org_id, request.params.id, env.WEBHOOK_SECRET_ROTATION_GRACE_MS);
-      return { ...toEndpoint(row), secret: row.secret };
+      const { row, secret } = await rotateSecret(
+        prisma,
+        identity.org_id,
+        request.params.id,
+        env.WEBHOOK_SECRET_ROTATION_GRACE_MS,
+        deps.secretBox,
+      );
+      return { ...toEndpoint(row), secret };
     },
   );
 

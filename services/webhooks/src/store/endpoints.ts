@@ -1,22 +1,20 @@
 import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import type { CreateWebhookBody, DisabledReason, ListWebhooksQuery, UpdateWebhookBody } from '@voice/proto';
 import { toEndpoint } from '../domain/records.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import { newSecret } from '../domain/signature.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 
 /** Endpoints of one organization and the changes to them. Every query takes the organization first. */
 
-export async function createEndpoint(prisma: PrismaClient, orgId: string, body: CreateWebhookBody) {
-  return prisma.endpoint.create({
-    data: {
-      id: newId('webhook'),
-      orgId,
-      url: body.url,
-      description: body.description ?? null,
-      eventTypes: body.event_types,
-      secret: newSecret(),
-    },
+/** A new endpoint and its secret in clear, to show once; the row holds it sealed. */
+export async function createEndpoint(prisma: PrismaClient, orgId: string, body: CreateWebhookBody, box: SecretBox) {
+  const id = newId('webhook');
+  const secret = newSecret();
+  const row = await prisma.endpoint.create({
+    data: { id, orgId, url: body.url, description: body.description ?? null, eventTypes: body.event_types, secret: box.seal(secret, id) },
   });
+  return { row, secret };
 }
 
 export async function listEndpoints(prisma: PrismaClient, orgId: string, query: ListWebhooksQuery) {
@@ -62,17 +60,26 @@ export async function deleteEndpoint(prisma: PrismaClient, orgId: string, id: st
 }
 
 /** A new secret; the old one keeps signing alongside it for `graceMs`, so receivers can switch without a gap. */
-export async function rotateSecret(prisma: PrismaClient, orgId: string, id: string, graceMs: number, now: Date = new Date()) {
+export async function rotateSecret(
+  prisma: PrismaClient,
+  orgId: string,
+  id: string,
+  graceMs: number,
+  box: SecretBox,
+  now: Date = new Date(),
+) {
   const current = await getEndpointRow(prisma, orgId, id);
-  return prisma.endpoint.update({
+  const secret = newSecret();
+  const row = await prisma.endpoint.update({
     where: { id: current.id, orgId },
     data: {
-      secret: newSecret(),
+      secret: box.seal(secret, current.id),
       previousSecret: graceMs > 0 ? current.secret : null,
       previousSecretExpiresAt: graceMs > 0 ? new Date(now.getTime() + graceMs) : null,
       secretRotatedAt: now,
     },
   });
+  return { row, secret };
 }
 
 export async function disableEndpoint(prisma: PrismaClient, orgId: string, id: string, reason: DisabledReason) {

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type HttpApp, parseEnv } from '@voice/kit';
+import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import type { WebhookDelivery, WebhookEndpointWithSecret } from '@voice/proto';
+import { buildApp, startDeliveries } from '../src/app.js';
+import { runMaintenance } from '../src/delivery/maintenance.js';
+import { connectDeps, type WebhooksDeps } from '../src/deps.js';
+import { envSchema } from '../src/env.js';
+import { createTestDelivery } from '../src/store/deliveries.js';
+import { eventually, type Receiver, startReceiver } from './receiver.js';
+
+let ctx: TestContext;
+let deps: WebhooksDeps;
+let app: HttpApp;
+let background: { close(): Promise<void> };
+let target: Receiver;
+const identity = testIdentity();
+let endpoint: WebhookEndpointWithSecret;
+
+before(async () => {
+  ctx = await createTestContext();
+  deps = await connectDeps(
+    parseEnv(envSchema, { ...ctx.env, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,100' }),
+  );
+  app = await buildApp(deps);
+  background = await startDeliveries(deps);
+  target = await startReceiver(() => 200);
+  const url = '/api/v1/webhooks';
+  const created = await app.inject({ method: 'POST', url, headers: gatewayHeaders(identity, 'POST', url), payload: { url: target.url } });
+  endpoint = created.json() as WebhookEndpointWithSecret;
+});
+
+after(async () => {
+  await target?.close();
+  await app?.close();
+  await background?.close();
+  await deps?.close();
+  await ctx?.cleanup();
+});
+
+async function getDelivery(id: string) {
+  const url = `/api/v1/webhooks/${endpoint.id}/deliveries/${id}`;
+  const response = await app.inject({ method: 'GET', url, headers: gatewayHeaders(identity, 'GET', url) });
+  return { status: response.statusCode, body: response.json() as WebhookDelivery };
+}
+
+const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+
+test('a pending delivery whose job was lost is queued again and delivered', async () => {
+  // Stored but never queued: what Redis losing its data leaves behind.
+  const orphan = await createTestDelivery(deps.prisma, identity.org_id, endpoint.id);
+  const first = await runMaintenance(deps, minutesFromNow(2));
+  assert.equal(first.requeued, 1);
+  await target.waitFor((requests) => requests.some((request) => request.headers['webhook-id'] === orphan.eventId));
+  const delivered = await eventually(async () => {
+    const { body } = await getDelivery(orphan.id);
+    return body.status === 'succeeded' ? body : undefined;
+  });
+  assert.equal(delivered.attempt_count, 1);
+  assert.equal((await runMaintenance(deps, minutesFromNow(2))).requeued, 0);
+});
+
+test('finished deliveries past the retention period are deleted, pending ones are kept', async () => {
+  const event = await deps.bus.publish('call.completed', identity.org_id, { call_id: 'call_12345678' });
+  const finished = await eventually(async () => {
+    const row = await deps.prisma.delivery.findFirst({ where: { orgId: identity.org_id, eventId: event.id, status: 'succeeded' } });
+    return row ?? undefined;
+  });
+  const pending = await createTestDelivery(deps.prisma, identity.org_id, endpoint.id);
+
+  const result = await runMaintenance(deps, minutesFromNow(31 * 24 * 60));
+  assert.ok(result.deleted.deliveries >= 2, JSON.stringify(result));
+  assert.ok(result.deleted.events >= 2, JSON.stringify(result));
+  assert.equal((await getDelivery(finished.id)).status, 404);
+  assert.equal((await getDelivery(pending.id)).status, 200);
+});
