@@ -105,3 +105,17 @@ describe('signed identity headers', () => {
     refused(() => verifyIdentity({}, request, secret));
   });
 });
+
+describe('logger', () => {
+  test('authorization headers, keys and secrets never reach a log line', async () => {
+    const { pino } = await import('pino');
+    const { loggerOptions } = await import('../src/logger.js');
+    const lines: string[] = [];
+    const logger = pino(loggerOptions('test', 'info'), { write: (line: string) => lines.push(line) });
+    logger.info({ req: { headers: { authorization: 'Bearer vk_live_secret' } }, api_key: 'vk_live_secret', webhook: { secret: 'whsec_x' } }, 'hello');
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]?.includes('vk_live_secret'), false);
+    assert.equal(lines[0]?.includes('whsec_x'), false);
+    assert.match(lines[0] ?? '', /\[redacted\]/);
+  });
+});
