@@ -1,0 +1,302 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { testIdentity } from '@voice/kit/testing';
+import type { Approval, EventEnvelope, Identity, Invoice, PendingApproval } from '@voice/proto';
+import { eventually } from './support/fake-messaging.js';
+import { errorText, type McpHarness, startMcpHarness, structured } from './support/harness.js';
+
+const approverChat = '-1001234567890';
+const strangerChat = '-1009999999999';
+const slackChannel = 'C0APPROVALS';
+
+describe('approvals: tap-to-approve in Telegram and Slack', () => {
+  let h: McpHarness;
+  let org: Identity;
+  let sendInvoiceRequests = 0;
+  const events: EventEnvelope[] = [];
+
+  /** A lead and a draft invoice of 2 × $49.50 for it, made through the tools. */
+  async function draftInvoice(identity: Identity): Promise<Invoice> {
+    const lead = structured<{ id: string }>(await h.tool(identity, 'service_create_lead', { name: 'Jane Roe', phone: '+14155550101' }));
+    return structured<Invoice>(
+      await h.tool(identity, 'service_draft_invoice', {
+        lead_id: lead.id,
+        lines: [{ description: 'Consulting hour', quantity: 2, unit_amount: 4950 }],
+        due_date: '2026-12-31',
+      }),
+    );
+  }
+
+  async function approval(identity: Identity, id: string): Promise<Approval> {
+    return structured<Approval>(await h.tool(identity, 'service_get_approval', { approval_id: id }));
+  }
+
+  before(async () => {
+    h = await startMcpHarness();
+    org = testIdentity();
+    // Every request to the send-invoice operation, whoever serves it: a plain (non-queue) subscription sees each one.
+    h.deps.bus.connection.subscribe(h.deps.bus.subject('svc.leads.invoices.send'), {
+      callback: () => {
+        sendInvoiceRequests += 1;
+      },
+    });
+    await h.deps.bus.consume({ durable: 'approval-events-test', types: ['approval.requested', 'approval.resolved'] }, async (event) => {
+      events.push(event);
+    });
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  test('without a linked channel, an approval tool refuses and does nothing', async () => {
+    const invoice = await draftInvoice(org);
+    const text = errorText(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.match(text, /^conflict: No approval channel is linked to this organization.*Nothing was done/);
+    const list = structured<{ data: Approval[] }>(await h.tool(org, 'service_list_approvals', {}));
+    assert.deepEqual(list.data, []);
+  });
+
+  test('channels: a read key cannot link one; a read-write key links Telegram and sees it listed', async () => {
+    const readOnly = await h.request({ ...org, scope: 'read' }, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: approverChat });
+    assert.equal(readOnly.statusCode, 403);
+    assert.equal(readOnly.json().error.code, 'forbidden_scope');
+    const bad = await h.request(org, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: 'not a chat' });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().error.code, 'invalid_request');
+    const linked = await h.request(org, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: Number(approverChat) });
+    assert.equal(linked.statusCode, 200);
+    assert.equal(linked.json().chat_id, approverChat);
+    const list = await h.request({ ...org, scope: 'read' }, 'GET', '/api/v1/approvals/channels');
+    assert.deepEqual(
+      list.json().data.map((channel: { kind: string; chat_id: string }) => [channel.kind, channel.chat_id]),
+      [['telegram', approverChat]],
+    );
+  });
+
+  test('service_send_invoice returns pending; Approve sends the invoice exactly once; a second tap does nothing', async () => {
+    const invoice = await draftInvoice(org);
+    const requestsBefore = sendInvoiceRequests;
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.equal(pending.status, 'pending_approval');
+    assert.match(pending.approval_id, /^apr_/);
+    assert.match(pending.summary, /^Nothing was done yet/);
+    assert.match(pending.summary, /\$99\.00/);
+    assert.deepEqual(pending.sent_to, ['telegram']);
+    assert.ok(Date.parse(pending.expires_at) > Date.now() + 23 * 3600_000);
+    // Nothing was sent yet.
+    const draft = structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id }));
+    assert.equal(draft.status, 'draft');
+    assert.equal(sendInvoiceRequests, requestsBefore);
+
+    // The fake Telegram received the request, with Approve / Reject buttons carrying only the approval id.
+    const message = h.telegram.callsOf('sendMessage').find((call) => String(call.body.text).includes(pending.approval_id));
+    assert.ok(message, 'sendMessage with the approval');
+    assert.equal(String(message.body.chat_id), approverChat);
+    assert.match(String(message.body.text), new RegExp(invoice.id));
+    const keyboard = (message.body.reply_markup as { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> })
+      .inline_keyboard;
+    assert.deepEqual(keyboard, [
+      [
+        { text: 'Approve', callback_data: `approve:${pending.approval_id}` },
+        { text: 'Reject', callback_data: `reject:${pending.approval_id}` },
+      ],
+    ]);
+    assert.equal((await approval(org, pending.approval_id)).status, 'pending');
+
+    const tap = await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-approve-1' });
+    assert.equal(tap.statusCode, 200);
+    const answer = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-approve-1');
+    assert.equal(answer?.body.text, 'Approved: done.');
+    const sent = structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id }));
+    assert.equal(sent.status, 'sent');
+    assert.equal(sendInvoiceRequests, requestsBefore + 1);
+    const executed = await approval(org, pending.approval_id);
+    assert.equal(executed.status, 'executed');
+    assert.equal(executed.resolved_by, 'telegram:@alice (id 4242)');
+    assert.equal(executed.resolved_via, 'telegram');
+    assert.equal(executed.result?.status, 'sent');
+    assert.deepEqual(executed.arguments, { invoice_id: invoice.id });
+    // The message now shows the outcome and has no buttons.
+    const edit = h.telegram.callsOf('editMessageText').find((call) => String(call.body.text).includes(pending.approval_id));
+    assert.match(String(edit?.body.text), /Approved by telegram:@alice \(id 4242\), and done/);
+    assert.deepEqual(edit?.body.reply_markup, { inline_keyboard: [] });
+
+    // A second tap, and the same callback replayed: nothing more happens, and the person is told why.
+    await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-approve-2' });
+    await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-approve-1' });
+    const second = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-approve-2');
+    assert.match(String(second?.body.text), /^Already executed by telegram:@alice \(id 4242\); nothing was done this time\.$/);
+    assert.equal(second?.body.show_alert, true);
+    assert.equal(sendInvoiceRequests, requestsBefore + 1);
+    const after = structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id }));
+    assert.equal(after.sent_at, sent.sent_at);
+
+    // The REST view agrees, and both events were published.
+    const rest = await h.request({ ...org, scope: 'read' }, 'GET', `/api/v1/approvals/${pending.approval_id}`);
+    assert.equal(rest.statusCode, 200);
+    assert.equal(rest.json().status, 'executed');
+    await eventually(
+      () => (events.filter((event) => event.data.approval_id === pending.approval_id).length === 2 ? true : undefined),
+      'approval events',
+    );
+    const types = events.filter((event) => event.data.approval_id === pending.approval_id).map((event) => [event.type, event.data.status]);
+    assert.deepEqual(types, [
+      ['approval.requested', 'pending'],
+      ['approval.resolved', 'executed'],
+    ]);
+  });
+
+  test('two simultaneous Approve taps run the action once', async () => {
+    const invoice = await draftInvoice(org);
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    const requestsBefore = sendInvoiceRequests;
+    await Promise.all([
+      h.telegramTap(approverChat, `approve:${pending.approval_id}`),
+      h.telegramTap(approverChat, `approve:${pending.approval_id}`),
+      h.telegramTap(approverChat, `approve:${pending.approval_id}`),
+    ]);
+    assert.equal(sendInvoiceRequests, requestsBefore + 1);
+    assert.equal((await approval(org, pending.approval_id)).status, 'executed');
+  });
+
+  test('Reject does nothing to the invoice; a tap from a chat not linked to the organization does nothing and says why', async () => {
+    const invoice = await draftInvoice(org);
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    await h.telegramTap(strangerChat, `approve:${pending.approval_id}`, { callbackId: 'cb-stranger' });
+    const stranger = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-stranger');
+    assert.equal(stranger?.body.text, 'This chat is not linked to the organization that asked for this approval; nothing was done.');
+    assert.equal((await approval(org, pending.approval_id)).status, 'pending');
+
+    await h.telegramTap(approverChat, `reject:${pending.approval_id}`, { callbackId: 'cb-reject' });
+    const reject = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-reject');
+    assert.equal(reject?.body.text, 'Rejected: nothing was done.');
+    const rejected = await approval(org, pending.approval_id);
+    assert.equal(rejected.status, 'rejected');
+    assert.equal(rejected.result, null);
+    assert.equal(structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
+    // Approve after Reject does nothing either.
+    await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-late' });
+    const late = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-late');
+    assert.match(String(late?.body.text), /^Already rejected by telegram:@alice/);
+    const filtered = structured<{ data: Approval[] }>(await h.tool(org, 'service_list_approvals', { status: 'rejected' }));
+    assert.deepEqual(
+      filtered.data.map((item) => item.id),
+      [pending.approval_id],
+    );
+  });
+
+  test('a tap after expiry does nothing and says so; the approval shows expired', async () => {
+    const invoice = await draftInvoice(org);
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    h.advanceClock(25 * 3600_000);
+    try {
+      assert.equal((await approval(org, pending.approval_id)).status, 'expired');
+      await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-expired' });
+      const answer = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-expired');
+      assert.match(String(answer?.body.text), /^This approval expired at .*; nothing was done\.$/);
+      assert.equal(structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
+      const expired = await h.request(org, 'GET', '/api/v1/approvals?status=expired');
+      assert.ok(expired.json().data.some((item: Approval) => item.id === pending.approval_id));
+    } finally {
+      h.advanceClock(-25 * 3600_000);
+    }
+  });
+
+  test('the Telegram webhook refuses updates without the secret token; unknown buttons do nothing', async () => {
+    const wrong = await h.telegramTap(approverChat, 'approve:apr_00000000000000000000', { secret: 'guess' });
+    assert.equal(wrong.statusCode, 401);
+    assert.equal(wrong.json().error.code, 'unauthenticated');
+    await h.telegramTap(approverChat, 'approve:apr_00000000000000000000', { callbackId: 'cb-unknown' });
+    const unknown = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-unknown');
+    assert.equal(unknown?.body.text, 'Unknown approval; nothing was done.');
+    await h.telegramTap(approverChat, 'drop table', { callbackId: 'cb-junk' });
+    const junk = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-junk');
+    assert.equal(junk?.body.text, 'Unknown button; nothing was done.');
+  });
+
+  test("another organization's ids are not_found, for tools and REST alike", async () => {
+    const other = testIdentity();
+    const invoice = await draftInvoice(org);
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    await h.request(other, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: strangerChat });
+    assert.match(errorText(await h.tool(other, 'service_send_invoice', { invoice_id: invoice.id })), /^not_found: /);
+    assert.match(errorText(await h.tool(other, 'service_get_approval', { approval_id: pending.approval_id })), /^not_found: /);
+    const rest = await h.request(other, 'GET', `/api/v1/approvals/${pending.approval_id}`);
+    assert.equal(rest.statusCode, 404);
+    assert.equal(rest.json().error.code, 'not_found');
+    // The other organization's chat cannot approve it either.
+    await h.telegramTap(strangerChat, `approve:${pending.approval_id}`, { callbackId: 'cb-other-org' });
+    const answer = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-other-org');
+    assert.match(String(answer?.body.text), /not linked/);
+    assert.equal((await approval(org, pending.approval_id)).status, 'pending');
+  });
+
+  test('remove_dnc and delete_lead through Slack: signed taps act once; a bad signature is refused', async () => {
+    const team = testIdentity();
+    const linked = await h.request(team, 'PUT', '/api/v1/approvals/channels/slack', { channel_id: slackChannel });
+    assert.equal(linked.statusCode, 200);
+    structured(await h.tool(team, 'service_add_dnc', { phone: '+14155550177', channel: 'all', reason: 'asked to stop' }));
+    const pending = structured<PendingApproval>(await h.tool(team, 'service_remove_dnc', { phone: '+14155550177' }));
+    assert.deepEqual(pending.sent_to, ['slack']);
+    const post = h.slack.callsOf('/api/chat.postMessage').find((call) => String(call.body.text).includes(pending.approval_id));
+    assert.equal(post?.body.channel, slackChannel);
+    assert.equal(post?.headers.authorization, 'Bearer xoxb-test-token');
+    const buttons = JSON.stringify(post?.body.blocks);
+    assert.match(buttons, /"action_id":"approval.approve"/);
+    assert.match(buttons, new RegExp(`"value":"${pending.approval_id}"`));
+
+    const forged = await h.slackTap(slackChannel, 'approval.approve', pending.approval_id, { signingSecret: 'not-the-secret' });
+    assert.equal(forged.statusCode, 401);
+    assert.equal((await approval(team, pending.approval_id)).status, 'pending');
+
+    const responsesBefore = h.slack.callsOf(new URL(h.slack.responseUrl).pathname).length;
+    const tap = await h.slackTap(slackChannel, 'approval.approve', pending.approval_id);
+    assert.equal(tap.statusCode, 200);
+    const done = await eventually(async () => {
+      const current = await approval(team, pending.approval_id);
+      return current.status === 'executed' ? current : undefined;
+    }, 'the Slack-approved removal');
+    assert.equal(done.resolved_by, 'slack:@bob (id U0APPROVER)');
+    const check = structured<{ listed: boolean }>(await h.tool(team, 'service_check_dnc', { phone: '+14155550177' }));
+    assert.equal(check.listed, false);
+    const replaced = await eventually(
+      () => h.slack.callsOf(new URL(h.slack.responseUrl).pathname).slice(responsesBefore)[0],
+      'the response_url update',
+    );
+    assert.equal(replaced.body.replace_original, true);
+    assert.match(String(replaced.body.text), /Approved by slack:@bob .*and done/);
+
+    // A second tap: the person alone is told, the message is left as it is.
+    await h.slackTap(slackChannel, 'approval.approve', pending.approval_id);
+    const again = await eventually(
+      () => h.slack.callsOf(new URL(h.slack.responseUrl).pathname).slice(responsesBefore + 1)[0],
+      'the second response',
+    );
+    assert.equal(again.body.response_type, 'ephemeral');
+    assert.match(String(again.body.text), /^Already executed/);
+
+    // delete_lead: the lead is gone once approved.
+    const lead = structured<{ id: string }>(await h.tool(team, 'service_create_lead', { name: 'To Forget', email: 'forget@example.com' }));
+    const deletion = structured<PendingApproval>(await h.tool(team, 'service_delete_lead', { lead_id: lead.id }));
+    assert.match(deletion.summary, /Delete lead .*To Forget/);
+    await h.slackTap(slackChannel, 'approval.approve', deletion.approval_id);
+    await eventually(async () => ((await approval(team, deletion.approval_id)).status === 'executed' ? true : undefined), 'lead deletion');
+    assert.match(errorText(await h.tool(team, 'service_get_lead', { lead_id: lead.id })), /^not_found: /);
+  });
+
+  test('an approval that reaches no channel fails at once and says nothing was done', async () => {
+    const lonely = testIdentity();
+    h.telegram.unreachableChats.add('-100555');
+    await h.request(lonely, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: '-100555' });
+    const invoice = await draftInvoice(lonely);
+    const text = errorText(await h.tool(lonely, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.match(
+      text,
+      /^upstream_failed: The approval request apr_\w+ could not be sent \(telegram: Telegram sendMessage failed: Forbidden/,
+    );
+    assert.match(text, /Nothing was done/);
+    const failed = structured<{ data: Approval[] }>(await h.tool(lonely, 'service_list_approvals', { status: 'failed' }));
+    assert.equal(failed.data.length, 1);
+    assert.equal(failed.data[0]?.deliveries[0]?.status, 'failed');
+  });
+});

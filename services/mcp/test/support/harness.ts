@@ -1,0 +1,187 @@
+import { createHmac } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type HttpApp, parseEnv } from '@voice/kit';
+import { createTestContext, gatewayHeaders, type TestContext } from '@voice/kit/testing';
+import type { Identity } from '@voice/proto';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp as buildLeads } from '../../../leads/src/app.js';
+import { connectDeps as connectLeads, type LeadsDeps } from '../../../leads/src/deps.js';
+import { envSchema as leadsEnvSchema } from '../../../leads/src/env.js';
+import { buildApp as buildTelephony } from '../../../telephony/src/app.js';
+import { connectDeps as connectTelephony, type TelephonyDeps } from '../../../telephony/src/deps.js';
+import { envSchema as telephonyEnvSchema } from '../../../telephony/src/env.js';
+import { buildApp } from '../../src/app.js';
+import { connectDeps, type McpDeps } from '../../src/deps.js';
+import { envSchema } from '../../src/env.js';
+import { type FakeSlack, type FakeTelegram, startFakeSlack, startFakeTelegram } from './fake-messaging.js';
+
+export const telegramBotToken = '123456:test-bot-token';
+export const telegramWebhookSecret = 'telegram-webhook-secret_0123';
+export const slackBotToken = 'xoxb-test-token';
+export const slackSigningSecret = 'slack-signing-secret-0123456789';
+
+/** The platform services the MCP tools call, on one test context (database, NATS namespace, Redis prefix). */
+export interface Platform {
+  leads: { app: HttpApp; deps: LeadsDeps };
+  telephony: { app: HttpApp; deps: TelephonyDeps };
+  close(): Promise<void>;
+}
+
+export async function startPlatform(ctx: TestContext): Promise<Platform> {
+  const leadsDeps = await connectLeads(parseEnv(leadsEnvSchema, ctx.env));
+  const leadsApp = await buildLeads(leadsDeps);
+  const telephonyDeps = await connectTelephony(parseEnv(telephonyEnvSchema, { ...ctx.env, DIALER_ENABLED: 'false' }));
+  const telephonyApp = await buildTelephony(telephonyDeps);
+  await Promise.all([leadsApp.ready(), telephonyApp.ready()]);
+  return {
+    leads: { app: leadsApp, deps: leadsDeps },
+    telephony: { app: telephonyApp, deps: telephonyDeps },
+    async close() {
+      await leadsApp.close();
+      await telephonyApp.close();
+      await leadsDeps.close();
+      await telephonyDeps.close();
+    },
+  };
+}
+
+export interface McpHarness {
+  ctx: TestContext;
+  deps: McpDeps;
+  app: HttpApp;
+  platform: Platform;
+  telegram: FakeTelegram;
+  slack: FakeSlack;
+  /** Moves the service's clock; expiry follows it. */
+  advanceClock(ms: number): void;
+  request(identity: Identity, method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  /** tools/call over the MCP endpoint, as JSON-RPC. */
+  tool(identity: Identity, name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  telegramTap(chatId: string, data: string, options?: { secret?: string; callbackId?: string }): Promise<LightMyRequestResponse>;
+  slackTap(channelId: string, actionId: string, approvalId: string, options?: { signingSecret?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function startMcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
+  const ctx = await createTestContext();
+  const [telegram, slack, platform] = await Promise.all([
+    startFakeTelegram(telegramBotToken),
+    startFakeSlack(slackBotToken),
+    startPlatform(ctx),
+  ]);
+  let clockOffsetMs = 0;
+  const deps = await connectDeps(
+    parseEnv(envSchema, {
+      ...ctx.env,
+      TELEGRAM_BOT_TOKEN: telegramBotToken,
+      TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret,
+      TELEGRAM_API_BASE_URL: telegram.baseUrl,
+      SLACK_BOT_TOKEN: slackBotToken,
+      SLACK_SIGNING_SECRET: slackSigningSecret,
+      SLACK_API_BASE_URL: slack.apiBaseUrl,
+      ...env,
+    }),
+    undefined,
+    { now: () => new Date(Date.now() + clockOffsetMs) },
+  );
+  const app = await buildApp(deps);
+  await app.ready();
+  let rpcId = 0;
+  let callbackCounter = 0;
+  const request: McpHarness['request'] = (identity, method, url, payload) =>
+    app.inject({
+      method,
+      url,
+      headers: gatewayHeaders(identity, method, url),
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+  return {
+    ctx,
+    deps,
+    app,
+    platform,
+    telegram,
+    slack,
+    advanceClock(ms) {
+      clockOffsetMs += ms;
+    },
+    request,
+    async tool(identity, name, args) {
+      rpcId += 1;
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/mcp',
+        headers: { ...gatewayHeaders(identity, 'POST', '/api/mcp'), accept: 'application/json, text/event-stream' },
+        payload: { jsonrpc: '2.0', id: rpcId, method: 'tools/call', params: { name, arguments: args } },
+      });
+      if (response.statusCode !== 200) throw new Error(`MCP answered ${response.statusCode}: ${response.body}`);
+      const body = response.json() as { result?: CallToolResult; error?: unknown };
+      if (!body.result) throw new Error(`MCP protocol error: ${JSON.stringify(body.error)}`);
+      return body.result;
+    },
+    telegramTap(chatId, data, options = {}) {
+      callbackCounter += 1;
+      return app.inject({
+        method: 'POST',
+        url: '/api/hooks/telegram',
+        headers: { 'x-telegram-bot-api-secret-token': options.secret ?? telegramWebhookSecret },
+        payload: {
+          update_id: 1000 + callbackCounter,
+          callback_query: {
+            id: options.callbackId ?? `cbq${callbackCounter}`,
+            from: { id: 4242, is_bot: false, first_name: 'Alice', username: 'alice' },
+            message: { message_id: 101, chat: { id: Number(chatId), type: 'group' }, date: 1, text: 'Approval needed' },
+            chat_instance: '-1',
+            data,
+          },
+        },
+      });
+    },
+    slackTap(channelId, actionId, approvalId, options = {}) {
+      const payload = {
+        type: 'block_actions',
+        user: { id: 'U0APPROVER', username: 'bob', name: 'bob' },
+        team: { id: 'T0001', domain: 'acme' },
+        channel: { id: channelId, name: 'approvals' },
+        response_url: slack.responseUrl,
+        actions: [{ action_id: actionId, block_id: 'approval', value: approvalId, type: 'button', action_ts: '1.2' }],
+      };
+      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = `v0=${createHmac('sha256', options.signingSecret ?? slackSigningSecret)
+        .update(`v0:${timestamp}:${body}`)
+        .digest('hex')}`;
+      return app.inject({
+        method: 'POST',
+        url: '/api/hooks/slack/interactions',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': timestamp,
+          'x-slack-signature': signature,
+        },
+        payload: body,
+      });
+    },
+    async close() {
+      await app.close();
+      await deps.close();
+      await platform.close();
+      await Promise.all([telegram.close(), slack.close()]);
+      await ctx.cleanup();
+    },
+  };
+}
+
+/** The structured result of a successful tool call; fails the test with the tool's error text otherwise. */
+export function structured<T = Record<string, unknown>>(result: CallToolResult): T {
+  if (result.isError) throw new Error(`tool failed: ${JSON.stringify(result.content)}`);
+  const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
+  if (text !== JSON.stringify(result.structuredContent)) throw new Error('text content differs from structuredContent');
+  return result.structuredContent as T;
+}
+
+/** The text of a tool error; fails the test when the call succeeded. */
+export function errorText(result: CallToolResult): string {
+  if (!result.isError) throw new Error(`expected a tool error, got ${JSON.stringify(result.structuredContent)}`);
+  return result.content[0]?.type === 'text' ? result.content[0].text : '';
+}
