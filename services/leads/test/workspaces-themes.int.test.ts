@@ -128,6 +128,18 @@ describe('workspaces and themes', () => {
     );
   });
 
+  it('keeps one default theme when several are made default at once', async () => {
+    const raceOrg = testIdentity();
+    const made = await Promise.all(
+      Array.from({ length: 5 }, (_, index) =>
+        h.request(raceOrg, 'POST', '/api/v1/themes', { name: `T${index}`, greeting: 'Hi', is_default: true }),
+      ),
+    );
+    assert.ok(made.every((response) => response.statusCode === 201));
+    const themes = (await h.request(raceOrg, 'GET', '/api/v1/themes')).json();
+    assert.equal(themes.data.filter((theme: Json) => theme.is_default).length, 1);
+  });
+
   it('validates theme input', async () => {
     for (const body of [
       { name: 'X' },

@@ -16,10 +16,21 @@ export async function findTheme(prisma: PrismaClient, orgId: string, id: string)
   return row;
 }
 
+/**
+ * Serializes the organization's default-theme changes for the rest of the transaction, so two themes made
+ * default at the same moment cannot both stay default.
+ */
+async function lockDefaultTheme(tx: Prisma.TransactionClient, orgId: string) {
+  await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${`leads.default_theme:${orgId}`}))) AS lock`;
+}
+
 /** Writes a theme; when it becomes the organization default, the previous default stops being one, atomically. */
 export async function insertTheme(prisma: PrismaClient, orgId: string, data: Omit<Prisma.ThemeUncheckedCreateInput, 'orgId'>) {
   return prisma.$transaction(async (tx) => {
-    if (data.isDefault) await tx.theme.updateMany({ where: { orgId, isDefault: true }, data: { isDefault: false } });
+    if (data.isDefault) {
+      await lockDefaultTheme(tx, orgId);
+      await tx.theme.updateMany({ where: { orgId, isDefault: true }, data: { isDefault: false } });
+    }
     return tx.theme.create({ data: { ...data, orgId } });
   });
 }
