@@ -116,7 +116,7 @@ describe('the tool catalogue', () => {
       assert.equal(properties.limit?.minimum, 1, tool.name);
       assert.equal(properties.limit?.maximum, 100, tool.name);
       assert.ok(properties.cursor, tool.name);
-      assert.ok((tool.outputSchema?.properties ?? {}).next_cursor, tool.name);
+      assert.ok(tool.outputSchema?.properties?.next_cursor, tool.name);
     }
   });
 
