@@ -114,6 +114,14 @@ describe('knowledge base and recall', () => {
     assert.equal((await call(org, 'GET', `/api/v1/knowledge/documents/${mine}`)).statusCode, 200);
   });
 
+  test('a read key cannot add or delete documents', async () => {
+    const reader = { ...org, scope: 'read' as const };
+    const response = await call(reader, 'POST', '/api/v1/knowledge/documents', { title: 'x', text: 'y' });
+    assert.equal(response.statusCode, 403);
+    assert.equal(response.json().error.code, 'forbidden_scope');
+    assert.equal((await call(reader, 'GET', '/api/v1/knowledge/documents')).statusCode, 200);
+  });
+
   test('invalid and oversized documents are refused with the limit named', async () => {
     const empty = await call(org, 'POST', '/api/v1/knowledge/documents', { title: 'x', text: '   ' });
     assert.equal(empty.statusCode, 400);
@@ -198,6 +206,8 @@ describe('knowledge base and recall', () => {
     const listed = await deps.bus.call(recallRpc.listDocuments, org, {});
     assert.ok(listed.data.every((document) => document.id !== added.id));
     await assert.rejects(deps.bus.call(recallRpc.getDocument, org, { id: added.id }), { code: 'not_found' });
+    const reader = { ...otherOrg, scope: 'read' as const };
+    await assert.rejects(deps.bus.call(recallRpc.deleteDocument, reader, { id: added.id }), { code: 'forbidden_scope' });
     const deleted = await deps.bus.call(recallRpc.deleteDocument, otherOrg, { id: added.id });
     assert.equal(deleted.deleted, true);
   });

@@ -1,15 +1,22 @@
-import { recallRpc } from '@voice/proto';
+import { ApiError } from '@voice/kit';
+import { type Identity, recallRpc } from '@voice/proto';
 import type { RecallServiceDeps } from '../deps.js';
 import { brandScoreOperation, recallOperation } from '../operations.js';
 import { createDocument, deleteDocument, getDocument, listDocuments } from '../store/documents.js';
+
+/** The gateway checks scopes for REST; over NATS the caller's identity is checked here as well. */
+function writer(identity: Identity): Identity {
+  if (identity.scope !== 'read-write') throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
+  return identity;
+}
 
 /** The same operations as the REST routes, for the MCP service (service_recall, service_brand_score, …). */
 export function serveRecallRpc(deps: RecallServiceDeps): void {
   const { bus, prisma } = deps;
   bus.serve(recallRpc.recall, (input, identity) => recallOperation(deps, identity, input));
   bus.serve(recallRpc.brandScore, (input, identity) => brandScoreOperation(deps, identity, input));
-  bus.serve(recallRpc.addDocument, (input, identity) => createDocument(prisma, identity.org_id, input));
+  bus.serve(recallRpc.addDocument, (input, identity) => createDocument(prisma, writer(identity).org_id, input));
   bus.serve(recallRpc.listDocuments, (input, identity) => listDocuments(prisma, identity.org_id, input));
   bus.serve(recallRpc.getDocument, (input, identity) => getDocument(prisma, identity.org_id, input.id));
-  bus.serve(recallRpc.deleteDocument, (input, identity) => deleteDocument(prisma, identity.org_id, input.id));
+  bus.serve(recallRpc.deleteDocument, (input, identity) => deleteDocument(prisma, writer(identity).org_id, input.id));
 }

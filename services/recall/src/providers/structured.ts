@@ -36,9 +36,14 @@ export interface LlmProvider {
   ask<S extends z.ZodObject>(prompt: StructuredPrompt<S>, signal: AbortSignal): Promise<z.infer<S>>;
 }
 
+const providerSchemas = new WeakMap<z.ZodObject, Record<string, unknown>>();
+
 /** The JSON Schema sent to providers: draft-07 style, closed objects, no `$schema` key (OpenAI refuses it). */
 export function toProviderSchema(schema: z.ZodObject): Record<string, unknown> {
+  const cached = providerSchemas.get(schema);
+  if (cached) return cached;
   const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { target: 'draft-07' }) as Record<string, unknown>;
+  providerSchemas.set(schema, jsonSchema);
   return jsonSchema;
 }
 
