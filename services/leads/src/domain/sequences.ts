@@ -3,7 +3,7 @@ import type { CreateSequence, Enrollment, Identity, ListEnrollmentsQuery, Sequen
 import type { LeadsDeps } from '../deps.js';
 import { scheduleStep } from '../sequences/queue.js';
 import { findEnrollment, insertEnrollments, listEnrollments, stopEnrollmentRow } from '../store/enrollments.js';
-import { findLead } from '../store/leads.js';
+import { existingLeadIds, findLead } from '../store/leads.js';
 import { assertWorkspace } from '../store/references.js';
 import { deleteSequenceRow, findSequence, insertSequence, updateSequenceRow } from '../store/sequences.js';
 import { publishEvent } from './events.js';
@@ -62,8 +62,8 @@ export async function enrollLeads(deps: LeadsDeps, identity: Identity, sequenceI
   const orgId = identity.org_id;
   const sequence = await findSequence(deps.prisma, orgId, sequenceId);
   const uniqueLeadIds = [...new Set(leadIds)];
-  const found = await deps.prisma.lead.findMany({ where: { orgId, id: { in: uniqueLeadIds } }, select: { id: true } });
-  const missing = uniqueLeadIds.find((id) => !found.some((lead) => lead.id === id));
+  const found = new Set(await existingLeadIds(deps.prisma, orgId, uniqueLeadIds));
+  const missing = uniqueLeadIds.find((id) => !found.has(id));
   if (missing) throw new ApiError('not_found', `No such lead: ${missing}.`, { param: 'lead_ids' });
   const steps = sequenceSteps(sequence);
   const now = new Date();
@@ -93,12 +93,12 @@ export async function enrollLeads(deps: LeadsDeps, identity: Identity, sequenceI
     });
     await publishEvent(deps, 'enrollment.started', orgId, toEnrollment(row));
   }
+  // The active enrollments were read before any step was scheduled, so every requested lead has one,
+  // new or existing (unless an existing one finished in that instant), in the order the leads were given.
   const byLead = new Map(active.map((row) => [row.leadId, row]));
   return uniqueLeadIds.flatMap((leadId) => {
     const row = byLead.get(leadId);
-    // A lead whose fresh enrollment already completed (no delays, all steps done) is not active any more.
-    const fresh = row ?? created.find((candidate) => candidate.leadId === leadId);
-    return fresh ? [toEnrollment(fresh)] : [];
+    return row ? [toEnrollment(row)] : [];
   });
 }
 

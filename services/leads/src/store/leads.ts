@@ -70,6 +70,12 @@ export async function findLead(prisma: PrismaClient, orgId: string, id: string, 
   return row;
 }
 
+/** Which of these ids are leads of the organization. */
+export async function existingLeadIds(prisma: PrismaClient, orgId: string, ids: string[]) {
+  const rows = await prisma.lead.findMany({ where: { orgId, id: { in: ids } }, select: { id: true } });
+  return rows.map((row) => row.id);
+}
+
 export async function findLeadIfAny(prisma: PrismaClient, orgId: string, id: string) {
   return prisma.lead.findFirst({ where: { orgId, id } });
 }
