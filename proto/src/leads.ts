@@ -10,9 +10,9 @@ import { callListItemSchema } from './telephony.js';
 // ── Shared pieces ────────────────────────────────────────────────────────────────────────────────────────
 
 /** A calendar date without a time, e.g. an invoice's due date. */
-export const dateSchema = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+export const calendarDateSchema = z.iso.date().describe('Calendar date, YYYY-MM-DD');
 
-export const timezoneSchema = z
+export const ianaTimezoneSchema = z
   .string()
   .min(1)
   .max(64)
@@ -26,7 +26,7 @@ export const timezoneSchema = z
   }, 'must be an IANA time zone, e.g. America/New_York')
   .describe('IANA time zone, e.g. America/New_York');
 
-export const localeSchema = z
+export const bcp47LocaleSchema = z
   .string()
   .min(2)
   .max(35)
@@ -87,8 +87,8 @@ export const createWorkspaceSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
     slug: slugSchema.optional().describe('Unique within the organization; derived from the name when omitted.'),
-    timezone: timezoneSchema.default('UTC'),
-    locale: localeSchema.default('en-US'),
+    timezone: ianaTimezoneSchema.default('UTC'),
+    locale: bcp47LocaleSchema.default('en-US'),
     phone_numbers: z.array(e164Schema).max(20).default([]),
     default_theme_id: idSchema('theme').nullable().optional(),
     metadata: metadataSchema.default({}),
@@ -100,8 +100,8 @@ export const updateWorkspaceSchema = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
     slug: slugSchema.optional(),
-    timezone: timezoneSchema.optional(),
-    locale: localeSchema.optional(),
+    timezone: ianaTimezoneSchema.optional(),
+    locale: bcp47LocaleSchema.optional(),
     phone_numbers: z.array(e164Schema).max(20).optional(),
     default_theme_id: idSchema('theme').nullable().optional(),
     metadata: metadataSchema.optional(),
@@ -436,7 +436,7 @@ export const stopEnrollmentSchema = z
 export const invoiceStatuses = ['draft', 'sent', 'paid', 'void'] as const;
 
 /** Quantities carry at most three decimals (1.5 hours, 0.125 kg), so they are exact in thousandths. */
-export const quantitySchema = z
+export const invoiceQuantitySchema = z
   .number()
   .positive()
   .max(1_000_000)
@@ -445,7 +445,7 @@ export const quantitySchema = z
 export const invoiceLineInputSchema = z
   .object({
     description: z.string().trim().min(1).max(500),
-    quantity: quantitySchema.default(1),
+    quantity: invoiceQuantitySchema.default(1),
     unit_amount: z.number().int().min(0).max(1_000_000_000_000).describe('Price of one unit in minor units (cents)'),
     tax_rate_bps: z.number().int().min(0).max(10_000).default(0).describe('Tax rate in basis points: 825 = 8.25%'),
   })
@@ -471,7 +471,7 @@ export const invoiceSchema = z
     subtotal: z.number().int(),
     tax: z.number().int(),
     total: z.number().int().describe('Sum of the lines’ totals, in minor units'),
-    due_date: dateSchema.nullable(),
+    due_date: calendarDateSchema.nullable(),
     memo: z.string().nullable(),
     metadata: metadataSchema,
     sent_at: timestampSchema.nullable(),
@@ -489,7 +489,7 @@ export const createInvoiceSchema = z
     workspace_id: idSchema('workspace').nullable().optional(),
     currency: currencySchema.default('USD'),
     lines: z.array(invoiceLineInputSchema).max(100).default([]),
-    due_date: dateSchema.nullable().optional(),
+    due_date: calendarDateSchema.nullable().optional(),
     memo: z.string().trim().max(2000).nullable().optional(),
     metadata: metadataSchema.default({}),
   })
@@ -502,7 +502,7 @@ export const updateInvoiceSchema = z
     workspace_id: idSchema('workspace').nullable().optional(),
     currency: currencySchema.optional(),
     lines: z.array(invoiceLineInputSchema).max(100).optional().describe('Replaces every line'),
-    due_date: dateSchema.nullable().optional(),
+    due_date: calendarDateSchema.nullable().optional(),
     memo: z.string().trim().max(2000).nullable().optional(),
     metadata: metadataSchema.optional(),
   })
@@ -521,7 +521,7 @@ export const invoicePageSchema = pageSchema(invoiceSchema).meta({ id: 'InvoicePa
 
 export const projectStatuses = ['active', 'ready', 'delivered'] as const;
 
-export const deliverableSchema = z
+export const projectDeliverableSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
     url: z
@@ -541,8 +541,8 @@ export const projectSchema = z
     workspace_id: z.string().nullable(),
     name: z.string(),
     status: z.enum(projectStatuses),
-    due_date: dateSchema.nullable(),
-    deliverables: z.array(deliverableSchema),
+    due_date: calendarDateSchema.nullable(),
+    deliverables: z.array(projectDeliverableSchema),
     notes: z.string().nullable(),
     delivered_at: timestampSchema.nullable(),
     created_at: timestampSchema,
@@ -557,8 +557,8 @@ export const createProjectSchema = z
     workspace_id: idSchema('workspace').nullable().optional(),
     name: z.string().trim().min(1).max(200),
     status: z.enum(['active', 'ready']).default('active').describe('Delivery is its own operation'),
-    due_date: dateSchema.nullable().optional(),
-    deliverables: z.array(deliverableSchema).max(50).default([]),
+    due_date: calendarDateSchema.nullable().optional(),
+    deliverables: z.array(projectDeliverableSchema).max(50).default([]),
     notes: z.string().trim().max(10_000).nullable().optional(),
   })
   .strict();
@@ -568,8 +568,8 @@ export const updateProjectSchema = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
     status: z.enum(['active', 'ready']).optional().describe('Delivery is its own operation'),
-    due_date: dateSchema.nullable().optional(),
-    deliverables: z.array(deliverableSchema).max(50).optional().describe('Replaces every deliverable'),
+    due_date: calendarDateSchema.nullable().optional(),
+    deliverables: z.array(projectDeliverableSchema).max(50).optional().describe('Replaces every deliverable'),
     notes: z.string().trim().max(10_000).nullable().optional(),
   })
   .strict();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createLeadSchema, recentLeadsQuerySchema, sequenceStepSchema, timezoneSchema } from '@voice/proto';
+import { createLeadSchema, ianaTimezoneSchema, recentLeadsQuerySchema, sequenceStepSchema } from '@voice/proto';
 import { firstStepAt } from '../src/domain/sequences.js';
 import { slugify } from '../src/domain/workspaces.js';
 import { renderTemplate } from '../src/sequences/runner.js';
@@ -38,8 +38,8 @@ describe('leads rules', () => {
   it('validates steps, time zones and lead fields', () => {
     assert.equal(sequenceStepSchema.safeParse({ type: 'wait', delay_seconds: 0 }).success, false);
     assert.equal(sequenceStepSchema.safeParse({ type: 'sms' }).success, false);
-    assert.equal(timezoneSchema.safeParse('Europe/Paris').success, true);
-    assert.equal(timezoneSchema.safeParse('Mars/Olympus').success, false);
+    assert.equal(ianaTimezoneSchema.safeParse('Europe/Paris').success, true);
+    assert.equal(ianaTimezoneSchema.safeParse('Mars/Olympus').success, false);
     assert.equal(createLeadSchema.safeParse({ phone: '555-1234' }).success, false);
     assert.deepEqual(createLeadSchema.parse({ name: 'A' }).tags, []);
   });
