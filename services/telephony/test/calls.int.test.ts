@@ -230,6 +230,20 @@ describe('queueing calls', () => {
     assert.equal(conflict.json().error.code, 'idempotency_conflict');
   });
 
+  test('concurrent requests with one Idempotency-Key still make one call', async () => {
+    const identity = testIdentity();
+    const headers = { 'idempotency-key': newId('request') };
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => h.request(identity, 'POST', '/api/v1/phone/calls', { to: phone(10) }, headers)),
+    );
+    const created = responses.filter((response) => response.statusCode === 201);
+    assert.ok(created.length >= 1);
+    assert.equal(new Set(created.map((response) => response.json().id)).size, 1);
+    // The others were told the first is still in progress, to retry.
+    for (const response of responses.filter((r) => r.statusCode !== 201)) assert.equal(response.json().error.code, 'conflict');
+    assert.equal(await h.deps.prisma.call.count({ where: { orgId: identity.org_id } }), 1);
+  });
+
   test('a do-not-call number is refused with 422 dnc_blocked and nothing is queued', async () => {
     const identity = testIdentity();
     const added = await h.request(identity, 'POST', '/api/v1/phone/dnc', { phone: phone(6), channel: 'voice', reason: 'asked' });

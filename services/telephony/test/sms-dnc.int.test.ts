@@ -122,6 +122,16 @@ describe('do-not-call list', () => {
     assert.equal(after.listed, false);
   });
 
+  test('concurrent adds of one number make one entry', async () => {
+    const identity = testIdentity();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => h.request(identity, 'POST', '/api/v1/phone/dnc', { phone: '+14155550509', channel: 'voice' })),
+    );
+    assert.deepEqual(responses.map((r) => r.statusCode).sort(), [200, 200, 200, 200, 200, 201]);
+    assert.equal(new Set(responses.map((r) => r.json().id)).size, 1);
+    assert.equal(await h.deps.prisma.dncEntry.count({ where: { orgId: identity.org_id } }), 1);
+  });
+
   test('refuses both channels for `all`, only its own channel otherwise', async () => {
     const identity = testIdentity();
     await h.request(identity, 'POST', '/api/v1/phone/dnc', { phone: '+14155550502', channel: 'all' });
