@@ -40,6 +40,7 @@ describe('finding and validating JSON in model answers', () => {
     assert.equal(schema.$schema, undefined);
     assert.equal(schema.additionalProperties, false);
     assert.deepEqual(schema.required, ['category', 'brands']);
+    assert.doesNotMatch(JSON.stringify(schema), /maxLength|minLength/);
   });
 
   test('prompts name the site by host, not the full URL', () => {

@@ -5,18 +5,18 @@ import type { StructuredPrompt } from '../providers/structured.js';
 export const recognitionAnswerSchema = z.object({
   knows: z.boolean().describe('True only if you have real knowledge of this specific brand'),
   confidence: z.number().min(0).max(1).describe('How sure you are that you know this brand, 0 to 1'),
-  summary: z.string().max(600).describe('What you know about it in one sentence, or an empty string'),
+  summary: z.string().max(4_000).describe('What you know about it in one sentence, or an empty string'),
 });
 
 export const descriptionAnswerSchema = z.object({
-  description: z.string().max(1200).describe('What the brand does, in one or two sentences; empty if you do not know'),
-  category: z.string().max(200).describe('Its product or service category in a few words; empty if you do not know'),
-  competitors: z.array(z.string().max(120)).max(10).describe('Up to five competitors; empty if you do not know'),
+  description: z.string().max(4_000).describe('What the brand does, in one or two sentences; empty if you do not know'),
+  category: z.string().max(1_000).describe('Its product or service category in a few words; empty if you do not know'),
+  competitors: z.array(z.string().max(500)).max(50).describe('Up to five competitors; empty if you do not know'),
 });
 
 export const categoryAnswerSchema = z.object({
-  category: z.string().max(200).describe('The product or service category, in a few words'),
-  brands: z.array(z.string().max(120)).max(15).describe('Up to ten brands you would recommend in it, best first'),
+  category: z.string().max(1_000).describe('The product or service category, in a few words'),
+  brands: z.array(z.string().max(500)).max(50).describe('Up to ten brands you would recommend in it, best first'),
 });
 
 export type RecognitionAnswer = z.infer<typeof recognitionAnswerSchema>;

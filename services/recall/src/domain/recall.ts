@@ -14,7 +14,7 @@ export interface RecallDeps {
 export const groundedAnswerSchema = z.object({
   answerable: z.boolean().describe('False when the passages do not contain the answer'),
   answer: z.string().max(4000).describe('The answer, citing passages as [n]; empty when not answerable'),
-  cited: z.array(z.number().int()).max(20).describe('The numbers of the passages the answer relies on'),
+  cited: z.array(z.number().int()).max(50).describe('The numbers of the passages the answer relies on'),
 });
 
 /** The question and the passages, numbered; passage text is fenced as data so it cannot pose as instructions. */

@@ -38,11 +38,27 @@ export interface LlmProvider {
 
 const providerSchemas = new WeakMap<z.ZodObject, Record<string, unknown>>();
 
-/** The JSON Schema sent to providers: draft-07 style, closed objects, no `$schema` key (OpenAI refuses it). */
+/**
+ * Keywords OpenAI's strict structured outputs refuse (string lengths); zod still enforces them on the answer,
+ * with limits generous enough that a verbose model is not turned away.
+ */
+const unsupportedKeywords = new Set(['$schema', 'minLength', 'maxLength']);
+
+function stripUnsupported(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripUnsupported);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !unsupportedKeywords.has(key))
+      .map(([key, inner]) => [key, stripUnsupported(inner)]),
+  );
+}
+
+/** The JSON Schema sent to providers: draft-07 style, closed objects, only keywords both APIs accept. */
 export function toProviderSchema(schema: z.ZodObject): Record<string, unknown> {
   const cached = providerSchemas.get(schema);
   if (cached) return cached;
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { target: 'draft-07' }) as Record<string, unknown>;
+  const jsonSchema = stripUnsupported(z.toJSONSchema(schema, { target: 'draft-07' })) as Record<string, unknown>;
   providerSchemas.set(schema, jsonSchema);
   return jsonSchema;
 }
