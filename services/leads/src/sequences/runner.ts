@@ -9,8 +9,20 @@ import type { Lead as LeadRow } from '../generated/prisma/client.js';
 import { advanceEnrollment, findEnrollmentForRun } from '../store/enrollments.js';
 import { type StepJobData, scheduleStep, stepAttempts, stepQueueName } from './queue.js';
 
-/** Errors after which a step is recorded as failed rather than retried: retrying would fail the same way. */
-const permanentCodes = new Set(['invalid_request', 'not_found', 'forbidden', 'forbidden_scope', 'plan_required', 'conflict']);
+/**
+ * Errors after which a step is recorded as failed rather than retried: retrying would fail the same way.
+ * `conflict` is not one: telephony answers it while an earlier attempt with the same idempotency key is
+ * still in progress, and the retry then gets that attempt's result.
+ */
+const permanentCodes = new Set([
+  'invalid_request',
+  'not_found',
+  'forbidden',
+  'forbidden_scope',
+  'plan_required',
+  'idempotency_conflict',
+  'quota_exceeded',
+]);
 
 /** `{{name}}`, `{{first_name}}` and `{{company}}` in an SMS step, filled from the lead (empty when unknown). */
 export function renderTemplate(template: string, lead: Pick<LeadRow, 'name' | 'company'>): string {
