@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
-import type { Identity, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '@voice/proto';
+import { type Identity, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointWithSecret, webhooksRpc } from '@voice/proto';
 import { buildApp, startDeliveries } from '../src/app.js';
 import type { DeliveryWorker } from '../src/delivery/worker.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
@@ -176,6 +176,19 @@ describe('endpoints API', () => {
     assert.equal(document.paths['/api/v1/webhooks']?.post?.['x-scope'], 'read-write');
     assert.equal(document.paths['/api/v1/webhooks/{id}/deliveries']?.get?.['x-scope'], 'read');
     assert.equal(document.paths['/api/v1/webhooks/{id}/deliveries/{delivery_id}/replay']?.post?.['x-scope'], 'read-write');
+  });
+
+  test('other services read endpoints and deliveries over NATS, scoped to the caller', async () => {
+    const identity = testIdentity();
+    const endpoint = await createEndpoint(identity, 'https://hooks.example.com/nats');
+    const page = await deps.bus.call(webhooksRpc.listEndpoints, identity, {});
+    assert.deepEqual(
+      page.data.map((item) => item.id),
+      [endpoint.id],
+    );
+    assert.equal((await deps.bus.call(webhooksRpc.getEndpoint, identity, { id: endpoint.id })).url, 'https://hooks.example.com/nats');
+    assert.deepEqual((await deps.bus.call(webhooksRpc.listDeliveries, identity, { endpoint_id: endpoint.id })).data, []);
+    await assert.rejects(deps.bus.call(webhooksRpc.getEndpoint, testIdentity(), { id: endpoint.id }), { code: 'not_found' });
   });
 
   test("another organization's endpoint is 404 everywhere", async () => {
