@@ -47,13 +47,19 @@ export function decodeCursor(cursor: string | undefined, filters: Record<string,
 }
 
 /**
- * The Prisma `where` fragment for "after this position" in (created_at desc, id desc) order. Paired with
- * an index on (org_id, created_at desc, id desc), a page deep in the list costs what the first one does.
+ * The Prisma `where` fragment for "after this position" in (created_at desc, id desc) order. The leading
+ * `created_at <= t` gives Postgres an index bound (a bare `a < t OR (a = t AND id < i)` gives none, and a
+ * deep page would read every row before it), so with an index on (org_id, created_at desc, id desc) a page
+ * deep in the list costs what the first one does. Wrapped in AND so it never collides with a caller's own
+ * created_at filter.
  */
 export function afterPosition(position: KeysetPosition | undefined) {
   if (!position) return {};
   return {
-    OR: [{ createdAt: { lt: position.createdAt } }, { createdAt: position.createdAt, id: { lt: position.id } }],
+    AND: [
+      { createdAt: { lte: position.createdAt } },
+      { OR: [{ createdAt: { lt: position.createdAt } }, { id: { lt: position.id } }] },
+    ],
   };
 }
 
