@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLeadSchema, ianaTimezoneSchema, recentLeadsQuerySchema, sequenceStepSchema } from '@voice/proto';
 import { firstStepAt } from '../src/domain/sequences.js';
-import { slugify } from '../src/domain/workspaces.js';
+import { canonicalLocale, canonicalTimezone, slugify } from '../src/domain/workspaces.js';
 import { renderTemplate } from '../src/sequences/runner.js';
 
 describe('leads rules', () => {
@@ -19,6 +19,12 @@ describe('leads rules', () => {
     assert.equal(slugify('North Office (HQ)'), 'north-office-hq');
     assert.equal(slugify('Café Zürich'), 'cafe-zurich');
     assert.equal(slugify('!!!'), 'workspace');
+  });
+
+  it('stores time zones and locales in their canonical spelling', () => {
+    assert.equal(canonicalTimezone('america/new_york'), 'America/New_York');
+    assert.equal(canonicalTimezone('UTC'), 'UTC');
+    assert.equal(canonicalLocale('en-us'), 'en-US');
   });
 
   it('schedules the first step after its delay, scaled', () => {

@@ -18,6 +18,10 @@ export function slugify(name: string): string {
   return slug || 'workspace';
 }
 
+/** The canonical spelling of a valid time zone and locale ("america/new_york" → "America/New_York", "en-us" → "en-US"). */
+export const canonicalTimezone = (timezone: string) => new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+export const canonicalLocale = (locale: string) => Intl.getCanonicalLocales(locale)[0] ?? locale;
+
 const slugTaken = (slug: string) =>
   new ApiError('conflict', `A workspace with the slug "${slug}" already exists; choose another slug.`, { param: 'slug' });
 
@@ -37,8 +41,8 @@ export async function createWorkspace(deps: LeadsDeps, identity: Identity, input
         id: newId('workspace'),
         name: input.name,
         slug,
-        timezone: input.timezone,
-        locale: input.locale,
+        timezone: canonicalTimezone(input.timezone),
+        locale: canonicalLocale(input.locale),
         phoneNumbers: [...new Set(input.phone_numbers)],
         defaultThemeId: input.default_theme_id ?? null,
         metadata: input.metadata,
@@ -59,8 +63,8 @@ export async function updateWorkspace(deps: LeadsDeps, identity: Identity, id: s
     const row = await updateWorkspaceRow(deps.prisma, orgId, id, {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.slug !== undefined ? { slug: input.slug } : {}),
-      ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
-      ...(input.locale !== undefined ? { locale: input.locale } : {}),
+      ...(input.timezone !== undefined ? { timezone: canonicalTimezone(input.timezone) } : {}),
+      ...(input.locale !== undefined ? { locale: canonicalLocale(input.locale) } : {}),
       ...(input.phone_numbers !== undefined ? { phoneNumbers: [...new Set(input.phone_numbers)] } : {}),
       ...(input.default_theme_id !== undefined ? { defaultThemeId: input.default_theme_id } : {}),
       ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
