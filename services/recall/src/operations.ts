@@ -19,6 +19,14 @@ export async function brandScoreOperation(
   input: BrandScoreInput,
 ): Promise<BrandScoreResponse> {
   const parts = await scoreBrandWithProviders(deps.brandScore, input);
+  for (const probe of parts.probes) {
+    if (probe.status !== 'ok') {
+      deps.logger.warn(
+        { provider: probe.provider, model: probe.model, status: probe.status, error: probe.error },
+        'brand probe incomplete',
+      );
+    }
+  }
   const response: BrandScoreResponse = {
     ok: true,
     brand: input.brand,

@@ -169,6 +169,19 @@ describe('knowledge base and recall', () => {
     );
   });
 
+  test('snippets are safe HTML: document markup never comes through, matches are bold', async () => {
+    const markup = {
+      title: 'Widget embed',
+      text: 'Paste <script src="https://cdn.example/widget.js"></script> before the closing body tag, Tom & Jerry.',
+    };
+    assert.equal((await call(org, 'POST', '/api/v1/knowledge/documents', markup)).statusCode, 201);
+    const body = (await call(org, 'POST', '/api/v1/llm-recall', { query: 'where do I paste the widget, tom?' })).json();
+    const snippet = body.results.find((result: { title: string }) => result.title === 'Widget embed')?.snippet as string;
+    assert.match(snippet, /<b>Paste<\/b>/);
+    assert.match(snippet, /<b>Tom<\/b> &amp; Jerry/);
+    assert.doesNotMatch(snippet, /<script/);
+  });
+
   test('a misspelled word still finds its passage through trigrams', async () => {
     const body = (await call(org, 'POST', '/api/v1/llm-recall', { query: 'pasword resett' })).json();
     assert.equal(body.results[0]?.title, 'Account security');

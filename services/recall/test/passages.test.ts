@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readPage } from '../src/domain/html.js';
 import { splitIntoPassages } from '../src/domain/passages.js';
-import { fuzzyWords, queryWords } from '../src/store/search.js';
+import { fuzzyWords, highlight, queryWords } from '../src/store/search.js';
 
 describe('splitting documents into passages', () => {
   test('short paragraphs are merged up to the target, in order', () => {
@@ -36,6 +36,12 @@ describe('query words', () => {
     const words = queryWords('When does the Support team pick up the phone? Support!');
     assert.deepEqual(words, ['when', 'does', 'the', 'support', 'team', 'pick', 'up', 'phone']);
     assert.deepEqual(fuzzyWords(words), ['when', 'does', 'support', 'team', 'pick', 'phone']);
+  });
+});
+
+describe('snippets', () => {
+  test('passage text is escaped and only the matches become <b>', () => {
+    assert.equal(highlight('Use \u0002<script>\u0003 & "quotes"'), 'Use <b>&lt;script&gt;</b> &amp; &quot;quotes&quot;');
   });
 });
 

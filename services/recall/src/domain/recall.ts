@@ -63,9 +63,12 @@ export async function recall(deps: RecallDeps, orgId: string, input: RecallInput
 
   const prompt = groundedAnswerPrompt(input.query, hits);
   const failures: string[] = [];
+  // One deadline for the answer, whichever provider gives it: a fallback runs only in the time left.
+  const signal = AbortSignal.timeout(deps.providerTimeoutMs);
   for (const provider of deps.providers) {
+    if (signal.aborted) break;
     try {
-      const reply = await provider.ask(prompt, AbortSignal.timeout(deps.providerTimeoutMs));
+      const reply = await provider.ask(prompt, signal);
       const answeredBy = { provider: provider.name, model: provider.model };
       if (!reply.answerable || reply.answer.trim() === '') {
         return { ...base, answered_by: answeredBy, answer_error: 'The passages found do not answer this question.' };
@@ -80,5 +83,5 @@ export async function recall(deps: RecallDeps, orgId: string, input: RecallInput
       failures.push(error instanceof Error ? error.message : String(error));
     }
   }
-  return { ...base, answer_error: `No answer: ${failures.join('; ')}` };
+  return { ...base, answer_error: `No answer: ${failures.join('; ') || 'no provider answered in time'}` };
 }

@@ -16,6 +16,19 @@ export interface PassageHit {
   score: number;
 }
 
+const htmlEscapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * The snippet as safe HTML: the passage text escaped (documents may contain markup), then the matches
+ * ts_headline marked with control characters wrapped in <b>…</b>.
+ */
+export function highlight(marked: string): string {
+  return marked
+    .replace(/[&<>"']/g, (char) => htmlEscapes[char] ?? char)
+    .replaceAll('\u0002', '<b>')
+    .replaceAll('\u0003', '</b>');
+}
+
 /** Query words as the user typed them, lowercased and deduplicated; at most 32. */
 export function queryWords(query: string): string[] {
   const words = query
@@ -78,7 +91,7 @@ export async function searchPassages(prisma: PrismaClient, orgId: string, query:
     WITH q AS (SELECT (${tsquery}) AS query)
     SELECT p.id AS passage_id, p.document_id, d.title, d.source_url, p.content,
            ts_headline('english', p.content, q.query,
-             'StartSel=<b>, StopSel=</b>, MinWords=12, MaxWords=40, MaxFragments=2, FragmentDelimiter=" … "') AS snippet,
+             'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MinWords=12, MaxWords=40, MaxFragments=2, FragmentDelimiter=" … "') AS snippet,
            (0.7 * CASE WHEN numnode(q.query) > 0 THEN ts_rank_cd(p.search, q.query, 32) ELSE 0 END
             + 0.3 * ${coverage})::float8 AS score
     FROM ${passages} p
@@ -95,7 +108,7 @@ export async function searchPassages(prisma: PrismaClient, orgId: string, query:
     title: row.title,
     sourceUrl: row.source_url,
     content: row.content,
-    snippet: row.snippet,
+    snippet: highlight(row.snippet),
     score: Math.round(Number(row.score) * 10_000) / 10_000,
   }));
 }
