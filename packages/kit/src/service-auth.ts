@@ -1,4 +1,4 @@
-import type { Identity, Scope } from '@voice/proto';
+import { type Identity, type Scope, scopeAllows } from '@voice/proto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from './errors.js';
@@ -30,7 +30,18 @@ export function identityOf(request: FastifyRequest): Identity {
 }
 
 /**
+ * Refuses an identity whose scope does not cover `needed` (403 `forbidden_scope`). The gateway decides
+ * scope first; services check again, over HTTP and NATS alike, so no path skips it.
+ */
+export function requireScope(identity: Identity, needed: Scope): void {
+  if (!scopeAllows(identity.scope, needed)) {
+    throw new ApiError('forbidden_scope', `This operation needs a ${needed} key; this key is ${identity.scope}.`);
+  }
+}
+
+/**
  * Services accept only requests the gateway signed: a direct call with forged identity headers is 401.
+ * A route's declared `config.scope` is enforced here too.
  */
 export const serviceAuthPlugin = fp<{ secret: string }>(
   async (app: FastifyInstance, options) => {
@@ -39,6 +50,10 @@ export const serviceAuthPlugin = fp<{ secret: string }>(
       if (probePaths.has(request.url.split('?')[0] ?? '')) return;
       if (request.routeOptions.config.public === true) return;
       request.identity = verifyIdentity(request.headers, { method: request.method, url: request.url }, options.secret);
+    });
+    app.addHook('preHandler', async (request) => {
+      const needed = request.routeOptions.config.scope;
+      if (needed && request.routeOptions.config.public !== true) requireScope(identityOf(request), needed);
     });
   },
   { name: 'voice-service-auth' },
