@@ -43,6 +43,18 @@ describe('gateway authentication, in the order API.md fixes', () => {
     assert.equal(response.json().error.code, 'unknown_key');
   });
 
+  test('a used key records when it was last used', async () => {
+    const { key, keyId } = await createOrgWithKey(gateway);
+    assert.equal((await gateway.deps.prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })).lastUsedAt, null);
+    await usage(bearer(key));
+    let lastUsedAt: Date | null = null;
+    for (let attempt = 0; attempt < 50 && lastUsedAt === null; attempt++) {
+      lastUsedAt = (await gateway.deps.prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })).lastUsedAt;
+      if (lastUsedAt === null) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(lastUsedAt instanceof Date);
+  });
+
   test('a revoked key is 401 revoked', async () => {
     const { key, keyId } = await createOrgWithKey(gateway);
     assert.equal((await usage(bearer(key))).statusCode, 200);

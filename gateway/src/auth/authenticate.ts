@@ -3,6 +3,7 @@ import { type Identity, planLimits, scopeAllows } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayDeps } from '../deps.js';
 import { hashKey, isWellFormedKey } from '../keys/format.js';
+import { touchKey } from '../keys/store.js';
 import { countRequest, type QuotaDecision } from '../quota/quota.js';
 import { requiredScope } from './scopes.js';
 
@@ -97,4 +98,16 @@ export async function authenticate(deps: GatewayDeps, request: FastifyRequest, r
     monthly_quota: grant.monthlyQuota,
   };
   request.identity = identity;
+  recordUse(deps, grant.id, now);
+}
+
+/** When each key was last marked used in this process: `last_used_at` is written at most once a minute. */
+const lastMarked = new Map<string, number>();
+
+function recordUse(deps: GatewayDeps, keyId: string, now: Date): void {
+  const previous = lastMarked.get(keyId);
+  if (previous !== undefined && now.getTime() - previous < 60_000) return;
+  if (lastMarked.size > 100_000) lastMarked.clear();
+  lastMarked.set(keyId, now.getTime());
+  touchKey(deps.prisma, keyId, now).catch((error: unknown) => deps.logger.warn({ err: error, key_id: keyId }, 'last_used_at not recorded'));
 }
