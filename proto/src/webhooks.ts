@@ -1,7 +1,7 @@
 // Records, request schemas and NATS operations of the webhooks service: endpoints and their deliveries.
 import { z } from 'zod';
 import { timestampSchema } from './common.js';
-import { type EventType, eventTypeSchema, publicEventTypes } from './events.js';
+import { type EventType, eventEnvelopeSchema, eventTypeSchema, publicEventTypes } from './events.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -128,6 +128,12 @@ export const webhookDeliverySchema = z
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 
 export const webhookDeliveryPageSchema = pageSchema(webhookDeliverySchema).meta({ id: 'WebhookDeliveryPage' });
+
+/** One delivery with the event it carries, exactly as it is sent (the list leaves the body out). */
+export const webhookDeliveryWithEventSchema = webhookDeliverySchema
+  .extend({ event: eventEnvelopeSchema.describe('The body POSTed to the endpoint') })
+  .meta({ id: 'WebhookDeliveryWithEvent' });
+export type WebhookDeliveryWithEvent = z.infer<typeof webhookDeliveryWithEventSchema>;
 
 export const listDeliveriesQuerySchema = listQuerySchema.extend({
   status: z.enum(deliveryStatuses).optional().describe('`failed` lists the dead letters'),

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
-import { type Identity, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointWithSecret, webhooksRpc } from '@voice/proto';
+import {
+  type Identity,
+  type WebhookDelivery,
+  type WebhookDeliveryWithEvent,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
+  webhooksRpc,
+} from '@voice/proto';
 import { buildApp, startDeliveries } from '../src/app.js';
 import type { DeliveryWorker } from '../src/delivery/worker.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
@@ -333,10 +340,15 @@ describe('delivery', () => {
     assert.equal(replay.body.replay_of, dead.id);
     assert.equal(replay.body.event_id, event.id);
     const replayed = await eventually(async () => {
-      const { body } = await call<WebhookDelivery>(identity, 'GET', `/api/v1/webhooks/${endpoint.id}/deliveries/${replay.body.id}`);
+      const { body } = await call<WebhookDeliveryWithEvent>(
+        identity,
+        'GET',
+        `/api/v1/webhooks/${endpoint.id}/deliveries/${replay.body.id}`,
+      );
       return body.status === 'succeeded' ? body : undefined;
     });
     assert.equal(replayed.attempt_count, 1);
+    assert.deepEqual(replayed.event, event);
     assert.equal(target.requests.length, 4);
     assert.equal(target.requests.at(-1)?.headers['webhook-id'], event.id);
 

@@ -1,12 +1,19 @@
 import { ApiError, type HttpApp, identityOf } from '@voice/kit';
-import { idSchema, listDeliveriesQuerySchema, webhookDeliveryPageSchema, webhookDeliverySchema } from '@voice/proto';
+import {
+  eventEnvelopeSchema,
+  idSchema,
+  listDeliveriesQuerySchema,
+  webhookDeliveryPageSchema,
+  webhookDeliverySchema,
+  webhookDeliveryWithEventSchema,
+} from '@voice/proto';
 import { z } from 'zod';
 import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
 import { assertWebhooksPlan } from '../domain/plan.js';
 import { toDelivery } from '../domain/records.js';
 import { maxAttempts } from '../domain/retry-schedule.js';
-import { createReplay, getDeliveryRow, listDeliveries } from '../store/deliveries.js';
+import { createReplay, getDeliveryWithEvent, listDeliveries } from '../store/deliveries.js';
 import { getEndpointRow } from '../store/endpoints.js';
 
 const byEndpoint = z.object({ id: idSchema('webhook') });
@@ -33,10 +40,18 @@ export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
   app.get(
     '/api/v1/webhooks/:id/deliveries/:delivery_id',
     {
-      schema: { tags: ['webhooks'], summary: 'Get one delivery', params: byDelivery, response: { 200: webhookDeliverySchema } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Get one delivery with the event body it sends',
+        params: byDelivery,
+        response: { 200: webhookDeliveryWithEventSchema },
+      },
       config: { scope: 'read' },
     },
-    async (request) => toDelivery(await getDeliveryRow(prisma, identityOf(request).org_id, request.params.id, request.params.delivery_id)),
+    async (request) => {
+      const row = await getDeliveryWithEvent(prisma, identityOf(request).org_id, request.params.id, request.params.delivery_id);
+      return { ...toDelivery(row), event: eventEnvelopeSchema.parse(JSON.parse(row.event.body)) };
+    },
   );
 
   app.post(

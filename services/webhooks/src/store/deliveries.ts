@@ -66,6 +66,13 @@ export async function getDeliveryRow(prisma: PrismaClient, orgId: string, endpoi
   return row;
 }
 
+/** One delivery with the exact body it sends. */
+export async function getDeliveryWithEvent(prisma: PrismaClient, orgId: string, endpointId: string, id: string) {
+  const row = await prisma.delivery.findFirst({ where: { orgId, endpointId, id }, include: { event: true } });
+  if (!row) throw notFound('delivery', 'delivery_id');
+  return row;
+}
+
 /** A new delivery of the same event to the same endpoint, with a fresh schedule; the original stays in the log. */
 export async function createReplay(prisma: PrismaClient, orgId: string, endpointId: string, deliveryId: string) {
   const original = await getDeliveryRow(prisma, orgId, endpointId, deliveryId);
