@@ -6,7 +6,7 @@ import { recallRpc } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { type FakeProvider, startFakeOpenAi } from './fake-providers.js';
+import { type FakeProvider, startFakeAnthropic, startFakeOpenAi } from './fake-providers.js';
 
 const support = {
   title: 'Support hours',
@@ -26,6 +26,7 @@ describe('knowledge base and recall', () => {
   let deps: RecallServiceDeps;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let openai: FakeProvider;
+  let anthropic: FakeProvider;
   const org = testIdentity({ monthly_used: 41, monthly_quota: 500 });
   const otherOrg = testIdentity();
 
@@ -42,16 +43,24 @@ describe('knowledge base and recall', () => {
       const messages = body.messages as Array<{ content: string }>;
       const question = messages.at(-1)?.content ?? '';
       if (question.includes('weather')) return { kind: 'json', value: { answerable: false, answer: '', cited: [] } };
+      if (question.includes('refund')) return { kind: 'status', status: 500 };
       return {
         kind: 'json',
         value: { answerable: true, answer: 'The team answers calls from 8am to 6pm on weekdays [1] [9].', cited: [1, 9] },
       };
     });
+    // Anthropic answers only when OpenAI has failed (the fallback), citing the passage it was given.
+    anthropic = await startFakeAnthropic(() => ({
+      kind: 'json',
+      value: { answerable: true, answer: 'Refunds take five business days [1].', cited: [1] },
+    }));
     deps = await connectDeps(
       parseEnv(envSchema, {
         ...ctx.env,
         OPENAI_API_KEY: 'test-key',
         OPENAI_BASE_URL: openai.baseUrl,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: anthropic.baseUrl,
         PROVIDER_MAX_RETRIES: '0',
         PROVIDER_TIMEOUT_MS: '3000',
       }),
@@ -72,6 +81,7 @@ describe('knowledge base and recall', () => {
     await app?.close();
     await deps?.close();
     await openai?.close();
+    await anthropic?.close();
     await ctx?.cleanup();
   });
 
@@ -185,6 +195,15 @@ describe('knowledge base and recall', () => {
   test('a misspelled word still finds its passage through trigrams', async () => {
     const body = (await call(org, 'POST', '/api/v1/llm-recall', { query: 'pasword resett' })).json();
     assert.equal(body.results[0]?.title, 'Account security');
+  });
+
+  test('when OpenAI fails the answer comes from Anthropic', async () => {
+    const body = (await call(org, 'POST', '/api/v1/llm-recall', { query: 'how long does a refund take?' })).json();
+    assert.equal(body.results[0]?.title, 'Billing');
+    assert.equal(body.answer, 'Refunds take five business days [1].');
+    assert.equal(body.answered_by.provider, 'anthropic');
+    assert.equal(body.citations[0].document_id, body.results[0].document_id);
+    assert.equal(anthropic.requests.length, 1);
   });
 
   test('an unanswerable question keeps the passages and says why there is no answer', async () => {
