@@ -1,5 +1,5 @@
 import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
-import type { EventEnvelope, ListDeliveriesQuery } from '@voice/proto';
+import { type EventEnvelope, type ListDeliveriesQuery, webhookTestEventDataSchema } from '@voice/proto';
 import { toDelivery } from '../domain/records.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { getEndpointRow } from './endpoints.js';
@@ -96,7 +96,10 @@ export async function createTestDelivery(prisma: PrismaClient, orgId: string, en
     type: 'webhook.test',
     created_at: now.toISOString(),
     org_id: orgId,
-    data: { endpoint_id: endpointId, message: 'A test event sent on request. Receiving it means this endpoint is set up.' },
+    data: webhookTestEventDataSchema.parse({
+      endpoint_id: endpointId,
+      message: 'A test event sent on request. Receiving it means this endpoint is set up.',
+    }),
   };
   const [, delivery] = await prisma.$transaction([
     prisma.event.create({ data: { id: event.id, orgId, type: event.type, body: JSON.stringify(event), createdAt: now } }),
