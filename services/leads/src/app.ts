@@ -1,4 +1,4 @@
-import { ApiError, createHttpApp, type HttpApp, identityOf, serviceAuthPlugin } from '@voice/kit';
+import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
 import type { LeadsDeps } from './deps.js';
 import { consumeCallOutcomes } from './nats/call-outcomes.js';
 import { serveLeadsRpc } from './nats/handlers.js';
@@ -26,12 +26,6 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
     },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
-  // The gateway enforces scopes; the service refuses a read key on a writing route all the same.
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.scope === 'read-write' && identityOf(request).scope !== 'read-write') {
-      throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
-    }
-  });
   workspaceRoutes(app, deps);
   themeRoutes(app, deps);
   leadRoutes(app, deps);

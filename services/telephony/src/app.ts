@@ -1,4 +1,4 @@
-import { ApiError, createHttpApp, type HttpApp, identityOf, serviceAuthPlugin } from '@voice/kit';
+import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
 import type { TelephonyDeps } from './deps.js';
 import { startDialer } from './dialer/workers.js';
 import { serveTelephonyRpc } from './nats/handlers.js';
@@ -21,12 +21,6 @@ export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
     },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
-  // The gateway enforces scopes; a service refuses a read key on a writing route all the same.
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.scope === 'read-write' && identityOf(request).scope !== 'read-write') {
-      throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
-    }
-  });
   callRoutes(app, deps);
   smsRoutes(app, deps);
   dncRoutes(app, deps);

@@ -1,4 +1,4 @@
-import { ApiError, type RpcHandler } from '@voice/kit';
+import { type RpcHandler, requireScope } from '@voice/kit';
 import { type Identity, leadsRpc, type RpcDefinition } from '@voice/proto';
 import type { LeadsDeps } from '../deps.js';
 import { onceFor } from '../domain/idempotency.js';
@@ -33,7 +33,7 @@ export function serveLeadsRpc(deps: LeadsDeps): void {
   // The MCP service checks scopes before calling; refusing a read key here too keeps a mistake there harmless.
   const serveWrite = <D extends RpcDefinition>(definition: D, handler: RpcHandler<D>) =>
     bus.serve(definition, (input, identity) => {
-      if (identity.scope !== 'read-write') throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
+      requireScope(identity, 'read-write');
       return handler(input, identity);
     });
   const create = async <I extends { idempotency_key?: string | undefined }, T>(

@@ -1,4 +1,4 @@
-import { ApiError } from '@voice/kit';
+import { requireScope } from '@voice/kit';
 import { type Identity, telephonyRpc } from '@voice/proto';
 import type { TelephonyDeps } from '../deps.js';
 import { cancelCall, queueCall } from '../domain/calls.js';
@@ -11,7 +11,7 @@ import { findSmsRow, listSms } from '../store/sms.js';
 
 /** The gateway checks scopes for REST; over NATS the caller's identity is checked here as well. */
 function writer(identity: Identity): Identity {
-  if (identity.scope !== 'read-write') throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
+  requireScope(identity, 'read-write');
   return identity;
 }
 
