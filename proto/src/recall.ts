@@ -67,6 +67,17 @@ export const createDocumentBodySchema = z
   .meta({ id: 'CreateDocumentRequest' });
 export type CreateDocumentBody = z.infer<typeof createDocumentBodySchema>;
 
+/** The NATS input of addDocument: the REST body plus the idempotency key (the `Idempotency-Key` header on REST). */
+export const addDocumentInputSchema = createDocumentBodySchema.extend({
+  idempotency_key: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('Same meaning as the Idempotency-Key header: a retried request with the same key adds one document.'),
+});
+export type AddDocumentInput = z.infer<typeof addDocumentInputSchema>;
+
 export const documentIdParamsSchema = z.object({ id: idSchema('document') });
 
 export const deletedDocumentSchema = z
@@ -286,7 +297,7 @@ export const recallRpc = {
   recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema),
   /** Probes both providers; `unavailable` (503) without one, `upstream_failed` (502) when both fail. */
   brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema),
-  addDocument: defineRpc('svc.recall.documents.add', createDocumentBodySchema, documentSchema),
+  addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema),
   listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema),
   getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema),
   deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema),

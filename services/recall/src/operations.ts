@@ -1,9 +1,19 @@
 // The operations REST routes and NATS handlers share, so both paths behave identically: each takes the
 // caller's identity (for the organization and the quota figures it reports) and validated input.
-import type { BrandScoreInput, BrandScoreResponse, Identity, RecallInput, RecallResponse } from '@voice/proto';
+import { idempotent } from '@voice/kit';
+import type {
+  AddDocumentInput,
+  BrandScoreInput,
+  BrandScoreResponse,
+  Identity,
+  KnowledgeDocument,
+  RecallInput,
+  RecallResponse,
+} from '@voice/proto';
 import type { RecallServiceDeps } from './deps.js';
 import { scoreBrandWithProviders } from './domain/brand-score.js';
 import { recall } from './domain/recall.js';
+import { createDocument } from './store/documents.js';
 
 /** The key's monthly count after this request, as the gateway's Lua call left it. */
 const usageOf = (identity: Identity) => ({ monthly_used: identity.monthly_used, monthly_quota: identity.monthly_quota });
@@ -55,4 +65,13 @@ export async function brandScoreOperation(
     })
     .catch((error: unknown) => deps.logger.warn({ err: error }, 'recall.brand_scored not published'));
   return response;
+}
+
+/** Adds a document; with an idempotency key, the same request twice adds one document (Stripe style). */
+export async function addDocumentOperation(deps: RecallServiceDeps, identity: Identity, input: AddDocumentInput) {
+  const { idempotency_key: key, ...body } = input;
+  return idempotent<KnowledgeDocument>(
+    { redis: deps.redis, prefix: deps.env.REDIS_PREFIX, orgId: identity.org_id, operation: 'documents.add', key, fingerprint: body },
+    async () => ({ status: 201, body: await createDocument(deps.prisma, identity.org_id, body) }),
+  );
 }

@@ -124,6 +124,22 @@ describe('knowledge base and recall', () => {
     assert.equal((await call(org, 'GET', `/api/v1/knowledge/documents/${mine}`)).statusCode, 200);
   });
 
+  test('the same Idempotency-Key and body add one document; another body is 409', async () => {
+    const url = '/api/v1/knowledge/documents';
+    const send = (payload: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url, headers: { ...gatewayHeaders(org, 'POST', url), 'idempotency-key': 'doc-once-1' }, payload });
+    const first = await send({ title: 'Once', text: 'Only once.' });
+    const again = await send({ title: 'Once', text: 'Only once.' });
+    assert.equal(first.statusCode, 201);
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().id, first.json().id);
+    const other = await send({ title: 'Once', text: 'Something else.' });
+    assert.equal(other.statusCode, 409);
+    assert.equal(other.json().error.code, 'idempotency_conflict');
+    assert.equal((await call(org, 'DELETE', `${url}/${first.json().id}`)).statusCode, 200);
+  });
+
   test('a read key cannot add or delete documents', async () => {
     const reader = { ...org, scope: 'read' as const };
     const response = await call(reader, 'POST', '/api/v1/knowledge/documents', { title: 'x', text: 'y' });

@@ -1,8 +1,8 @@
 import { ApiError } from '@voice/kit';
 import { type Identity, recallRpc } from '@voice/proto';
 import type { RecallServiceDeps } from '../deps.js';
-import { brandScoreOperation, recallOperation } from '../operations.js';
-import { createDocument, deleteDocument, getDocument, listDocuments } from '../store/documents.js';
+import { addDocumentOperation, brandScoreOperation, recallOperation } from '../operations.js';
+import { deleteDocument, getDocument, listDocuments } from '../store/documents.js';
 
 /** The gateway checks scopes for REST; over NATS the caller's identity is checked here as well. */
 function writer(identity: Identity): Identity {
@@ -15,7 +15,7 @@ export function serveRecallRpc(deps: RecallServiceDeps): void {
   const { bus, prisma } = deps;
   bus.serve(recallRpc.recall, (input, identity) => recallOperation(deps, identity, input));
   bus.serve(recallRpc.brandScore, (input, identity) => brandScoreOperation(deps, identity, input));
-  bus.serve(recallRpc.addDocument, (input, identity) => createDocument(prisma, writer(identity).org_id, input));
+  bus.serve(recallRpc.addDocument, async (input, identity) => (await addDocumentOperation(deps, writer(identity), input)).body);
   bus.serve(recallRpc.listDocuments, (input, identity) => listDocuments(prisma, identity.org_id, input));
   bus.serve(recallRpc.getDocument, (input, identity) => getDocument(prisma, identity.org_id, input.id));
   bus.serve(recallRpc.deleteDocument, (input, identity) => deleteDocument(prisma, writer(identity).org_id, input.id));

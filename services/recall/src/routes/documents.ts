@@ -1,4 +1,4 @@
-import { type HttpApp, identityOf } from '@voice/kit';
+import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
 import {
   createDocumentBodySchema,
   deletedDocumentSchema,
@@ -7,8 +7,10 @@ import {
   documentSchema,
   listDocumentsQuerySchema,
 } from '@voice/proto';
+import { z } from 'zod';
 import type { RecallServiceDeps } from '../deps.js';
-import { createDocument, deleteDocument, getDocument, listDocuments } from '../store/documents.js';
+import { addDocumentOperation } from '../operations.js';
+import { deleteDocument, getDocument, listDocuments } from '../store/documents.js';
 
 export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
   app.post(
@@ -18,13 +20,20 @@ export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
         tags: ['knowledge'],
         summary: 'Add a document to the knowledge base',
         description:
-          'The text is split into passages and indexed for recall at once. Text over 200,000 characters is 400; a body over 1 MB is 413.',
+          'The text is split into passages and indexed for recall at once. Text over 200,000 characters is 400; a body over 1 MB is 413. ' +
+          'Send an `Idempotency-Key` header to make retries safe: the same key and body add one document.',
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
         body: createDocumentBodySchema,
         response: { 201: documentSchema },
       },
       config: { scope: 'read-write' },
     },
-    async (request, reply) => reply.status(201).send(await createDocument(deps.prisma, identityOf(request).org_id, request.body)),
+    async (request, reply) => {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const result = await addDocumentOperation(deps, identityOf(request), { ...request.body, idempotency_key: key });
+      if (result.replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.status(201).send(result.body);
+    },
   );
 
   app.get(
