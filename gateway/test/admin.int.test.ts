@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ApiError } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
+import type { EventEnvelope } from '@voice/proto';
 import { hashKey, isWellFormedKey } from '../src/keys/format.js';
 import { startGateway, type TestGateway } from './stack.js';
 
@@ -89,8 +90,14 @@ describe('operator CLI and plan rules', () => {
   test('a move to Lite narrows every key to read; revoking frees a slot; rotation keeps the count', async () => {
     const org = (await gateway.admin({ kind: 'org.create', name: 'downgrade', plan: 'pro' })) as { id: string };
     const key = (await gateway.admin({ kind: 'key.create', orgId: org.id, scope: 'read-write', monthlyQuota: 10 })) as { id: string };
+    const announced = new Promise<EventEnvelope>((resolve) => {
+      void gateway.deps.bus.consume({ durable: 'test-plan-changes', types: ['org.plan_changed'] }, async (event) => {
+        if (event.org_id === org.id) resolve(event);
+      });
+    });
     const result = (await gateway.admin({ kind: 'org.set-plan', orgId: org.id, plan: 'lite' })) as { narrowed_keys: number };
     assert.equal(result.narrowed_keys, 1);
+    assert.deepEqual((await announced).data, { plan: 'lite' }, 'the plan change is published for the services');
     const listed = (await gateway.admin({ kind: 'key.list', orgId: org.id })) as { data: Array<{ scope: string }> };
     assert.deepEqual(
       listed.data.map((entry) => entry.scope),

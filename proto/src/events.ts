@@ -27,7 +27,7 @@ export const eventTypes = [
   'approval.resolved',
   'recall.brand_scored',
   'webhook.test',
-  'key.changed',
+  'org.plan_changed',
   'api.called',
 ] as const;
 
@@ -35,10 +35,10 @@ export const eventTypeSchema = z.enum(eventTypes);
 export type EventType = z.infer<typeof eventTypeSchema>;
 
 /**
- * Events that are internal plumbing, not part of the public webhook catalogue: the audit feed and the
- * gateway's key-cache invalidation.
+ * Events that are internal plumbing, not part of the public webhook catalogue: the audit feed, and plan
+ * changes (which turn features such as webhooks on or off in the services).
  */
-export const internalEventTypes: readonly EventType[] = ['api.called', 'key.changed'];
+export const internalEventTypes: readonly EventType[] = ['api.called', 'org.plan_changed'];
 
 export const publicEventTypes = eventTypes.filter((type) => !internalEventTypes.includes(type));
 

@@ -24,7 +24,7 @@ export const endpointStatuses = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof endpointStatuses)[number];
 
 /** Why an endpoint stopped receiving events. */
-export const disabledReasons = ['manual', 'endpoint_gone', 'failing'] as const;
+export const disabledReasons = ['manual', 'endpoint_gone', 'failing', 'plan'] as const;
 export type DisabledReason = (typeof disabledReasons)[number];
 
 /** Secrets as Standard Webhooks writes them: `whsec_` and the base64 of 24 to 64 random bytes. */

@@ -4,6 +4,7 @@ import { startDeliveryWorker } from './delivery/worker.js';
 import type { WebhooksDeps } from './deps.js';
 import { startFanout } from './nats/fanout.js';
 import { serveWebhooksRpc } from './nats/handlers.js';
+import { startPlanChanges } from './nats/plan-changes.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -33,6 +34,7 @@ export async function startDeliveries(deps: WebhooksDeps): Promise<{ close(): Pr
   const worker = startDeliveryWorker(deps);
   const maintenance = await startMaintenance(deps);
   await startFanout(deps);
+  await startPlanChanges(deps);
   return {
     async close() {
       await Promise.all([worker.close(), maintenance.close()]);

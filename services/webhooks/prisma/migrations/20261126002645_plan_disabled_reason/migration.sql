@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "DisabledReason" ADD VALUE 'plan';

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type HttpApp, parseEnv } from '@voice/kit';
+import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import type { WebhookEndpoint } from '@voice/proto';
+import { buildApp, startDeliveries } from '../src/app.js';
+import { connectDeps, type WebhooksDeps } from '../src/deps.js';
+import { envSchema } from '../src/env.js';
+import { eventually } from './receiver.js';
+
+let ctx: TestContext;
+let deps: WebhooksDeps;
+let app: HttpApp;
+let background: { close(): Promise<void> };
+
+before(async () => {
+  ctx = await createTestContext();
+  deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true' }));
+  app = await buildApp(deps);
+  background = await startDeliveries(deps);
+});
+
+after(async () => {
+  await app?.close();
+  await background?.close();
+  await deps?.close();
+  await ctx?.cleanup();
+});
+
+test("a move to Lite disables the organization's endpoints (reason plan); a move back re-enables only those", async () => {
+  const identity = testIdentity({ plan: 'starter' });
+  const other = testIdentity({ plan: 'pro' });
+  const create = async (who: typeof identity) => {
+    const url = '/api/v1/webhooks';
+    const response = await app.inject({
+      method: 'POST',
+      url,
+      headers: gatewayHeaders(who, 'POST', url),
+      payload: { url: 'http://127.0.0.1:9/hook', event_types: ['*'] },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json() as WebhookEndpoint;
+  };
+  const kept = await create(identity);
+  const manual = await create(identity);
+  const untouched = await create(other);
+  await deps.prisma.endpoint.update({ where: { id: manual.id }, data: { status: 'disabled', disabledReason: 'manual' } });
+
+  // What the gateway's `org set-plan` publishes.
+  await deps.bus.publish('org.plan_changed', identity.org_id, { plan: 'lite' });
+  const state = async (id: string) => deps.prisma.endpoint.findUniqueOrThrow({ where: { id } });
+  await eventually(async () => ((await state(kept.id)).status === 'disabled' ? true : undefined), 10_000);
+  assert.equal((await state(kept.id)).disabledReason, 'plan');
+  assert.equal((await state(untouched.id)).status, 'enabled', "another organization's endpoints are not touched");
+
+  await deps.bus.publish('org.plan_changed', identity.org_id, { plan: 'pro' });
+  await eventually(async () => ((await state(kept.id)).status === 'enabled' ? true : undefined), 10_000);
+  assert.equal((await state(manual.id)).status, 'disabled', 'an endpoint disabled by hand stays disabled');
+  assert.equal((await state(manual.id)).disabledReason, 'manual');
+});
