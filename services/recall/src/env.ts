@@ -20,10 +20,10 @@ export const envSchema = baseEnvSchema.extend({
   // points the SDK at any compatible server.
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalUrl,
-  OPENAI_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  OPENAI_MODEL: z.string().trim().min(1).default('gpt-5.4'),
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalUrl,
-  ANTHROPIC_MODEL: z.string().trim().min(1).default('claude-sonnet-4-5'),
+  ANTHROPIC_MODEL: z.string().trim().min(1).default('claude-sonnet-4-6'),
   /** Upper bound for one provider's whole probe (its prompts run in parallel); the other is not waited for. */
   PROVIDER_TIMEOUT_MS: milliseconds(20_000),
   /** SDK retries of a 429/5xx/connection error, inside the timeout above. */

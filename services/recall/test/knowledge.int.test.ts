@@ -59,6 +59,7 @@ describe('knowledge base and recall', () => {
         ...ctx.env,
         OPENAI_API_KEY: 'test-key',
         OPENAI_BASE_URL: openai.baseUrl,
+        OPENAI_MODEL: 'gpt-test',
         ANTHROPIC_API_KEY: 'test-key',
         ANTHROPIC_BASE_URL: anthropic.baseUrl,
         PROVIDER_MAX_RETRIES: '0',
@@ -180,7 +181,7 @@ describe('knowledge base and recall', () => {
       body.citations.map((citation: { ref: number; passage_id: string }) => [citation.ref, citation.passage_id]),
       [[1, body.results[0].passage_id]],
     );
-    assert.deepEqual(body.answered_by, { provider: 'openai', model: 'gpt-4o-mini' });
+    assert.deepEqual(body.answered_by, { provider: 'openai', model: 'gpt-test' });
     assert.deepEqual(body.api, { monthly_used: 41, monthly_quota: 500 });
   });
 

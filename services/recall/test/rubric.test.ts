@@ -21,7 +21,7 @@ function answers(provider: 'openai' | 'anthropic', set: Recorded, latencyMs = 42
   assert.ok(said, `no recorded answers for ${provider}`);
   return {
     provider,
-    model: provider === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-5',
+    model: provider === 'openai' ? 'gpt-5.4' : 'claude-sonnet-4-6',
     latencyMs,
     recognition: { ok: true, value: recognitionAnswerSchema.parse(said.brand_recognition) },
     description: { ok: true, value: descriptionAnswerSchema.parse(said.brand_description) },

@@ -41,7 +41,7 @@ export function brandPrompts(brand: string, url: string) {
     system,
     user: `Do you know the brand ${quoted} (website ${site})? Answer from what you learned in training.`,
     schema: recognitionAnswerSchema,
-    maxOutputTokens: 300,
+    maxOutputTokens: 1_000,
   };
   const description: StructuredPrompt<typeof descriptionAnswerSchema> = {
     name: 'brand_description',
@@ -49,7 +49,7 @@ export function brandPrompts(brand: string, url: string) {
     system,
     user: `What does the brand ${quoted} (website ${site}) do? Give a short description, its category and up to five competitors.`,
     schema: descriptionAnswerSchema,
-    maxOutputTokens: 500,
+    maxOutputTokens: 1_500,
   };
   const category: StructuredPrompt<typeof categoryAnswerSchema> = {
     name: 'category_recall',
@@ -59,7 +59,7 @@ export function brandPrompts(brand: string, url: string) {
       `Someone is shopping in the category of the business at ${site}. Name that category in a few words, ` +
       'then list up to ten brands you would recommend in it, best first.',
     schema: categoryAnswerSchema,
-    maxOutputTokens: 500,
+    maxOutputTokens: 1_500,
   };
   return { recognition, description, category };
 }
