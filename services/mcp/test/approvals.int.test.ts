@@ -146,6 +146,25 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     ]);
   });
 
+  test('asking again for the same action returns the waiting approval without a second message; a sent invoice is a conflict', async () => {
+    const invoice = await draftInvoice(org);
+    const first = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    const messagesBefore = h.telegram.callsOf('sendMessage').length;
+    const again = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.equal(again.approval_id, first.approval_id);
+    assert.equal(again.expires_at, first.expires_at);
+    assert.match(again.summary, /nothing was sent again/);
+    assert.deepEqual(again.sent_to, ['telegram']);
+    assert.equal(h.telegram.callsOf('sendMessage').length, messagesBefore);
+    await h.telegramTap(approverChat, `approve:${first.approval_id}`);
+    assert.equal((await approval(org, first.approval_id)).status, 'executed');
+    const text = errorText(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.match(
+      text,
+      /^conflict: Invoice inv_\w+ is sent; only a draft invoice can be sent \(argument invoice_id\); the record is not in a state that allows this/,
+    );
+  });
+
   test('two simultaneous Approve taps run the action once', async () => {
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));

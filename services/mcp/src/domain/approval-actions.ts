@@ -75,6 +75,11 @@ const sendInvoice = defineAction({
   input: z.object({ invoice_id: idSchema('invoice').describe('The invoice to send to its customer') }),
   async describe(call, args) {
     const invoice = await call(leadsRpc.getInvoice, { id: args.invoice_id });
+    if (invoice.status !== 'draft') {
+      throw new ApiError('conflict', `Invoice ${invoice.id} is ${invoice.status}; only a draft invoice can be sent.`, {
+        param: 'invoice_id',
+      });
+    }
     const lines = `${invoice.lines.length} line${invoice.lines.length === 1 ? '' : 's'}`;
     const due = invoice.due_date ? `, due ${invoice.due_date}` : '';
     return `Send invoice ${invoice.id} for ${formatMoney(invoice.total, invoice.currency)} (${lines}${due}) to its customer, lead ${invoice.lead_id ?? '(deleted)'}.`;
@@ -89,6 +94,9 @@ const deliverProject = defineAction({
   input: z.object({ project_id: idSchema('project').describe('The project to deliver to its customer') }),
   async describe(call, args) {
     const project = await call(leadsRpc.getProject, { id: args.project_id });
+    if (project.status === 'delivered') {
+      throw new ApiError('conflict', `Project ${project.id} was already delivered.`, { param: 'project_id' });
+    }
     const deliverables = `${project.deliverables.length} deliverable${project.deliverables.length === 1 ? '' : 's'}`;
     return `Deliver project "${project.name}" (${project.id}, ${deliverables}) to its customer, lead ${project.lead_id ?? '(deleted)'}.`;
   },

@@ -20,6 +20,7 @@ import {
   failUndelivered,
   findApproval,
   findApprovalForTap,
+  findWaiting,
   finishExecution,
   insertApproval,
   requesterSchema,
@@ -150,12 +151,25 @@ export async function requestApproval(
   }
   const summary = await action.describe(callerFor(deps, identity), args);
   const now = deps.now();
+  const digest = argumentsDigest(tool, args);
+  // An agent that retries must not flood the approvers: the same action already waiting is returned as is.
+  const waiting = await findWaiting(deps.prisma, identity.org_id, tool, digest, now);
+  if (waiting) {
+    const sentTo = deliveriesOf(waiting).filter((delivery) => delivery.status === 'sent');
+    return {
+      status: 'pending_approval',
+      approval_id: waiting.id,
+      expires_at: waiting.expiresAt.toISOString(),
+      summary: `Nothing was done yet, and nothing was sent again: the same action has been waiting for approval since ${waiting.createdAt.toISOString()}. Once approved: ${waiting.summary}`,
+      sent_to: [...new Set(sentTo.map((delivery) => delivery.channel))],
+    };
+  }
   const { request_id: _requestId, ...requester } = identity;
   const row = await insertApproval(deps.prisma, identity.org_id, {
     id: newId('approval'),
     tool,
     arguments: args,
-    argumentsDigest: argumentsDigest(tool, args),
+    argumentsDigest: digest,
     summary,
     requester,
     expiresAt: new Date(now.getTime() + deps.env.APPROVAL_TTL_SECONDS * 1000),

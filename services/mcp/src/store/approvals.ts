@@ -88,6 +88,20 @@ export async function insertApproval(
   });
 }
 
+/** A pending, unexpired approval of the same action (same tool and arguments), if one is waiting. */
+export async function findWaiting(
+  prisma: PrismaClient,
+  orgId: string,
+  tool: string,
+  digest: string,
+  now: Date,
+): Promise<ApprovalRow | null> {
+  return prisma.approval.findFirst({
+    where: { orgId, tool, argumentsDigest: digest, status: 'pending', expiresAt: { gt: now } },
+    orderBy: { createdAt: 'desc' },
+  });
+}
+
 export async function findApproval(prisma: PrismaClient, orgId: string, id: string): Promise<ApprovalRow> {
   const row = await prisma.approval.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('approval', 'approval_id');
