@@ -41,9 +41,11 @@ describe('knowledge base and recall', () => {
     openai = await startFakeOpenAi((name, body) => {
       if (name !== 'grounded_answer') return { kind: 'status', status: 400 };
       const messages = body.messages as Array<{ content: string }>;
-      const question = messages.at(-1)?.content ?? '';
+      // The first line is the question; the passages follow.
+      const question = (messages.at(-1)?.content ?? '').split('\n')[0] ?? '';
       if (question.includes('weather')) return { kind: 'json', value: { answerable: false, answer: '', cited: [] } };
       if (question.includes('refund')) return { kind: 'status', status: 500 };
+      if (question.includes('card')) return { kind: 'json', value: { answerable: true, answer: 'Yes, cards are accepted.', cited: [] } };
       return {
         kind: 'json',
         value: { answerable: true, answer: 'The team answers calls from 8am to 6pm on weekdays [1] [9].', cited: [1, 9] },
@@ -221,6 +223,14 @@ describe('knowledge base and recall', () => {
     assert.equal(body.answered_by.provider, 'anthropic');
     assert.equal(body.citations[0].document_id, body.results[0].document_id);
     assert.equal(anthropic.requests.length, 1);
+  });
+
+  test('an answer that cites no passage is not returned as grounded', async () => {
+    const body = (await call(org, 'POST', '/api/v1/llm-recall', { query: 'can I pay by card?' })).json();
+    assert.equal(body.results[0]?.title, 'Billing');
+    assert.equal(body.answer, null);
+    assert.deepEqual(body.citations, []);
+    assert.match(body.answer_error, /cited none of the passages/);
   });
 
   test('an unanswerable question keeps the passages and says why there is no answer', async () => {

@@ -122,6 +122,13 @@ describe('production adapters against fake provider servers', () => {
         });
       }
     }
+    const unreachable = createOpenAiProvider({ apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1', model: 'gpt-x', maxRetries: 0 });
+    await assert.rejects(unreachable.ask(prompts.recognition, signal()), (error: unknown) => {
+      assert.ok(error instanceof ProviderError);
+      assert.equal(error.kind, 'upstream');
+      assert.match(error.message, /could not be reached/);
+      return true;
+    });
     openaiServer.behaviour = () => ({ kind: 'hang' });
     await assert.rejects(openai().ask(prompts.recognition, AbortSignal.timeout(200)), { kind: 'timeout' });
   });

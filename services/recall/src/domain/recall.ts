@@ -74,6 +74,10 @@ export async function recall(deps: RecallDeps, orgId: string, input: RecallInput
         return { ...base, answered_by: answeredBy, answer_error: 'The passages found do not answer this question.' };
       }
       const { text, refs } = settleCitations(reply.answer, reply.cited, hits.length);
+      // An answer that cites none of the passages is not grounded in them: it is not returned.
+      if (refs.length === 0) {
+        return { ...base, answered_by: answeredBy, answer_error: 'The model’s answer cited none of the passages, so it is not returned.' };
+      }
       const citations = refs.map((ref) => {
         const hit = hits[ref - 1] as PassageHit;
         return { ref, document_id: hit.documentId, passage_id: hit.passageId, title: hit.title };
