@@ -3,48 +3,62 @@ import { z } from 'zod';
 
 const optionalSecret = z.string().min(1).optional();
 
-export const envSchema = baseEnvSchema.extend({
-  PORT: portSchema(8084),
-  /**
-   * Browser origins allowed to call /api/mcp, comma-separated (e.g. `https://app.example.com`). Empty: only
-   * requests without an Origin header (servers, CLIs, desktop clients), which the MCP spec asks for to stop
-   * DNS-rebinding attacks from web pages.
-   */
-  MCP_ALLOWED_ORIGINS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((origin) => origin.trim().replace(/\/$/, ''))
-        .filter((origin) => origin.length > 0),
-    ),
-  /** How long an approval waits for a tap before it expires. */
-  APPROVAL_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(7 * 24 * 3600)
-    .default(24 * 3600),
-  /** How often pending approvals past their expiry are marked `expired` (and their messages edited). */
-  APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
-  /** The Telegram bot that posts approval requests; one bot for the whole platform. */
-  TELEGRAM_BOT_TOKEN: optionalSecret,
-  /** Sent by Telegram in X-Telegram-Bot-Api-Secret-Token on every update (setWebhook's secret_token). */
-  TELEGRAM_WEBHOOK_SECRET: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,256}$/, 'Telegram allows 1-256 characters A-Z, a-z, 0-9, _ and -')
-    .optional(),
-  TELEGRAM_API_BASE_URL: z.url().default('https://api.telegram.org'),
-  /** The Slack app's bot token (xoxb-…), for chat.postMessage. */
-  SLACK_BOT_TOKEN: optionalSecret,
-  /** The Slack app's signing secret: interaction requests are signed with it. */
-  SLACK_SIGNING_SECRET: optionalSecret,
-  SLACK_API_BASE_URL: z.url().default('https://slack.com/api'),
-  /** Deadline of one call to Telegram or Slack. */
-  MESSAGING_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  /** Deadline of one NATS call to another service (a tool, or an approved action). */
-  RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-});
+export const envSchema = baseEnvSchema
+  .extend({
+    PORT: portSchema(8084),
+    /**
+     * Browser origins allowed to call /api/mcp, comma-separated (e.g. `https://app.example.com`). Empty: only
+     * requests without an Origin header (servers, CLIs, desktop clients), which the MCP spec asks for to stop
+     * DNS-rebinding attacks from web pages.
+     */
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((origin) => origin.trim().replace(/\/$/, ''))
+          .filter((origin) => origin.length > 0),
+      ),
+    /** How long an approval waits for a tap before it expires. */
+    APPROVAL_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 24 * 3600)
+      .default(24 * 3600),
+    /** How often pending approvals past their expiry are marked `expired` (and their messages edited). */
+    APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+    /** The Telegram bot that posts approval requests; one bot for the whole platform. */
+    TELEGRAM_BOT_TOKEN: optionalSecret,
+    /** Sent by Telegram in X-Telegram-Bot-Api-Secret-Token on every update (setWebhook's secret_token). */
+    TELEGRAM_WEBHOOK_SECRET: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,256}$/, 'Telegram allows 1-256 characters A-Z, a-z, 0-9, _ and -')
+      .optional(),
+    TELEGRAM_API_BASE_URL: z.url().default('https://api.telegram.org'),
+    /** The Slack app's bot token (xoxb-…), for chat.postMessage. */
+    SLACK_BOT_TOKEN: optionalSecret,
+    /** The Slack app's signing secret: interaction requests are signed with it. */
+    SLACK_SIGNING_SECRET: optionalSecret,
+    SLACK_API_BASE_URL: z.url().default('https://slack.com/api'),
+    /** Deadline of one call to Telegram or Slack. */
+    MESSAGING_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    /** Deadline of one NATS call to another service (a tool, or an approved action). */
+    RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  })
+  // A bot without its verification secret would post requests whose taps are all refused.
+  .superRefine((env, context) => {
+    if (env.TELEGRAM_BOT_TOKEN && !env.TELEGRAM_WEBHOOK_SECRET) {
+      context.addIssue({
+        code: 'custom',
+        path: ['TELEGRAM_WEBHOOK_SECRET'],
+        message: 'required with TELEGRAM_BOT_TOKEN (setWebhook secret_token)',
+      });
+    }
+    if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      context.addIssue({ code: 'custom', path: ['SLACK_SIGNING_SECRET'], message: 'required with SLACK_BOT_TOKEN (verifies button taps)' });
+    }
+  });
 
 export type McpEnv = z.infer<typeof envSchema>;

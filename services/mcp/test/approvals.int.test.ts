@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { testIdentity } from '@voice/kit/testing';
 import type { Approval, EventEnvelope, Identity, Invoice, PendingApproval } from '@voice/proto';
+import { sweepExpired } from '../src/domain/approvals.js';
 import { eventually } from './support/fake-messaging.js';
 import { errorText, type McpHarness, startMcpHarness, structured } from './support/harness.js';
 
@@ -219,6 +220,29 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     } finally {
       h.advanceClock(-25 * 3600_000);
     }
+  });
+
+  test('the expiry sweep marks waiting approvals expired, edits their messages and publishes approval.resolved', async () => {
+    const invoice = await draftInvoice(org);
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    h.advanceClock(25 * 3600_000);
+    try {
+      assert.ok((await sweepExpired(h.deps)) >= 1);
+      const edit = h.telegram.callsOf('editMessageText').find((call) => String(call.body.text).includes(pending.approval_id));
+      assert.match(String(edit?.body.text), /Expired before anyone approved it\. Nothing was done\./);
+      await eventually(
+        () =>
+          events.find(
+            (event) =>
+              event.type === 'approval.resolved' && event.data.approval_id === pending.approval_id && event.data.status === 'expired',
+          ),
+        'approval.resolved for the expired approval',
+      );
+      assert.equal(await sweepExpired(h.deps), 0);
+    } finally {
+      h.advanceClock(-25 * 3600_000);
+    }
+    assert.equal((await approval(org, pending.approval_id)).status, 'expired');
   });
 
   test('the Telegram webhook refuses updates without the secret token; unknown buttons do nothing', async () => {

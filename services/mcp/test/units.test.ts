@@ -5,6 +5,7 @@ import { ApiError } from '@voice/kit';
 import { verifySlackSignature } from '../src/channels/slack.js';
 import { formatMoney } from '../src/domain/approval-actions.js';
 import { argumentsDigest, canonicalJson } from '../src/domain/canonical.js';
+import { envSchema } from '../src/env.js';
 import { checkOrigin } from '../src/routes/mcp.js';
 
 // Slack's worked example (api.slack.com/authentication/verifying-requests-from-slack).
@@ -69,5 +70,26 @@ describe('origin check', () => {
         (error: unknown) => error instanceof ApiError && error.code === 'forbidden' && error.status === 403,
       );
     }
+  });
+});
+
+describe('environment', () => {
+  test('allowed origins are a trimmed list; a bot token without its verification secret is refused', () => {
+    assert.deepEqual(envSchema.parse({ MCP_ALLOWED_ORIGINS: ' https://a.example/, https://b.example ' }).MCP_ALLOWED_ORIGINS, [
+      'https://a.example',
+      'https://b.example',
+    ]);
+    assert.deepEqual(envSchema.parse({}).MCP_ALLOWED_ORIGINS, []);
+    const telegram = envSchema.safeParse({ TELEGRAM_BOT_TOKEN: '1:abc' });
+    assert.equal(telegram.success, false);
+    assert.deepEqual(
+      telegram.error?.issues.map((issue) => issue.path.join('.')),
+      ['TELEGRAM_WEBHOOK_SECRET'],
+    );
+    const slack = envSchema.safeParse({ SLACK_BOT_TOKEN: 'xoxb-1' });
+    assert.deepEqual(
+      slack.error?.issues.map((issue) => issue.path.join('.')),
+      ['SLACK_SIGNING_SECRET'],
+    );
   });
 });
