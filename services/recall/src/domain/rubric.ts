@@ -160,7 +160,8 @@ export function scoreProvider(answers: ProviderAnswers, brand: string, url: stri
       signal_score: failed ? 0 : signal,
       status,
       latency_ms: Math.max(0, Math.round(answers.latencyMs)),
-      error: failures.length > 0 ? failures.join('; ') : null,
+      // The three prompts of a dead provider fail alike: say it once.
+      error: failures.length > 0 ? [...new Set(failures)].join('; ') : null,
       said: {
         recognition,
         description,

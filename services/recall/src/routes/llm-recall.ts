@@ -1,5 +1,5 @@
 import { type HttpApp, identityOf } from '@voice/kit';
-import { llmRecallBodySchema, llmRecallResponseSchema } from '@voice/proto';
+import { brandScoreInputSchema, llmRecallBodySchema, llmRecallResponseSchema } from '@voice/proto';
 import type { RecallServiceDeps } from '../deps.js';
 import { brandScoreOperation, recallOperation } from '../operations.js';
 
@@ -23,8 +23,8 @@ export function llmRecallRoutes(app: HttpApp, deps: RecallServiceDeps): void {
       const identity = identityOf(request);
       const { query, brand, url, limit } = request.body;
       if (query !== undefined) return recallOperation(deps, identity, { query, limit: limit ?? 5 });
-      // The body schema guarantees brand and url together when query is absent.
-      return brandScoreOperation(deps, identity, { brand: brand ?? '', url: url ?? '' });
+      // The body's refinement already insists on brand and url together; this parse narrows the types.
+      return brandScoreOperation(deps, identity, brandScoreInputSchema.parse({ brand, url }));
     },
   );
 }
