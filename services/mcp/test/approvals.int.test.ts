@@ -245,6 +245,26 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     assert.equal((await approval(org, pending.approval_id)).status, 'expired');
   });
 
+  test('an execution interrupted by a crash does not stay approved forever: the sweep marks it failed, saying it may have run', async () => {
+    const invoice = await draftInvoice(org);
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    // What a process that died right after claiming the approval leaves behind.
+    await h.deps.prisma.approval.update({
+      where: { id: pending.approval_id },
+      data: {
+        status: 'approved',
+        resolvedAt: new Date(Date.now() - 10 * 60_000),
+        resolvedBy: 'telegram:@alice (id 4242)',
+        resolvedVia: 'telegram',
+      },
+    });
+    assert.equal(await sweepExpired(h.deps), 1);
+    const failed = await approval(org, pending.approval_id);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.error?.code, 'unavailable');
+    assert.match(failed.error?.message ?? '', /may or may not have run/);
+  });
+
   test('the Telegram webhook refuses updates without the secret token; unknown buttons do nothing', async () => {
     const wrong = await h.telegramTap(approverChat, 'approve:apr_00000000000000000000', { secret: 'guess' });
     assert.equal(wrong.statusCode, 401);

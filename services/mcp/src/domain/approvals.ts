@@ -17,6 +17,7 @@ import {
   type Delivery,
   deliveriesOf,
   expireDue,
+  failStale,
   failUndelivered,
   findApproval,
   findApprovalForTap,
@@ -289,9 +290,16 @@ export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
   return { acted: true, notice, approval: resolved };
 }
 
-/** Marks approvals past their expiry, edits their messages and publishes `approval.resolved`. */
+/** An approved action runs within one RPC deadline; one still `approved` long after that was interrupted. */
+const staleExecutionMs = 5 * 60 * 1000;
+
+/**
+ * Marks approvals past their expiry `expired`, and interrupted executions `failed`; edits their messages and
+ * publishes `approval.resolved`.
+ */
 export async function sweepExpired(deps: McpDeps): Promise<number> {
-  const expired = await expireDue(deps.prisma, deps.now());
+  const now = deps.now();
+  const expired = [...(await expireDue(deps.prisma, now)), ...(await failStale(deps.prisma, now, staleExecutionMs))];
   for (const row of expired) {
     await closeMessages(deps, row);
     await publishResolved(deps, row);

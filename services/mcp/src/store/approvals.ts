@@ -174,6 +174,28 @@ export async function expireDue(prisma: PrismaClient, now: Date, orgAndId?: { or
   return marked;
 }
 
+/**
+ * Approvals left `approved` by a process that died while running the action: after `staleMs` they are
+ * `failed` with a message that says the action may or may not have run, rather than `approved` forever.
+ */
+export async function failStale(prisma: PrismaClient, now: Date, staleMs: number): Promise<ApprovalRow[]> {
+  const stale = await prisma.approval.findMany({
+    where: { status: 'approved', resolvedAt: { lte: new Date(now.getTime() - staleMs) } },
+    take: 500,
+  });
+  const marked: ApprovalRow[] = [];
+  for (const row of stale) {
+    const message =
+      'The service stopped while running the approved action; it may or may not have run. Check the record before asking again.';
+    const { count } = await prisma.approval.updateMany({
+      where: { id: row.id, status: 'approved' },
+      data: { status: 'failed', errorCode: 'unavailable', errorMessage: message },
+    });
+    if (count === 1) marked.push({ ...row, status: 'failed', errorCode: 'unavailable', errorMessage: message });
+  }
+  return marked;
+}
+
 export async function finishExecution(
   prisma: PrismaClient,
   orgId: string,
