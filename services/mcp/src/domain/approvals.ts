@@ -142,6 +142,8 @@ export async function requestApproval(
   args: Record<string, unknown>,
 ): Promise<PendingApproval> {
   const action = approvalActions[tool];
+  // The target first: an id of another organization is not_found, whatever else is wrong.
+  const summary = await action.describe(callerFor(deps, identity), args);
   const channels = await listChannels(deps.prisma, identity.org_id);
   if (channels.length === 0) {
     throw new ApiError(
@@ -150,7 +152,6 @@ export async function requestApproval(
         'Ask an operator to link Telegram or Slack (PUT /api/v1/approvals/channels/telegram or /slack), then call again.',
     );
   }
-  const summary = await action.describe(callerFor(deps, identity), args);
   const now = deps.now();
   const digest = argumentsDigest(tool, args);
   // An agent that retries must not flood the approvers: the same action already waiting is returned as is.
