@@ -285,6 +285,7 @@ export const marketingAuditSchema = z
     score: z.number().int().min(0).max(100),
     checks: z.array(auditCheckSchema),
     fetched_in_ms: z.number().int().nonnegative(),
+    checked_at: timestampSchema.describe('When the page was fetched; audits of one URL are reused for a few minutes'),
     notice: z.string(),
   })
   .meta({ id: 'MarketingAudit' });

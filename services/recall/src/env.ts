@@ -38,6 +38,8 @@ export const envSchema = baseEnvSchema.extend({
   /** Public marketing audit: requests per client address per window. */
   PUBLIC_AUDIT_LIMIT: z.coerce.number().int().positive().default(10),
   PUBLIC_AUDIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(3_600),
+  /** An audit of one URL is reused this long, so many visitors cost the audited site one fetch. */
+  PUBLIC_AUDIT_CACHE_SECONDS: z.coerce.number().int().positive().default(300),
   /** Largest request body; a document's text is capped separately (400 with the limit named). */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
 });

@@ -21,13 +21,17 @@ describe('marketing audit', () => {
   let app: Awaited<ReturnType<typeof buildApp>>;
   let site: Server;
   let siteUrl: string;
+  let siteHits = 0;
 
   const audit = (url: string, forwardedFor: string) =>
     app.inject({ method: 'POST', url: '/api/public/marketing-audit', headers: { 'x-forwarded-for': forwardedFor }, payload: { url } });
 
   before(async () => {
     ctx = await createTestContext();
-    site = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page));
+    site = createServer((_request, response) => {
+      siteHits++;
+      response.writeHead(200, { 'content-type': 'text/html' }).end(page);
+    });
     site.listen(0, '127.0.0.1');
     await once(site, 'listening');
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
@@ -61,6 +65,14 @@ describe('marketing audit', () => {
     assert.match(body.notice, /coming soon/);
     assert.equal(response.headers['x-ratelimit-limit'], '3');
     assert.equal(response.headers['x-ratelimit-remaining'], '2');
+    assert.equal(siteHits, 1);
+  });
+
+  test('an audit of the same URL is reused, so the audited site is fetched once', async () => {
+    const first = (await audit(siteUrl, '198.51.100.3')).json();
+    const second = (await audit(siteUrl, '198.51.100.4')).json();
+    assert.equal(second.checked_at, first.checked_at);
+    assert.equal(siteHits, 1);
   });
 
   test('private addresses are refused with 400', async () => {

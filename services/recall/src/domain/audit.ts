@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { ApiError } from '@voice/kit';
 import type { MarketingAudit, RecommendationSeverity } from '@voice/proto';
+import type { Redis } from 'ioredis';
 import { type PageFindings, readPage, unreachablePage } from './html.js';
 import { type FetchedPage, fetchPage, PageFetchError, type PageFetchOptions } from './page-fetch.js';
 
@@ -113,6 +115,7 @@ export async function runMarketingAudit(url: string, fetchOptions: PageFetchOpti
     score: auditScore(checks),
     checks,
     fetched_in_ms: fetched.elapsedMs,
+    checked_at: new Date().toISOString(),
     notice: auditNotice,
   };
 }
@@ -126,4 +129,23 @@ export async function readBrandPage(url: string, fetchOptions: PageFetchOptions)
   } catch (error) {
     return unreachablePage(url, (error as Error).message);
   }
+}
+
+export interface AuditCache {
+  redis: Redis;
+  prefix: string;
+  ttlSeconds: number;
+}
+
+/**
+ * The audit, reused for `ttlSeconds` per URL: many visitors auditing one site cost it one fetch, so the
+ * public endpoint cannot be used to hammer a third party. A cache outage only means fetching again.
+ */
+export async function cachedMarketingAudit(url: string, fetchOptions: PageFetchOptions, cache: AuditCache): Promise<MarketingAudit> {
+  const key = `${cache.prefix}audit:page:${createHash('sha256').update(url).digest('base64url')}`;
+  const stored = await cache.redis.get(key).catch(() => null);
+  if (stored !== null) return JSON.parse(stored) as MarketingAudit;
+  const audit = await runMarketingAudit(url, fetchOptions);
+  await cache.redis.set(key, JSON.stringify(audit), 'EX', cache.ttlSeconds).catch(() => undefined);
+  return audit;
 }

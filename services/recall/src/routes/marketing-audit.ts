@@ -1,7 +1,7 @@
 import { ApiError, type HttpApp, identityOf } from '@voice/kit';
 import { errorEnvelopeSchema, marketingAuditBodySchema, marketingAuditSchema } from '@voice/proto';
 import type { RecallServiceDeps } from '../deps.js';
-import { runMarketingAudit } from '../domain/audit.js';
+import { cachedMarketingAudit } from '../domain/audit.js';
 import { clientAddress } from '../domain/rate-limit.js';
 
 export function marketingAuditRoutes(app: HttpApp, deps: RecallServiceDeps): void {
@@ -30,7 +30,11 @@ export function marketingAuditRoutes(app: HttpApp, deps: RecallServiceDeps): voi
         });
       }
       void reply.headers(headers);
-      return runMarketingAudit(request.body.url, deps.pageFetch);
+      return cachedMarketingAudit(request.body.url, deps.pageFetch, {
+        redis: deps.redis,
+        prefix: deps.env.REDIS_PREFIX,
+        ttlSeconds: deps.env.PUBLIC_AUDIT_CACHE_SECONDS,
+      });
     },
   );
 
