@@ -67,6 +67,17 @@ export const createDocumentBodySchema = z
   .meta({ id: 'CreateDocumentRequest' });
 export type CreateDocumentBody = z.infer<typeof createDocumentBodySchema>;
 
+export const updateDocumentBodySchema = z
+  .object({
+    title: createDocumentBodySchema.shape.title.optional(),
+    text: createDocumentBodySchema.shape.text.optional().describe('Replaces the whole text; the passages are rebuilt'),
+    source_url: httpUrlSchema.nullable().optional().describe('null removes it'),
+  })
+  .strict()
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one of title, text, source_url' })
+  .meta({ id: 'UpdateDocumentRequest' });
+export type UpdateDocumentBody = z.infer<typeof updateDocumentBodySchema>;
+
 /** The NATS input of addDocument: the REST body plus the idempotency key (the `Idempotency-Key` header on REST). */
 export const addDocumentInputSchema = createDocumentBodySchema.extend({
   idempotency_key: z
@@ -301,5 +312,10 @@ export const recallRpc = {
   addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema),
   listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema),
   getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema),
+  updateDocument: defineRpc(
+    'svc.recall.documents.update',
+    z.object({ id: idSchema('document'), changes: updateDocumentBodySchema }),
+    documentSchema,
+  ),
   deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema),
 };

@@ -30,7 +30,7 @@ describe('knowledge base and recall', () => {
   const org = testIdentity({ monthly_used: 41, monthly_quota: 500 });
   const otherOrg = testIdentity();
 
-  const call = (identity: typeof org, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+  const call = (identity: typeof org, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
     payload === undefined
       ? app.inject({ method, url, headers: gatewayHeaders(identity, method, url) })
       : app.inject({ method, url, headers: gatewayHeaders(identity, method, url), payload });
@@ -116,6 +116,27 @@ describe('knowledge base and recall', () => {
     const deleted = await call(org, 'DELETE', `/api/v1/knowledge/documents/${document.id}`);
     assert.deepEqual(deleted.json(), { id: document.id, object: 'document', deleted: true });
     assert.equal((await call(org, 'GET', `/api/v1/knowledge/documents/${document.id}`)).statusCode, 404);
+  });
+
+  test('a changed text rebuilds the passages recall finds; another organization cannot change it', async () => {
+    const created = (await call(org, 'POST', '/api/v1/knowledge/documents', { title: 'Office', text: 'The office is in Lisbon.' })).json();
+    const url = `/api/v1/knowledge/documents/${created.id}`;
+    assert.equal((await call(otherOrg, 'PATCH', url, { text: 'Hijacked.' })).statusCode, 404);
+    assert.equal((await call(org, 'PATCH', url, {})).statusCode, 400);
+    const updated = await call(org, 'PATCH', url, {
+      text: 'The office moved to Porto.\n\nParking is on site.',
+      source_url: 'https://example.com/office',
+    });
+    assert.equal(updated.statusCode, 200, updated.body);
+    assert.equal(updated.json().passage_count, 1);
+    assert.equal(updated.json().source_url, 'https://example.com/office');
+    const porto = (await call(org, 'POST', '/api/v1/llm-recall', { query: 'porto' })).json();
+    assert.equal(porto.results[0]?.document_id, created.id);
+    const lisbon = (await call(org, 'POST', '/api/v1/llm-recall', { query: 'lisbon' })).json();
+    assert.ok(lisbon.results.every((result: { document_id: string }) => result.document_id !== created.id));
+    const cleared = (await call(org, 'PATCH', url, { source_url: null })).json();
+    assert.equal(cleared.source_url, null);
+    assert.equal((await call(org, 'DELETE', url)).statusCode, 200);
   });
 
   test('another organization’s document is not found, and cannot be deleted', async () => {

@@ -2,7 +2,7 @@ import { ApiError } from '@voice/kit';
 import { type Identity, recallRpc } from '@voice/proto';
 import type { RecallServiceDeps } from '../deps.js';
 import { addDocumentOperation, brandScoreOperation, recallOperation } from '../operations.js';
-import { deleteDocument, getDocument, listDocuments } from '../store/documents.js';
+import { deleteDocument, getDocument, listDocuments, updateDocument } from '../store/documents.js';
 
 /** The gateway checks scopes for REST; over NATS the caller's identity is checked here as well. */
 function writer(identity: Identity): Identity {
@@ -18,5 +18,6 @@ export function serveRecallRpc(deps: RecallServiceDeps): void {
   bus.serve(recallRpc.addDocument, async (input, identity) => (await addDocumentOperation(deps, writer(identity), input)).body);
   bus.serve(recallRpc.listDocuments, (input, identity) => listDocuments(prisma, identity.org_id, input));
   bus.serve(recallRpc.getDocument, (input, identity) => getDocument(prisma, identity.org_id, input.id));
+  bus.serve(recallRpc.updateDocument, (input, identity) => updateDocument(prisma, writer(identity).org_id, input.id, input.changes));
   bus.serve(recallRpc.deleteDocument, (input, identity) => deleteDocument(prisma, writer(identity).org_id, input.id));
 }

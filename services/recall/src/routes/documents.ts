@@ -6,11 +6,12 @@ import {
   documentPageSchema,
   documentSchema,
   listDocumentsQuerySchema,
+  updateDocumentBodySchema,
 } from '@voice/proto';
 import { z } from 'zod';
 import type { RecallServiceDeps } from '../deps.js';
 import { addDocumentOperation } from '../operations.js';
-import { deleteDocument, getDocument, listDocuments } from '../store/documents.js';
+import { deleteDocument, getDocument, listDocuments, updateDocument } from '../store/documents.js';
 
 export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
   app.post(
@@ -62,6 +63,21 @@ export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
       config: { scope: 'read' },
     },
     async (request) => getDocument(deps.prisma, identityOf(request).org_id, request.params.id),
+  );
+
+  app.patch(
+    '/api/v1/knowledge/documents/:id',
+    {
+      schema: {
+        tags: ['knowledge'],
+        summary: 'Change a document; a new title or text rebuilds its passages',
+        params: documentIdParamsSchema,
+        body: updateDocumentBodySchema,
+        response: { 200: documentSchema },
+      },
+      config: { scope: 'read-write' },
+    },
+    async (request) => updateDocument(deps.prisma, identityOf(request).org_id, request.params.id, request.body),
   );
 
   app.delete(

@@ -1,5 +1,5 @@
 import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
-import type { CreateDocumentBody, DocumentListItem, KnowledgeDocument, ListDocumentsQuery } from '@voice/proto';
+import type { CreateDocumentBody, DocumentListItem, KnowledgeDocument, ListDocumentsQuery, UpdateDocumentBody } from '@voice/proto';
 import { splitIntoPassages } from '../domain/passages.js';
 import type { Document as DocumentRow, PrismaClient } from '../generated/prisma/client.js';
 
@@ -59,6 +59,44 @@ export async function listDocuments(prisma: PrismaClient, orgId: string, query: 
 export async function getDocument(prisma: PrismaClient, orgId: string, id: string): Promise<KnowledgeDocument> {
   const row = await prisma.document.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('document', 'id');
+  return toDocument(row);
+}
+
+/**
+ * Changes a document. A new text or title rebuilds its passages in the same transaction, so recall sees
+ * either the old passages or the new ones, never a mix.
+ */
+export async function updateDocument(
+  prisma: PrismaClient,
+  orgId: string,
+  id: string,
+  changes: UpdateDocumentBody,
+): Promise<KnowledgeDocument> {
+  const row = await prisma.$transaction(async (tx) => {
+    const current = await tx.document.findFirst({ where: { orgId, id } });
+    if (!current) throw notFound('document', 'id');
+    const title = changes.title ?? current.title;
+    const text = changes.text ?? current.text;
+    const rebuild = title !== current.title || text !== current.text;
+    const passages = rebuild ? splitIntoPassages(text) : [];
+    const updated = await tx.document.update({
+      where: { id: current.id },
+      data: {
+        title,
+        text,
+        characters: text.length,
+        ...(rebuild ? { passageCount: passages.length } : {}),
+        ...(changes.source_url !== undefined ? { sourceUrl: changes.source_url } : {}),
+      },
+    });
+    if (rebuild) {
+      await tx.passage.deleteMany({ where: { orgId, documentId: current.id } });
+      await tx.passage.createMany({
+        data: passages.map((content, position) => ({ id: newId('passage'), orgId, documentId: current.id, position, title, content })),
+      });
+    }
+    return updated;
+  });
   return toDocument(row);
 }
 
