@@ -50,7 +50,7 @@ export function invalidArguments(error: z.ZodError): ApiError {
   const param = issue?.path.map(String).join('.') || undefined;
   const message =
     issue?.code === 'unrecognized_keys'
-      ? `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}`
+      ? `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')} (not in this tool's input schema)`
       : `${param ? `${param}: ` : ''}${issue?.message ?? 'invalid arguments'}`;
   return new ApiError('invalid_request', message, param === undefined ? {} : { param });
 }

@@ -40,18 +40,22 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
 
 type JsonObject = Record<string, unknown>;
 
-/** Replaces every `$ref` into `definitions` with the definition itself: tool schemas are self-contained. */
-function inlineRefs(node: unknown, definitions: JsonObject): unknown {
-  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, definitions));
+/**
+ * Replaces every `$ref` into `definitions` with the definition itself: tool schemas are self-contained.
+ * The records are not recursive; a cycle would be a mistake, and fails loudly at start.
+ */
+function inlineRefs(node: unknown, definitions: JsonObject, expanding: readonly string[] = []): unknown {
+  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, definitions, expanding));
   if (node === null || typeof node !== 'object') return node;
   const object = node as JsonObject;
   const ref = object.$ref;
   if (typeof ref === 'string' && ref.startsWith('#/definitions/')) {
+    const name = ref.slice('#/definitions/'.length);
+    if (expanding.includes(name)) throw new Error(`recursive schema ${name} cannot be inlined`);
     const { $ref: _ref, ...rest } = object;
-    const target = definitions[ref.slice('#/definitions/'.length)];
-    return inlineRefs({ ...(target as JsonObject), ...rest }, definitions);
+    return inlineRefs({ ...(definitions[name] as JsonObject), ...rest }, definitions, [...expanding, name]);
   }
-  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, inlineRefs(value, definitions)]));
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, inlineRefs(value, definitions, expanding)]));
 }
 
 /**
