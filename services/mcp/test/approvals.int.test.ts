@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { testIdentity } from '@voice/kit/testing';
-import type { Approval, EventEnvelope, Identity, Invoice, PendingApproval } from '@voice/proto';
+import { type Approval, type EventEnvelope, type Identity, type Invoice, leadsRpc, type PendingApproval } from '@voice/proto';
 import { sweepExpired } from '../src/domain/approvals.js';
 import { eventually } from './support/fake-messaging.js';
 import { errorText, type McpHarness, startMcpHarness, structured } from './support/harness.js';
@@ -345,6 +345,42 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     await h.slackTap(slackChannel, 'approval.approve', deletion.approval_id);
     await eventually(async () => ((await approval(team, deletion.approval_id)).status === 'executed' ? true : undefined), 'lead deletion');
     assert.match(errorText(await h.tool(team, 'service_get_lead', { lead_id: lead.id })), /^not_found: /);
+  });
+
+  test('deliver_project through a Slack incoming webhook: delivered once on Approve', async () => {
+    const studio = testIdentity();
+    const linked = await h.request(studio, 'PUT', '/api/v1/approvals/channels/slack', {
+      channel_id: 'C0STUDIO01',
+      webhook_url: 'https://hooks.slack.com/services/T0/B0/x',
+    });
+    assert.equal(linked.json().webhook_url_set, true);
+    // The stored URL is the organization's; point it at the fake, as Slack's own host is not reachable from tests.
+    await h.deps.prisma.approvalChannel.update({
+      where: { orgId_kind: { orgId: studio.org_id, kind: 'slack' } },
+      data: { webhookUrl: h.slack.webhookUrl },
+    });
+    const lead = structured<{ id: string }>(await h.tool(studio, 'service_create_lead', { name: 'Client Co' }));
+    const project = await h.platform.leads.deps.bus.call(leadsRpc.createProject, studio, {
+      lead_id: lead.id,
+      name: 'Brand kit',
+      status: 'ready',
+    });
+    const pending = structured<PendingApproval>(await h.tool(studio, 'service_deliver_project', { project_id: project.id }));
+    const posted = h.slack
+      .callsOf(new URL(h.slack.webhookUrl).pathname)
+      .find((call) => String(call.body.text).includes(pending.approval_id));
+    assert.ok(posted, 'posted through the incoming webhook');
+    assert.equal(posted.headers.authorization, undefined);
+    await h.slackTap('C0STUDIO01', 'approval.approve', pending.approval_id);
+    await eventually(async () => ((await approval(studio, pending.approval_id)).status === 'executed' ? true : undefined), 'delivery');
+    const delivered = structured<{ status: string; delivered_at: string }>(
+      await h.tool(studio, 'service_get_project', { project_id: project.id }),
+    );
+    assert.equal(delivered.status, 'delivered');
+    assert.match(
+      errorText(await h.tool(studio, 'service_deliver_project', { project_id: project.id })),
+      /^conflict: Project prj_\w+ was already delivered/,
+    );
   });
 
   test('an approval that reaches no channel fails at once and says nothing was done', async () => {
