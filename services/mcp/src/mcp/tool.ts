@@ -58,6 +58,21 @@ function inlineRefs(node: unknown, definitions: JsonObject, expanding: readonly 
   return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, inlineRefs(value, definitions, expanding)]));
 }
 
+/** Formats JSON Schema names itself: zod's long equivalent regexes add nothing but size. */
+const namedFormats = new Set(['date-time', 'date', 'email', 'uri']);
+
+function dropFormatPatterns(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropFormatPatterns);
+  if (node === null || typeof node !== 'object') return node;
+  const object = node as JsonObject;
+  const drop = typeof object.format === 'string' && namedFormats.has(object.format);
+  return Object.fromEntries(
+    Object.entries(object)
+      .filter(([key]) => !(drop && key === 'pattern'))
+      .map(([key, value]) => [key, dropFormatPatterns(value)]),
+  );
+}
+
 /**
  * The JSON Schema an MCP client sees: draft-07 (what the SDK's client validates with), the root an object,
  * records inlined rather than referenced.
@@ -65,5 +80,6 @@ function inlineRefs(node: unknown, definitions: JsonObject, expanding: readonly 
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   const generated = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonObject;
   const { definitions = {}, ...root } = generated as JsonObject & { definitions?: JsonObject };
-  return inlineRefs(root, definitions) as JsonObject;
+  // Tool listings go into agents' context windows; the zod schemas still validate every call in full.
+  return dropFormatPatterns(inlineRefs(root, definitions)) as JsonObject;
 }
