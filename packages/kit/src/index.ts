@@ -8,6 +8,7 @@ export * from './identity.js';
 export * from './ids.js';
 export * from './logger.js';
 export * from './nats.js';
+export * from './network.js';
 export * from './pagination.js';
 export * from './prisma.js';
 export * from './process.js';

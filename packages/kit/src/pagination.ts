@@ -56,10 +56,7 @@ export function decodeCursor(cursor: string | undefined, filters: Record<string,
 export function afterPosition(position: KeysetPosition | undefined) {
   if (!position) return {};
   return {
-    AND: [
-      { createdAt: { lte: position.createdAt } },
-      { OR: [{ createdAt: { lt: position.createdAt } }, { id: { lt: position.id } }] },
-    ],
+    AND: [{ createdAt: { lte: position.createdAt } }, { OR: [{ createdAt: { lt: position.createdAt } }, { id: { lt: position.id } }] }],
   };
 }
 

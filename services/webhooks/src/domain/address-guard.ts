@@ -1,53 +1,11 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isPublicAddress } from '@voice/kit';
 
-/**
- * Addresses a webhook must never reach: this network, loopback, private ranges, carrier-grade NAT,
- * link-local (cloud metadata lives at 169.254.169.254), documentation and benchmark ranges, multicast and
- * reserved space. IPv4-mapped IPv6 addresses are checked against the IPv4 rules by BlockList itself;
- * NAT64 (64:ff9b::/96) is refused outright because it can reach any IPv4 address.
- */
-const forbidden = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  forbidden.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const) {
-  forbidden.addSubnet(network, prefix, 'ipv6');
-}
-
-/** True for an address no webhook may be sent to. Anything that is not an IP address is refused too. */
+/** True for an address no webhook may be sent to (kit's SSRF list). Anything that is not an IP address is refused too. */
 export function isForbiddenAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return forbidden.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return !isPublicAddress(address);
 }
 
 export interface UrlPolicy {
