@@ -1,4 +1,4 @@
-import { ApiError, createHttpApp, type HttpApp, identityOf, serviceAuthPlugin } from '@voice/kit';
+import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
 import type { RecallServiceDeps } from './deps.js';
 import { serveRecallRpc } from './nats/handlers.js';
 import { documentRoutes } from './routes/documents.js';
@@ -18,12 +18,6 @@ export async function buildApp(deps: RecallServiceDeps): Promise<HttpApp> {
     },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
-  // The gateway enforces scopes; a service refuses a read key on a writing route all the same.
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.scope === 'read-write' && identityOf(request).scope !== 'read-write') {
-      throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
-    }
-  });
   documentRoutes(app, deps);
   llmRecallRoutes(app, deps);
   marketingAuditRoutes(app, deps);

@@ -1,4 +1,4 @@
-import { ApiError } from '@voice/kit';
+import { requireScope } from '@voice/kit';
 import { type Identity, recallRpc } from '@voice/proto';
 import type { RecallServiceDeps } from '../deps.js';
 import { addDocumentOperation, brandScoreOperation, recallOperation } from '../operations.js';
@@ -6,7 +6,7 @@ import { deleteDocument, getDocument, listDocuments, updateDocument } from '../s
 
 /** The gateway checks scopes for REST; over NATS the caller's identity is checked here as well. */
 function writer(identity: Identity): Identity {
-  if (identity.scope !== 'read-write') throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
+  requireScope(identity, 'read-write');
   return identity;
 }
 
