@@ -6,10 +6,12 @@ export class EnvError extends Error {
 
 /**
  * Parses the process environment once, at start. A bad or missing variable stops the process with a
- * message naming every variable at fault, not a stack trace from deep inside a client library.
+ * message naming every variable at fault, not a stack trace from deep inside a client library. An empty
+ * variable counts as unset (so `FOO=` or compose's `${FOO:-}` means "use the default").
  */
 export function parseEnv<S extends z.ZodObject>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const result = schema.safeParse(source);
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(present);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const variable = issue.path.join('.') || '(environment)';

@@ -17,6 +17,11 @@ describe('env', () => {
     );
     assert.deepEqual(parseEnv(schema, { PORT: '80', DATABASE_URL: 'postgresql://h/db' }), { PORT: 80, DATABASE_URL: 'postgresql://h/db' });
   });
+
+  test('an empty variable means unset, so its default applies', () => {
+    const schema = z.object({ TOKEN: z.string().min(1).optional(), PORT: z.coerce.number().default(8080) });
+    assert.deepEqual(parseEnv(schema, { TOKEN: '', PORT: '' }), { PORT: 8080 });
+  });
 });
 
 describe('errors', () => {
@@ -112,7 +117,10 @@ describe('logger', () => {
     const { loggerOptions } = await import('../src/logger.js');
     const lines: string[] = [];
     const logger = pino(loggerOptions('test', 'info'), { write: (line: string) => lines.push(line) });
-    logger.info({ req: { headers: { authorization: 'Bearer vk_live_secret' } }, api_key: 'vk_live_secret', webhook: { secret: 'whsec_x' } }, 'hello');
+    logger.info(
+      { req: { headers: { authorization: 'Bearer vk_live_secret' } }, api_key: 'vk_live_secret', webhook: { secret: 'whsec_x' } },
+      'hello',
+    );
     assert.equal(lines.length, 1);
     assert.equal(lines[0]?.includes('vk_live_secret'), false);
     assert.equal(lines[0]?.includes('whsec_x'), false);
