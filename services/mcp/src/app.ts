@@ -1,4 +1,4 @@
-import { ApiError, createHttpApp, type HttpApp, identityOf, serviceAuthPlugin } from '@voice/kit';
+import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
 import type { McpDeps } from './deps.js';
 import { sweepExpired } from './domain/approvals.js';
 import { ToolCatalog } from './mcp/catalog.js';
@@ -20,12 +20,6 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
     },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
-  // The gateway enforces scopes; this service refuses a read key on a writing route all the same.
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.scope === 'read-write' && identityOf(request).scope !== 'read-write') {
-      throw new ApiError('forbidden_scope', 'This operation needs a read-write key.');
-    }
-  });
   mcpRoutes(app, deps, catalog);
   approvalRoutes(app, deps);
   telegramHookRoutes(app, deps);

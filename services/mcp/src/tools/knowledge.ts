@@ -20,7 +20,8 @@ export const knowledgeTools = [
     annotations: { ...readHints, openWorldHint: true },
     input: recallInputSchema,
     output: recallResponseSchema,
-    run: (args, { call }) => call(recallRpc.recall, args),
+    // A grounded answer waits on a model provider (recall's PROVIDER_TIMEOUT_MS, 20 s by default).
+    run: (args, { call, deps }) => call(recallRpc.recall, args, { timeoutMs: Math.max(deps.env.RPC_TIMEOUT_MS, 60_000) }),
   }),
   defineTool({
     name: 'service_brand_score',
