@@ -45,6 +45,11 @@ export interface PlatformEnv {
   recall?: Record<string, string>;
   webhooks?: Record<string, string>;
   gateway?: Record<string, string>;
+  /**
+   * Run the gateway's audit writer. Off by default: it records about two calls a second (see the report on
+   * gateway/src/audit/writer.ts), so a file of a few hundred calls would wait half a minute on close.
+   */
+  auditWorker?: boolean;
 }
 
 async function listen(app: HttpApp): Promise<string> {
@@ -100,16 +105,24 @@ export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
       listen(recallApp),
       listen(webhooksApp),
     ]);
-    const gateway = await startGateway(ctx, {
-      TELEPHONY_URL: telephonyUrl,
-      LEADS_URL: leadsUrl,
-      RECALL_URL: recallUrl,
-      WEBHOOKS_URL: webhooksUrl,
-      // Nothing listens here: MCP is not part of these tests.
-      MCP_URL: 'http://127.0.0.1:9',
-      ...env.gateway,
+    const gateway = await startGateway(
+      ctx,
+      {
+        TELEPHONY_URL: telephonyUrl,
+        LEADS_URL: leadsUrl,
+        RECALL_URL: recallUrl,
+        WEBHOOKS_URL: webhooksUrl,
+        // Nothing listens here: MCP is not part of these tests.
+        MCP_URL: 'http://127.0.0.1:9',
+        ...env.gateway,
+      },
+      { auditWorker: env.auditWorker ?? false },
+    );
+    closers.push(() => {
+      // A request the gateway never answered (see the report on oversize bodies) would hold close() for a minute.
+      gateway.app.server.closeAllConnections();
+      return gateway.close();
     });
-    closers.push(() => gateway.close());
     const url = await listen(gateway.app);
     return {
       ctx,
@@ -149,6 +162,8 @@ export interface CallOptions {
   raw?: string;
   headers?: Record<string, string>;
   idempotencyKey?: string;
+  /** Abort after this long (default 20 s), so a hung request fails its test instead of the whole file. */
+  timeoutMs?: number;
 }
 
 /** One HTTP request to the gateway, the way an API client makes it. */
@@ -161,7 +176,12 @@ export async function call(baseUrl: string, method: string, path: string, option
     headers['content-type'] = 'application/json';
   }
   if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -227,7 +247,7 @@ const freeForm = new Set(['metadata', 'custom_fields', 'data']);
 
 function assertSnakeCase(value: unknown, path: string): void {
   if (Array.isArray(value)) {
-    value.forEach((item, index) => assertSnakeCase(item, `${path}[${index}]`));
+    for (const [index, item] of value.entries()) assertSnakeCase(item, `${path}[${index}]`);
     return;
   }
   if (value === null || typeof value !== 'object') return;
