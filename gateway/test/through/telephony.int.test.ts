@@ -211,10 +211,13 @@ describe('telephony through the gateway', () => {
       ['POST', '/api/v1/phone/dnc', { phone: phone(400) }],
       ['DELETE', `/api/v1/phone/dnc/${dncId}`, undefined],
     ];
+    const usedBefore = ok(await readApi.get('/api/v1/usage')).monthly.used;
     for (const [method, path, body] of writes) {
       const response = await readApi.call(method, path, body === undefined ? {} : { body, idempotencyKey: idemKey('read') });
       assertError(response, 403, 'forbidden_scope');
     }
+    // A refused request consumes nothing: only the usage call itself counted.
+    assert.equal(ok(await readApi.get('/api/v1/usage')).monthly.used, usedBefore + 1);
     // Nothing changed.
     assert.equal(ok(await api.get(`/api/v1/phone/dnc/check?phone=${enc(phone(400))}`)).listed, false);
     assert.equal(ok(await api.get(`/api/v1/phone/dnc/check?phone=${enc(phone(4))}`)).listed, true);
