@@ -64,7 +64,11 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
 
   if (options.auditWorker !== false) {
     const writer = new AuditWriter(deps.prisma, deps.logger, { batchSize: deps.env.AUDIT_BATCH_SIZE, flushMs: deps.env.AUDIT_FLUSH_MS });
-    await deps.bus.consume({ durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1 }, (event) => writer.add(event));
+    // As many events in flight as a batch holds: each resolves when its batch is committed.
+    await deps.bus.consume(
+      { durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1, concurrency: deps.env.AUDIT_BATCH_SIZE },
+      (event) => writer.add(event),
+    );
     const retention = setInterval(() => {
       applyAuditRetention(deps.prisma, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'audit retention failed'));
     }, deps.env.AUDIT_RETENTION_INTERVAL_MS);

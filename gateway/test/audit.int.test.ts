@@ -55,6 +55,17 @@ describe('audit log: one record per API call, written off the request path', () 
     assert.equal(JSON.stringify(stored).includes(b.key), false);
   });
 
+  test('records are written in batches: many calls land within a few flushes, not one per flush', async () => {
+    const { key, keyId } = await createOrgWithKey(gateway, { quota: 10_000 });
+    await Promise.all(Array.from({ length: 120 }, () => gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) })));
+    const count = await eventually(
+      () => gateway.deps.prisma.auditRecord.count({ where: { keyId } }),
+      (value) => value >= 120,
+      5_000,
+    );
+    assert.equal(count, 120);
+  });
+
   test('a Postgres failure loses nothing: records wait in JetStream and land once inserts succeed', async () => {
     const { key, keyId } = await createOrgWithKey(gateway);
     // Make inserts fail, as they would with Postgres away, while requests keep flowing.

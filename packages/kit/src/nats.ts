@@ -56,6 +56,11 @@ export interface ConsumeOptions {
   ackWaitMs?: number;
   /** After this many deliveries an event is given up (logged), so one poison event cannot block a stream. */
   maxDeliver?: number;
+  /**
+   * How many events may be in the handler at once (default 1: one after the other). A batching handler
+   * (one that resolves when its batch is written) needs at least its batch size, or every batch holds one.
+   */
+  concurrency?: number;
 }
 
 const day = 24 * 60 * 60 * 1000;
@@ -274,9 +279,16 @@ export class Bus {
       await manager.consumers.add(this.streamName, config);
     }
     const consumer = await this.js.consumers.get(this.streamName, durable);
-    const messages = await consumer.consume({ max_messages: 64 });
+    const concurrency = Math.max(1, options.concurrency ?? 1);
+    const messages = await consumer.consume({ max_messages: Math.max(64, concurrency * 2) });
     const done = (async () => {
-      for await (const message of messages) await this.handleEvent(message, filtered, options.durable);
+      const inFlight = new Set<Promise<void>>();
+      for await (const message of messages) {
+        const work: Promise<void> = this.handleEvent(message, filtered, options.durable).finally(() => inFlight.delete(work));
+        inFlight.add(work);
+        if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      }
+      await Promise.all(inFlight);
     })();
     this.consumers.push({
       stop: async () => {
