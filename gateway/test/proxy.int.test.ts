@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, newId, parseEnv } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { requestBodyLimitBytes } from '@voice/proto';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
@@ -95,6 +96,21 @@ describe('the gateway proxies to services with signed identity', () => {
       headers: { ...bearer(key), 'x-voice-identity': 'forged', 'x-voice-signature': 'forged' },
     });
     assert.equal(response.statusCode, 200);
+  });
+
+  test("a body over the service's limit is 413 payload_too_large at the gateway, and the next request is served", async () => {
+    const { key } = await createOrgWithKey(gateway);
+    const oversize = JSON.stringify({ to: '+14155550123', body: 'x'.repeat(requestBodyLimitBytes.telephony) });
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/v1/phone/sms',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: oversize,
+    });
+    assert.equal(response.statusCode, 413);
+    assert.equal(response.json().error.code, 'payload_too_large');
+    const next = await gateway.app.inject({ method: 'GET', url: '/api/v1/phone/calls', headers: bearer(key) });
+    assert.equal(next.statusCode, 200);
   });
 
   test('a service that is down gives 503 unavailable in the envelope, quickly', async () => {

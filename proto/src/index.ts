@@ -5,6 +5,7 @@ export * from './gateway.js';
 export * from './identity.js';
 export * from './ids.js';
 export * from './leads.js';
+export * from './limits.js';
 export * from './mcp.js';
 export * from './pagination.js';
 export * from './recall.js';

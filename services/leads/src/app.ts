@@ -1,4 +1,5 @@
 import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { requestBodyLimitBytes } from '@voice/proto';
 import type { LeadsDeps } from './deps.js';
 import { consumeCallOutcomes } from './nats/call-outcomes.js';
 import { serveLeadsRpc } from './nats/handlers.js';
@@ -18,6 +19,7 @@ import { startSweeper } from './sequences/sweeper.js';
 export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
   const app = await createHttpApp({
     name: 'leads',
+    bodyLimitBytes: requestBodyLimitBytes.leads,
     logger: deps.logger,
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,

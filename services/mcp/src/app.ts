@@ -1,4 +1,5 @@
 import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { requestBodyLimitBytes } from '@voice/proto';
 import type { McpDeps } from './deps.js';
 import { sweepExpired } from './domain/approvals.js';
 import { ToolCatalog } from './mcp/catalog.js';
@@ -12,8 +13,7 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
   const app = await createHttpApp({
     name: 'mcp',
     logger: deps.logger,
-    // A knowledge document may be 200,000 characters of multi-byte text inside a JSON-RPC envelope.
-    bodyLimitBytes: 2 * 1024 * 1024,
+    bodyLimitBytes: requestBodyLimitBytes.mcp,
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       nats: () => deps.bus.ping(),

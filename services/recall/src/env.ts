@@ -1,4 +1,5 @@
 import { baseEnvSchema, portSchema } from '@voice/kit';
+import { requestBodyLimitBytes } from '@voice/proto';
 import { z } from 'zod';
 
 const optionalText = z
@@ -41,7 +42,7 @@ export const envSchema = baseEnvSchema.extend({
   /** An audit of one URL is reused this long, so many visitors cost the audited site one fetch. */
   PUBLIC_AUDIT_CACHE_SECONDS: z.coerce.number().int().positive().default(300),
   /** Largest request body; a document's text is capped separately (400 with the limit named). */
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(requestBodyLimitBytes.recall),
 });
 
 export type RecallEnv = z.infer<typeof envSchema>;

@@ -1,4 +1,5 @@
 import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { requestBodyLimitBytes } from '@voice/proto';
 import type { TelephonyDeps } from './deps.js';
 import { startDialer } from './dialer/workers.js';
 import { serveTelephonyRpc } from './nats/handlers.js';
@@ -13,7 +14,7 @@ export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
     name: 'telephony',
     logger: deps.logger,
     // Bodies here are a phone number and a message at most; anything near this size is a mistake.
-    bodyLimitBytes: 64 * 1024,
+    bodyLimitBytes: requestBodyLimitBytes.telephony,
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: () => deps.redis.ping(),

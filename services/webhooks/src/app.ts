@@ -1,4 +1,5 @@
 import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { requestBodyLimitBytes } from '@voice/proto';
 import { startMaintenance } from './delivery/maintenance.js';
 import { startDeliveryWorker } from './delivery/worker.js';
 import type { WebhooksDeps } from './deps.js';
@@ -12,6 +13,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 export async function buildApp(deps: WebhooksDeps): Promise<HttpApp> {
   const app = await createHttpApp({
     name: 'webhooks',
+    bodyLimitBytes: requestBodyLimitBytes.webhooks,
     logger: deps.logger,
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,

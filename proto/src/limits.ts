@@ -1,0 +1,14 @@
+/**
+ * The largest request body each service accepts. Services pass theirs to fastify; the gateway refuses a
+ * larger declared body with 413 before proxying, so an oversize upload never half-reaches a service.
+ */
+export const requestBodyLimitBytes = {
+  telephony: 64 * 1024,
+  leads: 1024 * 1024,
+  recall: 1024 * 1024,
+  // A knowledge document of 200,000 multi-byte characters inside a JSON-RPC envelope.
+  mcp: 2 * 1024 * 1024,
+  webhooks: 1024 * 1024,
+} as const;
+
+export type ServiceName = keyof typeof requestBodyLimitBytes;
