@@ -17,7 +17,7 @@ export async function buildApp(deps: WebhooksDeps): Promise<HttpApp> {
     logger: deps.logger,
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
-      redis: () => deps.queue.getJobCounts('active'),
+      redis: () => deps.redis.ping(),
       nats: () => deps.bus.ping(),
     },
   });

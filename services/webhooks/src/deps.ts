@@ -1,5 +1,6 @@
-import { Bus, bullmqConnectionOptions, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, bullmqConnectionOptions, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
 import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { type DeliveryJob, deliveryQueueName } from './delivery/queue.js';
 import type { UrlPolicy } from './domain/address-guard.js';
 import { SecretBox } from './domain/secret-box.js';
@@ -12,6 +13,8 @@ export interface WebhooksDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
+  /** For `Idempotency-Key` records. */
+  redis: Redis;
   /** Where delivery jobs go; the worker (delivery/worker.ts) takes them. */
   queue: Queue<DeliveryJob>;
   urlPolicy: UrlPolicy;
@@ -23,6 +26,7 @@ export interface WebhooksDeps {
 export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogger('webhooks', env.LOG_LEVEL)): Promise<WebhooksDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'webhooks') });
   const bus = await Bus.connect({ url: env.NATS_URL, name: 'webhooks', namespace: env.NATS_NAMESPACE, logger });
+  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const queue = new Queue<DeliveryJob>(deliveryQueueName, {
     connection: bullmqConnectionOptions(env.REDIS_URL),
     prefix: `${env.REDIS_PREFIX}bull`,
@@ -33,6 +37,7 @@ export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogge
     logger,
     prisma,
     bus,
+    redis,
     queue,
     secretBox: new SecretBox(env.WEBHOOK_SECRET_ENCRYPTION_KEY),
     urlPolicy: {
@@ -42,6 +47,7 @@ export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogge
     async close() {
       await bus.drain();
       await queue.close();
+      await redis.quit().catch(() => redis.disconnect());
       await prisma.$disconnect();
     },
   };

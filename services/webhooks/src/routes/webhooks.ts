@@ -1,4 +1,4 @@
-import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { ApiError, type HttpApp, idempotent, identityOf, parseIdempotencyKey } from '@voice/kit';
 import {
   createWebhookBodySchema,
   deletedWebhookSchema,
@@ -45,8 +45,23 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       const identity = identityOf(request);
       assertWebhooksPlan(identity);
       assertUrl(request.body.url);
-      const { row, secret } = await createEndpoint(prisma, identity.org_id, request.body, deps.secretBox);
-      return reply.status(201).send({ ...toEndpoint(row), secret });
+      // The same Idempotency-Key and body return the first response, secret included, and create nothing.
+      const result = await idempotent(
+        {
+          redis: deps.redis,
+          prefix: env.REDIS_PREFIX,
+          orgId: identity.org_id,
+          operation: 'webhooks.create',
+          key: parseIdempotencyKey(request.headers['idempotency-key']),
+          fingerprint: request.body,
+        },
+        async () => {
+          const { row, secret } = await createEndpoint(prisma, identity.org_id, request.body, deps.secretBox);
+          return { status: 201, body: { ...toEndpoint(row), secret } };
+        },
+      );
+      if (result.replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.status(201).send(result.body);
     },
   );
 
