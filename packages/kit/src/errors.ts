@@ -53,8 +53,20 @@ export function toApiError(error: unknown): ApiError {
     const first = error.validation[0];
     const where = error.validationContext ?? 'body';
     const path = first?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';
-    const param = path || (first?.params && 'missingProperty' in first.params ? String(first.params.missingProperty) : where);
-    return new ApiError('invalid_request', `Invalid ${where}: ${param ? `${param}: ` : ''}${first?.message ?? 'invalid value'}.`, {
+    // An unknown field is named by the field itself, so `param` points at what to remove.
+    const unknownKeys = first?.keyword === 'unrecognized_keys' && Array.isArray(first.params.keys) ? first.params.keys.map(String) : [];
+    if (unknownKeys.length > 0) {
+      const param = path ? `${path}.${unknownKeys[0]}` : String(unknownKeys[0]);
+      return new ApiError(
+        'invalid_request',
+        `Invalid ${where}: unknown field${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.join(', ')}.`,
+        {
+          param,
+        },
+      );
+    }
+    const param = path || where;
+    return new ApiError('invalid_request', `Invalid ${where}: ${path ? `${path}: ` : ''}${first?.message ?? 'invalid value'}.`, {
       param,
     });
   }

@@ -127,3 +127,38 @@ describe('logger', () => {
     assert.match(lines[0] ?? '', /\[redacted\]/);
   });
 });
+
+describe('http app: every error is the envelope', () => {
+  test('malformed JSON, a wrong type, an unknown field, an oversize body and an unknown route', async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {}, bodyLimitBytes: 1024 });
+    app.post(
+      '/things',
+      { schema: { body: z.strictObject({ name: z.string().max(10), count: z.number().int() }) } },
+      async (request) => request.body,
+    );
+    await app.ready();
+    const post = (payload: string) =>
+      app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload });
+    const cases: Array<[string, number, string, string | undefined]> = [
+      ['{"name": ', 400, 'invalid_request', 'body'],
+      ['{"name": "a", "count": "three"}', 400, 'invalid_request', 'count'],
+      ['{"name": "a", "count": 1, "total": 5}', 400, 'invalid_request', 'total'],
+      [JSON.stringify({ name: 'a', count: 1, pad: 'x'.repeat(2000) }), 413, 'payload_too_large', 'body'],
+    ];
+    for (const [payload, status, code, param] of cases) {
+      const response = await post(payload);
+      assert.equal(response.statusCode, status, payload.slice(0, 40));
+      const body = response.json();
+      assert.equal(body.error.code, code);
+      assert.equal(body.error.param, param);
+      assert.equal(body.error.request_id, response.headers['request-id']);
+    }
+    assert.deepEqual((await post('{"name": "a", "count": 1}')).json(), { name: 'a', count: 1 });
+    const missing = await app.inject({ method: 'GET', url: '/nowhere' });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.json().error.code, 'not_found');
+    await app.close();
+  });
+});
