@@ -1,4 +1,4 @@
-// The whole platform for a through-the-gateway test: telephony, leads, recall and webhooks listening on
+// The whole platform for a through-the-gateway test: telephony, leads, recall, mcp and webhooks listening on
 // 127.0.0.1 (one test context, so they share the database, the Redis prefix and the NATS namespace), and the
 // gateway in front of them, listening too. Tests talk to the gateway with fetch, as an API client does.
 import assert from 'node:assert/strict';
@@ -8,6 +8,9 @@ import { createTestContext, type TestContext } from '@voice/kit/testing';
 import { buildApp as buildLeads } from '../../../services/leads/src/app.js';
 import { connectDeps as connectLeads, type LeadsDeps } from '../../../services/leads/src/deps.js';
 import { envSchema as leadsEnvSchema } from '../../../services/leads/src/env.js';
+import { buildApp as buildMcp } from '../../../services/mcp/src/app.js';
+import { connectDeps as connectMcp, type McpDeps } from '../../../services/mcp/src/deps.js';
+import { envSchema as mcpEnvSchema } from '../../../services/mcp/src/env.js';
 import { buildApp as buildRecall } from '../../../services/recall/src/app.js';
 import { connectDeps as connectRecall, type RecallServiceDeps } from '../../../services/recall/src/deps.js';
 import { envSchema as recallEnvSchema } from '../../../services/recall/src/env.js';
@@ -33,6 +36,7 @@ export interface Platform {
   telephony: Running<TelephonyDeps>;
   leads: Running<LeadsDeps>;
   recall: Running<RecallServiceDeps>;
+  mcp: Running<McpDeps>;
   webhooks: Running<WebhooksDeps>;
   /** An organization with a key (read-write on a Starter or better plan unless told otherwise). */
   org(options?: Parameters<typeof createOrgWithKey>[1]): Promise<{ orgId: string; keyId: string; key: string }>;
@@ -43,12 +47,10 @@ export interface PlatformEnv {
   telephony?: Record<string, string>;
   leads?: Record<string, string>;
   recall?: Record<string, string>;
+  mcp?: Record<string, string>;
   webhooks?: Record<string, string>;
   gateway?: Record<string, string>;
-  /**
-   * Run the gateway's audit writer. Off by default: it records about two calls a second (see the report on
-   * gateway/src/audit/writer.ts), so a file of a few hundred calls would wait half a minute on close.
-   */
+  /** Run the gateway's audit writer (JetStream consumer). Off by default: these tests do not read the log. */
   auditWorker?: boolean;
 }
 
@@ -85,6 +87,11 @@ export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
     const recallApp = await buildRecall(recallDeps);
     closers.push(() => recallApp.close());
 
+    const mcpDeps = await connectMcp(parseEnv(mcpEnvSchema, { ...ctx.env, ...env.mcp }));
+    closers.push(() => mcpDeps.close());
+    const mcpApp = await buildMcp(mcpDeps);
+    closers.push(() => mcpApp.close());
+
     const webhooksDeps = await connectWebhooks(
       parseEnv(webhooksEnvSchema, {
         ...ctx.env,
@@ -99,10 +106,11 @@ export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
     const background = await startDeliveries(webhooksDeps);
     closers.push(() => background.close());
 
-    const [telephonyUrl, leadsUrl, recallUrl, webhooksUrl] = await Promise.all([
+    const [telephonyUrl, leadsUrl, recallUrl, mcpUrl, webhooksUrl] = await Promise.all([
       listen(telephonyApp),
       listen(leadsApp),
       listen(recallApp),
+      listen(mcpApp),
       listen(webhooksApp),
     ]);
     const gateway = await startGateway(
@@ -112,14 +120,13 @@ export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
         LEADS_URL: leadsUrl,
         RECALL_URL: recallUrl,
         WEBHOOKS_URL: webhooksUrl,
-        // Nothing listens here: MCP is not part of these tests.
-        MCP_URL: 'http://127.0.0.1:9',
+        MCP_URL: mcpUrl,
         ...env.gateway,
       },
       { auditWorker: env.auditWorker ?? false },
     );
     closers.push(() => {
-      // A request the gateway never answered (see the report on oversize bodies) would hold close() for a minute.
+      // Keep-alive connections from fetch would otherwise hold close() until they time out.
       gateway.app.server.closeAllConnections();
       return gateway.close();
     });
@@ -131,6 +138,7 @@ export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
       telephony: { app: telephonyApp, deps: telephonyDeps, url: telephonyUrl },
       leads: { app: leadsApp, deps: leadsDeps, url: leadsUrl },
       recall: { app: recallApp, deps: recallDeps, url: recallUrl },
+      mcp: { app: mcpApp, deps: mcpDeps, url: mcpUrl },
       webhooks: { app: webhooksApp, deps: webhooksDeps, url: webhooksUrl },
       org: (options = {}) => createOrgWithKey(gateway, { plan: 'pro', quota: 100_000, ...options }),
       close,
