@@ -9,9 +9,10 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { installErrorHandling } from './errors.js';
+import { ApiError, installErrorHandling } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
+import { findNulCharacter } from './text.js';
 
 export interface HttpAppOptions {
   /** The deployable's name: the title of its OpenAPI document. */
@@ -57,6 +58,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   installErrorHandling(app);
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('request-id', request.id);
+  });
+  app.addHook('preValidation', async (request) => {
+    for (const part of [request.params, request.query, request.body]) {
+      const path = findNulCharacter(part);
+      if (path !== undefined)
+        throw new ApiError('invalid_request', `${path} contains a NUL character, which cannot be stored.`, { param: path });
+    }
   });
   await app.register(healthPlugin, { checks: options.readiness });
   // Every route's zod schemas become its OpenAPI description; the gateway merges these into the public

@@ -15,6 +15,11 @@ export interface IdempotencyOptions {
   fingerprint: unknown;
   /** How long a key is remembered. */
   ttlSeconds?: number;
+  /**
+   * How long an unfinished claim holds the key. Short, so a process that died mid-work frees the key for
+   * a retry within a minute or two, not a day; longer than any request may take.
+   */
+  pendingTtlSeconds?: number;
 }
 
 export interface IdempotentResult<T> {
@@ -58,7 +63,7 @@ export async function idempotent<T>(
   const ttlSeconds = options.ttlSeconds ?? 24 * 60 * 60;
   const hash = digest(options.fingerprint);
   const pending: Stored<T> = { state: 'pending', hash };
-  const claimed = await options.redis.set(redisKey, JSON.stringify(pending), 'EX', ttlSeconds, 'NX');
+  const claimed = await options.redis.set(redisKey, JSON.stringify(pending), 'EX', options.pendingTtlSeconds ?? 120, 'NX');
   if (claimed === null) {
     const raw = await options.redis.get(redisKey);
     if (raw === null) return idempotent(options, work); // expired between the two calls
@@ -75,13 +80,24 @@ export async function idempotent<T>(
     }
     return { status: stored.status, body: stored.body, replayed: true };
   }
+  let result: { status: number; body: T };
   try {
-    const result = await work();
-    const done: Stored<T> = { state: 'done', hash, status: result.status, body: result.body };
-    await options.redis.set(redisKey, JSON.stringify(done), 'EX', ttlSeconds);
-    return { ...result, replayed: false };
+    result = await work();
   } catch (error) {
-    await options.redis.del(redisKey);
+    // Nothing was done: free the key so the caller can retry it.
+    await options.redis.del(redisKey).catch(() => {});
     throw error;
   }
+  // The work is done: from here on the key must never be freed, or a retry would do it twice. If the
+  // record cannot be written, the claim still holds the key until its lease ends.
+  const done: Stored<T> = { state: 'done', hash, status: result.status, body: result.body };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await options.redis.set(redisKey, JSON.stringify(done), 'EX', ttlSeconds);
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+    }
+  }
+  return { ...result, replayed: false };
 }

@@ -14,3 +14,4 @@ export * from './prisma.js';
 export * from './process.js';
 export * from './redis.js';
 export * from './service-auth.js';
+export * from './text.js';

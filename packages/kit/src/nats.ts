@@ -28,6 +28,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ApiError, toApiError } from './errors.js';
 import { newId } from './ids.js';
+import { findNulCharacter } from './text.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -54,7 +55,11 @@ export interface ConsumeOptions {
   types?: readonly EventType[];
   /** How long a handler may take before the server redelivers the event. */
   ackWaitMs?: number;
-  /** After this many deliveries an event is given up (logged), so one poison event cannot block a stream. */
+  /**
+   * After this many deliveries an event is given up. Unlimited by default: an outage of whatever the handler
+   * writes to only delays events (the back-off caps at 30 s), it never drops them. A malformed event is
+   * terminated at once instead.
+   */
   maxDeliver?: number;
   /**
    * How many events may be in the handler at once (default 1: one after the other). A batching handler
@@ -138,6 +143,8 @@ export class Bus {
     let reply: RpcReply;
     try {
       const request = rpcRequestSchema.parse(JSON.parse(decoder.decode(message.data)));
+      const nulPath = findNulCharacter(request.input);
+      if (nulPath !== undefined) throw new ApiError('invalid_request', `${nulPath} contains a NUL character.`, { param: nulPath });
       const parsed = definition.input.safeParse(request.input);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -267,7 +274,7 @@ export class Bus {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
-      max_deliver: options.maxDeliver ?? 20,
+      max_deliver: options.maxDeliver ?? -1,
       ...(types.length === 1 ? { filter_subject: this.subject(eventSubject(types[0] as EventType)) } : {}),
     };
     const wanted = types.length > 1 ? new Set<string>(types) : undefined;

@@ -162,3 +162,28 @@ describe('http app: every error is the envelope', () => {
     await app.close();
   });
 });
+
+describe('NUL characters', () => {
+  test('are found in values and keys, at any depth, and refused with the path as param', async () => {
+    const { findNulCharacter } = await import('../src/text.js');
+    assert.equal(findNulCharacter({ a: 'ok', b: ['x', { c: 'bad\u0000' }] }), 'b.1.c');
+    assert.equal(findNulCharacter({ 'ke\u0000y': 1 }), 'ke\u0000y');
+    assert.equal(findNulCharacter({ a: 'fine', n: 1, t: true, z: null }), undefined);
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {} });
+    app.post(
+      '/things',
+      { schema: { body: z.object({ name: z.string() }), querystring: z.object({ q: z.string().optional() }) } },
+      async () => ({ ok: true }),
+    );
+    await app.ready();
+    const body = await app.inject({ method: 'POST', url: '/things', payload: { name: 'a\u0000b' } });
+    assert.equal(body.statusCode, 400);
+    assert.deepEqual([body.json().error.code, body.json().error.param], ['invalid_request', 'name']);
+    const query = await app.inject({ method: 'POST', url: '/things?q=%00', payload: { name: 'a' } });
+    assert.equal(query.statusCode, 400);
+    assert.equal(query.json().error.param, 'q');
+    await app.close();
+  });
+});
