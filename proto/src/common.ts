@@ -1,6 +1,15 @@
 import { z } from 'zod';
 
-export const timestampSchema = z.iso.datetime({ offset: true }).describe('ISO 8601 UTC timestamp');
+/** Years the platform stores: Postgres has no year 0, and nothing here happens before 1970. */
+export const supportedYear = (value: string) => {
+  const year = Number(value.slice(0, 4));
+  return year >= 1970 && year <= 9999;
+};
+
+export const timestampSchema = z.iso
+  .datetime({ offset: true })
+  .refine(supportedYear, 'must be a time from 1970 on')
+  .describe('ISO 8601 UTC timestamp');
 
 export const e164Schema = z
   .string()

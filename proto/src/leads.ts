@@ -1,7 +1,7 @@
 // Records, request schemas and NATS operations of the leads service: workspaces, themes, leads (and their
 // notes), sequences and enrollments, invoices and projects.
 import { z } from 'zod';
-import { currencySchema, e164Schema, metadataSchema, timestampSchema } from './common.js';
+import { currencySchema, e164Schema, metadataSchema, supportedYear, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -10,7 +10,7 @@ import { callListItemSchema } from './telephony.js';
 // ── Shared pieces ────────────────────────────────────────────────────────────────────────────────────────
 
 /** A calendar date without a time, e.g. an invoice's due date. */
-export const calendarDateSchema = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+export const calendarDateSchema = z.iso.date().refine(supportedYear, 'must be a date from 1970 on').describe('Calendar date, YYYY-MM-DD');
 
 export const ianaTimezoneSchema = z
   .string()

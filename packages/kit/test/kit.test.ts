@@ -187,3 +187,12 @@ describe('NUL characters', () => {
     await app.close();
   });
 });
+
+describe('timestamps', () => {
+  test('years Postgres cannot store, or before 1970, are refused by the shared schema', async () => {
+    const { timestampSchema } = await import('@voice/proto');
+    assert.equal(timestampSchema.safeParse('2026-11-25T10:00:00Z').success, true);
+    assert.equal(timestampSchema.safeParse('0000-01-01T00:00:00Z').success, false);
+    assert.equal(timestampSchema.safeParse('1969-12-31T23:59:59Z').success, false);
+  });
+});
