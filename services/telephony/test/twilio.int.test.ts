@@ -301,6 +301,38 @@ describe('SMS through Twilio', () => {
     await eventually(() => events.find((event) => event.type === 'dnc.removed' && event.org_id === identity.org_id));
   });
 
+  test('a STOP whose first delivery failed after it was filed still opts the sender out when Twilio retries', async () => {
+    const identity = testIdentity();
+    const them = '+14155550204';
+    const ours = '+15005550006';
+    assert.equal((await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'Reply STOP to opt out.' })).statusCode, 201);
+    // The event stream refuses the first sms.received (a JetStream outage at the worst moment).
+    const publish = h.deps.bus.publish.bind(h.deps.bus);
+    let failNext = true;
+    h.deps.bus.publish = async (...args: Parameters<typeof publish>) => {
+      if (failNext && args[0] === 'sms.received') {
+        failNext = false;
+        throw new Error('simulated JetStream outage');
+      }
+      return publish(...args);
+    };
+    try {
+      const params = { MessageSid: `SM${'e'.repeat(32)}`, From: them, To: ours, Body: 'STOP' };
+      const first = await twilioPost('/api/hooks/twilio/sms/inbound', params);
+      assert.notEqual(first.statusCode, 200, 'Twilio is told to retry');
+      const check = async () =>
+        (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json() as { listed: boolean };
+      assert.equal((await check()).listed, true, 'the opt-out is applied before the event is published');
+      assert.equal((await twilioPost('/api/hooks/twilio/sms/inbound', params)).statusCode, 200);
+      assert.equal((await check()).listed, true);
+      await eventually(() => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
+      const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'more marketing' });
+      assert.equal(refused.statusCode, 422);
+    } finally {
+      h.deps.bus.publish = publish;
+    }
+  });
+
   test('an inbound message with a bad signature is refused', async () => {
     const response = await twilioPost(
       '/api/hooks/twilio/sms/inbound',

@@ -126,7 +126,13 @@ export async function receiveSms(
 ): Promise<SmsRow | null> {
   if (message.carrierMessageId) {
     const seen = await findSmsByCarrierId(context.prisma, message.carrierMessageId);
-    if (seen) return seen;
+    if (seen) {
+      // A redelivery: finish what the first delivery may not have (the opt-out, the event). Both are
+      // idempotent, so a STOP is never lost to a failure between filing the message and acting on it.
+      await applyConsent(context, await routeInbound(context, message.to, message.from), message);
+      await publishSmsEvent(context.bus, 'sms.received', seen);
+      return seen;
+    }
   }
   const conversations = await routeInbound(context, message.to, message.from);
   const latest = conversations[0];
@@ -143,11 +149,21 @@ export async function receiveSms(
     leadId: latest.leadId,
     workspaceId: latest.workspaceId,
   });
+  // Consent first: it is what must never be lost; the event can be published again on a redelivery.
+  await applyConsent(context, conversations, message);
   await publishSmsEvent(context.bus, 'sms.received', row);
+  return row;
+}
+
+/** STOP (and its synonyms) opts the sender out for every organization it routes to; START opts back in. */
+async function applyConsent(
+  context: TelephonyContext,
+  conversations: Array<{ orgId: string }>,
+  message: { from: string; body: string },
+): Promise<void> {
   if (isOptOut(message.body)) {
     for (const conversation of conversations) await optOutBySms(context, conversation.orgId, message.from, message.body);
   } else if (isOptIn(message.body)) {
     for (const conversation of conversations) await optInBySms(context, conversation.orgId, message.from);
   }
-  return row;
 }
