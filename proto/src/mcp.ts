@@ -80,9 +80,12 @@ export const approvalEventDataSchema = approvalSchema.omit({ result: true }).ext
 // ---------------------------------------------------------------------------------------------------------
 // Channels: where an organization's approvals are sent
 
-/** A Telegram chat id: a user's or a group's number (groups are negative), or `@channelusername`. */
+/**
+ * A Telegram chat id: a user's or a group's number (groups are negative). Numbers only: a tap arrives
+ * with the chat's number, so a chat linked by `@username` could never be matched to it.
+ */
 export const telegramChatIdSchema = z
-  .union([z.number().int(), z.string().regex(/^(-?[0-9]{1,20}|@[A-Za-z0-9_]{5,32})$/, 'must be a Telegram chat id, e.g. -1001234567890')])
+  .union([z.number().int(), z.string().regex(/^-?[0-9]{1,20}$/, 'must be a numeric Telegram chat id, e.g. -1001234567890')])
   .transform(String)
   .describe('Telegram chat id of the approvers’ chat or group (add the bot to the group first)');
 
@@ -96,8 +99,10 @@ export const putTelegramChannelSchema = z.object({ chat_id: telegramChatIdSchema
 export const putSlackChannelSchema = z
   .object({
     channel_id: slackChannelIdSchema,
+    // Slack's own host only: the URL is posted to from inside the platform, so any other would be a way
+    // to make the platform send requests into networks it can reach (SSRF).
     webhook_url: z
-      .url({ protocol: /^https$/ })
+      .url({ protocol: /^https$/, hostname: /^hooks\.slack\.com$/ })
       .max(2048)
       .optional()
       .describe('An incoming-webhook URL for that channel; when set, approval requests are posted there instead of with chat.postMessage'),

@@ -93,3 +93,23 @@ describe('environment', () => {
     );
   });
 });
+
+describe('approval channel settings', () => {
+  test('a Slack webhook must be on hooks.slack.com; a Telegram chat must be numeric', async () => {
+    const { putSlackChannelSchema, putTelegramChannelSchema } = await import('@voice/proto');
+    assert.equal(
+      putSlackChannelSchema.safeParse({ channel_id: 'C0123456', webhook_url: 'https://hooks.slack.com/services/T0/B0/x' }).success,
+      true,
+    );
+    for (const url of [
+      'https://127.0.0.1:8080/admin',
+      'https://169.254.169.254/latest',
+      'https://hooks.slack.com.evil.test/x',
+      'http://hooks.slack.com/x',
+    ]) {
+      assert.equal(putSlackChannelSchema.safeParse({ channel_id: 'C0123456', webhook_url: url }).success, false, url);
+    }
+    assert.equal(putTelegramChannelSchema.safeParse({ chat_id: -1001234567890 }).success, true);
+    assert.equal(putTelegramChannelSchema.safeParse({ chat_id: '@mychannel' }).success, false);
+  });
+});

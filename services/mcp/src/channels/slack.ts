@@ -85,6 +85,8 @@ export class SlackClient {
         method: 'POST',
         headers: { 'content-type': 'application/json; charset=utf-8', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
         body: JSON.stringify(body),
+        // Slack does not redirect these; following one could lead anywhere.
+        redirect: 'manual',
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (error) {
@@ -114,7 +116,8 @@ export class SlackClient {
   /** Posts through an incoming webhook, which answers with plain text `ok`. */
   async postWebhook(webhookUrl: string, text: string, blocks: unknown[]): Promise<void> {
     const response = await this.post(webhookUrl, { text, blocks }, undefined);
-    if (!response.ok) throw new SlackError(`Slack webhook answered HTTP ${response.status}: ${(await response.text()).slice(0, 100)}`);
+    // Only the status: what the far end said is not echoed back to the caller.
+    if (!response.ok) throw new SlackError(`Slack webhook answered HTTP ${response.status}`);
   }
 
   /**
