@@ -6,6 +6,7 @@ import { AuditWriter } from './audit/writer.js';
 import { authenticate } from './auth/authenticate.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
+import { keyStanding } from './keys/store.js';
 import { registerProxies } from './proxy/upstreams.js';
 import { openApiRoute } from './routes/openapi.js';
 import { usageOf, usageRoutes } from './routes/usage.js';
@@ -60,6 +61,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
   await registerProxies(app, deps.env);
 
   deps.bus.serve(gatewayRpc.getUsage, (_input, identity) => usageOf(deps, identity));
+  deps.bus.serve(gatewayRpc.keyStanding, (input, identity) => keyStanding(deps.prisma, identity.org_id, input.key_id, deps.now()));
   deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
 
   if (options.auditWorker !== false) {

@@ -89,8 +89,20 @@ export const usageSchema = z
   .meta({ id: 'Usage' });
 export type Usage = z.infer<typeof usageSchema>;
 
-/** The gateway's own operations over NATS, for the MCP tools service_get_usage and service_list_audit_log. */
+/** Whether a key may still act now: revoked (by hand, or by rotation with no live successor) or active, and its scope. */
+export const keyStandingSchema = z.object({
+  key_id: z.string(),
+  status: z.enum(keyStatuses),
+  scope: scopeSchema,
+});
+export type KeyStanding = z.infer<typeof keyStandingSchema>;
+
+/**
+ * The gateway's own operations over NATS: usage and the audit log (MCP tools service_get_usage and
+ * service_list_audit_log), and a key's standing (approvals re-check the requester's key before acting).
+ */
 export const gatewayRpc = {
+  keyStanding: defineRpc('svc.gateway.keys.standing', z.object({ key_id: z.string().min(1).max(64) }), keyStandingSchema),
   getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema),
   listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema),
 };

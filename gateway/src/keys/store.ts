@@ -146,3 +146,24 @@ export async function findGrantByKeyId(prisma: PrismaClient, orgId: string, keyI
   if (!row) throw new ApiError('not_found', 'No such key.', { param: 'key_id' });
   return { lineageId: row.lineageId, monthlyQuota: row.monthlyQuota };
 }
+
+/**
+ * A key's standing now, within its organization. A key retired by rotation stands for its successor, so
+ * a routine rotation does not void work its predecessor asked for; a revoked key, or a chain that ends
+ * in one, is `revoked`.
+ */
+export async function keyStanding(prisma: PrismaClient, orgId: string, keyId: string, now = new Date()) {
+  let row = await prisma.apiKey.findFirst({ where: { orgId, id: keyId } });
+  if (!row) throw new ApiError('not_found', 'No such key.', { param: 'key_id' });
+  for (let hops = 0; row.rotatedToId && row.status === 'active' && hops < 100; hops++) {
+    const successor: ApiKey | null = await prisma.apiKey.findFirst({ where: { orgId, id: row.rotatedToId } });
+    if (!successor) break;
+    row = successor;
+  }
+  const expired = row.expiresAt !== null && row.expiresAt <= now;
+  return {
+    key_id: keyId,
+    status: row.status === 'revoked' || expired ? ('revoked' as const) : ('active' as const),
+    scope: toScope(row.scope),
+  };
+}

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { testIdentity } from '@voice/kit/testing';
 import { type Approval, type EventEnvelope, type Identity, type Invoice, leadsRpc, type PendingApproval } from '@voice/proto';
 import { sweepExpired } from '../src/domain/approvals.js';
 import { eventually } from './support/fake-messaging.js';
@@ -34,7 +33,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
 
   before(async () => {
     h = await startMcpHarness();
-    org = testIdentity();
+    org = await h.identity();
     // Every request to the send-invoice operation, whoever serves it: a plain (non-queue) subscription sees each one.
     h.deps.bus.connection.subscribe(h.deps.bus.subject('svc.leads.invoices.send'), {
       callback: () => {
@@ -179,6 +178,34 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     assert.equal((await approval(org, pending.approval_id)).status, 'executed');
   });
 
+  test('an approval whose requesting key was revoked meanwhile does nothing when approved', async () => {
+    // A second key of the same organization asks; it is rotated (routine: its successor stands for it), then
+    // the successor is revoked before anyone taps.
+    const second = (await h.platform.gateway.admin({
+      kind: 'key.create',
+      orgId: org.org_id,
+      scope: 'read-write',
+      monthlyQuota: 1_000,
+    })) as {
+      id: string;
+    };
+    const asker: Identity = { ...org, key_id: second.id };
+    const invoice = await draftInvoice(asker);
+    const pending = structured<PendingApproval>(await h.tool(asker, 'service_send_invoice', { invoice_id: invoice.id }));
+    const rotated = (await h.platform.gateway.admin({ kind: 'key.rotate', keyId: second.id, graceSeconds: 0 })) as { id: string };
+    await h.platform.gateway.admin({ kind: 'key.revoke', keyId: rotated.id });
+    const requestsBefore = sendInvoiceRequests;
+    await h.telegramTap(approverChat, `approve:${pending.approval_id}`);
+    const failed = await eventually(async () => {
+      const current = await approval(org, pending.approval_id);
+      return current.status === 'failed' ? current : undefined;
+    }, 'the approval fails');
+    assert.equal(failed.error?.code, 'revoked');
+    assert.equal(failed.result, null);
+    assert.equal(sendInvoiceRequests, requestsBefore, 'the invoice was never sent');
+    assert.equal(structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
+  });
+
   test('Reject does nothing to the invoice; a tap from a chat not linked to the organization does nothing and says why', async () => {
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
@@ -278,7 +305,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   });
 
   test("another organization's ids are not_found, for tools and REST alike", async () => {
-    const other = testIdentity();
+    const other = await h.identity();
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
     await h.request(other, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: strangerChat });
@@ -295,7 +322,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   });
 
   test('remove_dnc and delete_lead through Slack: signed taps act once; a bad signature is refused', async () => {
-    const team = testIdentity();
+    const team = await h.identity();
     const linked = await h.request(team, 'PUT', '/api/v1/approvals/channels/slack', { channel_id: slackChannel });
     assert.equal(linked.statusCode, 200);
     structured(await h.tool(team, 'service_add_dnc', { phone: '+14155550177', channel: 'all', reason: 'asked to stop' }));
@@ -348,7 +375,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   });
 
   test('deliver_project through a Slack incoming webhook: delivered once on Approve', async () => {
-    const studio = testIdentity();
+    const studio = await h.identity();
     const linked = await h.request(studio, 'PUT', '/api/v1/approvals/channels/slack', {
       channel_id: 'C0STUDIO01',
       webhook_url: 'https://hooks.slack.com/services/T0/B0/x',
@@ -384,7 +411,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   });
 
   test('an approval that reaches no channel fails at once and says nothing was done', async () => {
-    const lonely = testIdentity();
+    const lonely = await h.identity();
     h.telegram.unreachableChats.add('-100555');
     await h.request(lonely, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: '-100555' });
     const invoice = await draftInvoice(lonely);

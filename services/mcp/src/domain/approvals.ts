@@ -4,6 +4,7 @@ import {
   type ApprovalTool,
   approvalEventDataSchema,
   approvalTools,
+  gatewayRpc,
   type Identity,
   type PendingApproval,
   type RpcDefinition,
@@ -212,6 +213,12 @@ async function execute(deps: McpDeps, row: ApprovalRow): Promise<ApprovalRow> {
     const action = approvalActions[tool];
     const parsed = action.input.parse(args);
     const identity: Identity = { ...requesterSchema.parse(row.requester), request_id: newId('request') };
+    // The requester's key may have been revoked or narrowed while the approval waited: act only if it
+    // could still ask for this now.
+    const standing = await deps.bus.call(gatewayRpc.keyStanding, identity, { key_id: identity.key_id });
+    if (standing.status !== 'active') throw new ApiError('revoked', 'The key that asked for this was revoked since; nothing was done.');
+    if (standing.scope !== 'read-write')
+      throw new ApiError('forbidden_scope', 'The key that asked for this is read-only now; nothing was done.');
     const result = await action.execute(callerFor(deps, identity), parsed);
     outcome = { status: 'executed', result };
   } catch (error) {

@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext } from '@voice/kit/testing';
+import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { Identity } from '@voice/proto';
 import type { LightMyRequestResponse } from 'fastify';
+import { createOrgWithKey, startGateway, type TestGateway } from '../../../../gateway/test/stack.js';
 import { buildApp as buildLeads } from '../../../leads/src/app.js';
 import { connectDeps as connectLeads, type LeadsDeps } from '../../../leads/src/deps.js';
 import { envSchema as leadsEnvSchema } from '../../../leads/src/env.js';
@@ -24,6 +25,8 @@ export const slackSigningSecret = 'slack-signing-secret-0123456789';
 export interface Platform {
   leads: { app: HttpApp; deps: LeadsDeps };
   telephony: { app: HttpApp; deps: TelephonyDeps };
+  /** The gateway, for its NATS operations (a key's standing) and its operator commands. */
+  gateway: TestGateway;
   close(): Promise<void>;
 }
 
@@ -33,10 +36,13 @@ export async function startPlatform(ctx: TestContext): Promise<Platform> {
   const telephonyDeps = await connectTelephony(parseEnv(telephonyEnvSchema, { ...ctx.env, DIALER_ENABLED: 'false' }));
   const telephonyApp = await buildTelephony(telephonyDeps);
   await Promise.all([leadsApp.ready(), telephonyApp.ready()]);
+  const gateway = await startGateway(ctx, {}, { auditWorker: false });
   return {
     leads: { app: leadsApp, deps: leadsDeps },
     telephony: { app: telephonyApp, deps: telephonyDeps },
+    gateway,
     async close() {
+      await gateway.close();
       await leadsApp.close();
       await telephonyApp.close();
       await leadsDeps.close();
@@ -52,6 +58,8 @@ export interface McpHarness {
   platform: Platform;
   telegram: FakeTelegram;
   slack: FakeSlack;
+  /** A caller with a real organization and key in the gateway (approvals re-check the key before acting). */
+  identity(options?: { plan?: Identity['plan']; scope?: Identity['scope'] }): Promise<Identity>;
   /** Moves the service's clock; expiry follows it. */
   advanceClock(ms: number): void;
   request(identity: Identity, method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
@@ -102,6 +110,12 @@ export async function startMcpHarness(env: Record<string, string> = {}): Promise
     platform,
     telegram,
     slack,
+    async identity(options = {}) {
+      const plan = options.plan ?? 'pro';
+      const scope = options.scope ?? 'read-write';
+      const { orgId, keyId } = await createOrgWithKey(platform.gateway, { plan, scope, quota: 100_000 });
+      return testIdentity({ org_id: orgId, key_id: keyId, plan, scope });
+    },
     advanceClock(ms) {
       clockOffsetMs += ms;
     },
