@@ -107,6 +107,11 @@ describe('webhooks through the gateway', () => {
       const again = await api.post('/api/v1/webhooks', body, { idempotencyKey: key });
       assert.equal(again.status, 201, again.text);
       assert.deepEqual(again.body, first, 'the replay is the first response');
+      // What Redis keeps for the key names the endpoint; the secret stays sealed in Postgres.
+      const redis = platform.gateway.deps.redis;
+      const stored = await Promise.all((await redis.keys(`${platform.ctx.redisPrefix}idem:*`)).map((name) => redis.get(name)));
+      assert.ok(stored.length > 0);
+      assert.equal(stored.join('').includes('whsec_'), false, 'no signing secret in Redis');
       assertError(
         await api.post('/api/v1/webhooks', { ...body, event_types: ['project.delivered'] }, { idempotencyKey: key }),
         409,

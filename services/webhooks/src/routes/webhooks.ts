@@ -5,6 +5,7 @@ import {
   idSchema,
   listWebhooksQuerySchema,
   updateWebhookBodySchema,
+  type WebhookEndpoint,
   webhookDeliverySchema,
   webhookEndpointPageSchema,
   webhookEndpointSchema,
@@ -45,7 +46,9 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       const identity = identityOf(request);
       assertWebhooksPlan(identity);
       assertUrl(request.body.url);
-      // The same Idempotency-Key and body return the first response, secret included, and create nothing.
+      // The same Idempotency-Key and body create nothing and answer with that endpoint as it is now. Only
+      // its id is kept with the key: the secret stays sealed in Postgres, never in clear in Redis.
+      let created: (WebhookEndpoint & { secret: string }) | undefined;
       const result = await idempotent(
         {
           redis: deps.redis,
@@ -57,11 +60,14 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         },
         async () => {
           const { row, secret } = await createEndpoint(prisma, identity.org_id, request.body, deps.secretBox);
-          return { status: 201, body: { ...toEndpoint(row), secret } };
+          created = { ...toEndpoint(row), secret };
+          return { status: 201, body: { endpoint_id: row.id } };
         },
       );
-      if (result.replayed) void reply.header('idempotent-replayed', 'true');
-      return reply.status(201).send(result.body);
+      if (created) return reply.status(201).send(created);
+      const row = await getEndpointRow(prisma, identity.org_id, result.body.endpoint_id);
+      void reply.header('idempotent-replayed', 'true');
+      return reply.status(201).send({ ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) });
     },
   );
 
