@@ -2,7 +2,9 @@
 // the two shared cores, which also run the load generator):
 //   (a) the telephony service called directly (calls list, with the signed identity headers),
 //   (b) a bare @fastify/http-proxy in front of it doing one Lua quota call per request,
-//   (c) the full gateway: key check (cached), scope, the Lua quota call, audit publish, signed proxy.
+//   (c) the full gateway: key check (cached), scope, the Lua quota call, audit publish, signed proxy,
+//       with the audit writer in a separate gateway process (AUDIT_WRITER=false on serving replicas),
+//   (c*) the same gateway also running the audit writer in its own process (the default, one replica).
 // Usage: npm run bench -- gateway   (BENCH_SECONDS, BENCH_CONNECTIONS to change the load)
 import type { AddressInfo } from 'node:net';
 import proxy from '@fastify/http-proxy';
@@ -28,8 +30,12 @@ const telephony = await buildTelephony(telephonyDeps);
 await telephony.listen({ host: '127.0.0.1', port: 0 });
 const telephonyUrl = listenUrl(telephony.server);
 
-const gateway = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LOG_LEVEL: 'silent' });
+const gateway = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LOG_LEVEL: 'silent' }, { auditWorker: false });
 await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+// The writer replica: consumes the audit records the serving gateway publishes.
+const writer = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LOG_LEVEL: 'silent' });
+const withWriter = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LOG_LEVEL: 'silent' });
+await withWriter.app.listen({ host: '127.0.0.1', port: 0 });
 const { key, orgId } = await createOrgWithKey(gateway, { plan: 'enterprise', quota: 2_000_000_000 });
 
 // The identity the gateway would forward; valid for the signature's five minutes, enough for the run.
@@ -66,6 +72,8 @@ const rows = [
   await measure('(b) bare http-proxy + Lua', listenUrl(bare.server), signed),
   await measure('(c) full gateway', listenUrl(gateway.app.server), { authorization: `Bearer ${key}` }),
 ];
+await writer.close();
+const inProcess = await measure('(c*) + writer in process', listenUrl(withWriter.app.server), { authorization: `Bearer ${key}` });
 
 console.log(`\ngateway overhead: GET ${path}, ${connections} connections, ${seconds} s each`);
 console.log('case                          req/s     p50 ms   p99 ms   non-2xx');
@@ -76,6 +84,13 @@ for (const row of rows) {
 }
 const [, b, c] = rows;
 if (b && c) console.log(`ratio (c)/(b) = ${(c.requestsPerSecond / b.requestsPerSecond).toFixed(2)}  (target ≥ 0.90)`);
+console.log(
+  `${inProcess.label.padEnd(28)} ${String(inProcess.requestsPerSecond).padStart(7)} ${String(inProcess.p50).padStart(9)} ${String(inProcess.p99).padStart(8)} ${String(inProcess.non2xx).padStart(9)}`,
+);
+if (b)
+  console.log(
+    `ratio (c*)/(b) = ${(inProcess.requestsPerSecond / b.requestsPerSecond).toFixed(2)}  (the writer's inserts share this machine's two cores)`,
+  );
 
 // Redis unreachable: how long the gateway takes to answer (target: 503 within 500 ms).
 redis.disconnect();
@@ -97,6 +112,7 @@ await down.close();
 await relay.close();
 
 await bare.close();
+await withWriter.close();
 await gateway.close();
 await telephony.close();
 await telephonyDeps.close();

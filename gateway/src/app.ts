@@ -1,5 +1,6 @@
 import { createHttpApp, type HttpApp } from '@voice/kit';
 import { gatewayRpc } from '@voice/proto';
+import { AuditPublisher } from './audit/publisher.js';
 import { applyAuditRetention } from './audit/retention.js';
 import { listAuditLog } from './audit/store.js';
 import { AuditWriter } from './audit/writer.js';
@@ -37,24 +38,23 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
     if (isProtectedPath(request.url.split('?')[0] ?? '')) await authenticate(deps, request, reply);
   });
 
-  // One audit record per authenticated API call, published off the request path.
+  // One audit record per authenticated API call, collected off the request path and published in batches.
+  const auditPublisher = new AuditPublisher(deps.bus, deps.logger, { flushMs: deps.env.AUDIT_PUBLISH_MS, maxBuffered: 1_000 });
   app.addHook('onResponse', async (request, reply) => {
     const identity = request.identity;
     if (!identity) return;
-    const path = request.url.split('?')[0] ?? request.url;
-    deps.bus
-      .publish('api.called', identity.org_id, {
-        key_id: identity.key_id,
-        method: request.method,
-        path,
-        status: reply.statusCode,
-        latency_ms: Math.round(reply.elapsedTime),
-        request_id: request.id,
-        client_address: request.ip ?? null,
-        at: deps.now().toISOString(),
-      })
-      .catch((error: unknown) => request.log.error({ err: error }, 'audit record not published'));
+    auditPublisher.add(identity.org_id, {
+      key_id: identity.key_id,
+      method: request.method,
+      path: request.url.split('?')[0] ?? request.url,
+      status: reply.statusCode,
+      latency_ms: Math.round(reply.elapsedTime),
+      request_id: request.id,
+      client_address: request.ip ?? null,
+      at: deps.now().toISOString(),
+    });
   });
+  app.addHook('onClose', async () => auditPublisher.flush());
 
   openApiRoute(app, deps.env);
   usageRoutes(app, deps);
@@ -66,7 +66,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
 
   if (options.auditWorker !== false) {
     const writer = new AuditWriter(deps.prisma, deps.logger, { batchSize: deps.env.AUDIT_BATCH_SIZE, flushMs: deps.env.AUDIT_FLUSH_MS });
-    // As many events in flight as a batch holds: each resolves when its batch is committed.
+    // Several events in flight, so one insert carries many of them: each resolves when its insert commits.
     await deps.bus.consume(
       { durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1, concurrency: deps.env.AUDIT_BATCH_SIZE },
       (event) => writer.add(event),

@@ -17,6 +17,14 @@ export const envSchema = baseEnvSchema.extend({
   KEY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
   AUDIT_BATCH_SIZE: z.coerce.number().int().positive().max(1_000).default(200),
   AUDIT_FLUSH_MS: z.coerce.number().int().positive().default(500),
+  /** How long the gateway collects audit records before publishing them (what a crash can lose at most). */
+  AUDIT_PUBLISH_MS: z.coerce.number().int().positive().default(200),
+  /**
+   * Run the audit writer (the JetStream consumer that inserts audit records, and the retention job) in this
+   * process. Turn it off on request-serving replicas and run a few replicas with it on, to keep its
+   * database work off the request path.
+   */
+  AUDIT_WRITER: z.stringbool().default(true),
   AUDIT_RETENTION_INTERVAL_MS: z.coerce
     .number()
     .int()

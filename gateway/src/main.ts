@@ -10,5 +10,5 @@ await assertBackingServices({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS
   process.exit(1);
 });
 const deps = await connectDeps(env, { logger });
-const app = await buildApp(deps);
+const app = await buildApp(deps, { auditWorker: env.AUDIT_WRITER });
 await runProcess({ app, logger, host: env.HOST, port: env.PORT, graceMs: env.SHUTDOWN_GRACE_MS, closers: [deps.close] });
