@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { EnvError, parseEnv } from '../src/env.js';
 import { ApiError, envelope, toApiError } from '../src/errors.js';
 import { signIdentity, verifyIdentity } from '../src/identity.js';
-import { newId } from '../src/ids.js';
+import { newId, randomBase62 } from '../src/ids.js';
 import { decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
 import { testIdentity } from '../src/testing/identity.js';
 
@@ -52,6 +52,16 @@ describe('ids', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newId('lead')));
     assert.equal(ids.size, 1000);
     for (const id of ids) assert.match(id, /^lead_[0-9A-Za-z]{20}$/);
+  });
+
+  test('characters are uniform over base62, across many refills of the random pool', () => {
+    const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    const counts = new Map<string, number>();
+    // 620,000 characters draw about 76 refills of the 8 KiB pool; each character is expected 10,000 times.
+    for (const character of randomBase62(620_000)) counts.set(character, (counts.get(character) ?? 0) + 1);
+    assert.deepEqual([...counts.keys()].sort(), [...alphabet].sort());
+    // Modulo bias (byte % 62 without rejection) would give the first eight about 12,100 and the rest about 9,700.
+    for (const [character, count] of counts) assert.ok(Math.abs(count - 10_000) < 600, `${character} appeared ${count} times`);
   });
 });
 
