@@ -44,10 +44,21 @@ export const healthPlugin = fp<HealthOptions>(
     const timeoutMs = options.checkTimeoutMs ?? 1_000;
     const probeRoutes = new Set(['/healthz', '/readyz', '/metrics']);
 
-    app.addHook('onResponse', async (request, reply) => {
+    // One labelled child per (method, route, status), looked up by a string: prom-client would otherwise
+    // hash the label object on every observation.
+    const series = new Map<string, { observe(seconds: number): void }>();
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
-      if (probeRoutes.has(route)) return;
-      requestDuration.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
+      if (!probeRoutes.has(route)) {
+        const name = `${request.method} ${route} ${reply.statusCode}`;
+        let child = series.get(name);
+        if (!child) {
+          child = requestDuration.labels(request.method, route, String(reply.statusCode));
+          series.set(name, child);
+        }
+        child.observe(reply.elapsedTime / 1000);
+      }
+      done();
     });
 
     app.get('/healthz', { logLevel: 'silent', schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -46,14 +46,25 @@ export function requireScope(identity: Identity, needed: Scope): void {
 export const serviceAuthPlugin = fp<{ secret: string }>(
   async (app: FastifyInstance, options) => {
     app.decorateRequest('identity', undefined as unknown as Identity);
-    app.addHook('onRequest', async (request) => {
-      if (probePaths.has(request.url.split('?')[0] ?? '')) return;
-      if (request.routeOptions.config.public === true) return;
-      request.identity = verifyIdentity(request.headers, { method: request.method, url: request.url }, options.secret);
+    // Synchronous checks, so `done` hooks: no promise per request.
+    app.addHook('onRequest', (request, _reply, done) => {
+      try {
+        if (!probePaths.has(request.url.split('?')[0] ?? '') && request.routeOptions.config.public !== true) {
+          request.identity = verifyIdentity(request.headers, { method: request.method, url: request.url }, options.secret);
+        }
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
     });
-    app.addHook('preHandler', async (request) => {
+    app.addHook('preHandler', (request, _reply, done) => {
       const needed = request.routeOptions.config.scope;
-      if (needed && request.routeOptions.config.public !== true) requireScope(identityOf(request), needed);
+      try {
+        if (needed && request.routeOptions.config.public !== true) requireScope(identityOf(request), needed);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
     });
   },
   { name: 'voice-service-auth' },
