@@ -9,6 +9,8 @@ export interface RedisConnectOptions {
   /** Upper bound for one command (fail-fast connections only). */
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /** How long the first connection may take, retries included, before connecting fails. */
+  startupTimeoutMs?: number;
 }
 
 /** Connection settings in the shape BullMQ's `connection` option takes. */
@@ -51,6 +53,40 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
   });
   // Errors surface on commands and on readiness; without a listener ioredis would log every retry.
   redis.on('error', () => {});
-  await redis.connect();
+  // Wait for "ready" rather than for the first attempt alone: a process busy starting up (compiling
+  // schemas, loading the Prisma engine) can hold its event loop past the connect timeout, and one lost
+  // attempt must not fail the start while the retry strategy is still trying.
+  const startupTimeoutMs = options.startupTimeoutMs ?? 15_000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        redis.once('ready', () => resolve());
+        redis.connect().catch(() => {});
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`Redis at ${redactedUrl(url)} not ready within ${startupTimeoutMs} ms`)),
+          startupTimeoutMs,
+        );
+      }),
+    ]);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
   return redis;
+}
+
+/** The URL without its password, for messages. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(invalid URL)';
+  }
 }
