@@ -40,19 +40,21 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
 
   // One audit record per authenticated API call, collected off the request path and published in batches.
   const auditPublisher = new AuditPublisher(deps.bus, deps.logger, { flushMs: deps.env.AUDIT_PUBLISH_MS, maxBuffered: 1_000 });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const identity = request.identity;
-    if (!identity) return;
-    auditPublisher.add(identity.org_id, {
-      key_id: identity.key_id,
-      method: request.method,
-      path: request.url.split('?')[0] ?? request.url,
-      status: reply.statusCode,
-      latency_ms: Math.round(reply.elapsedTime),
-      request_id: request.id,
-      client_address: request.ip ?? null,
-      at: deps.now().toISOString(),
-    });
+    if (identity) {
+      auditPublisher.add(identity.org_id, {
+        key_id: identity.key_id,
+        method: request.method,
+        path: request.url.split('?')[0] ?? request.url,
+        status: reply.statusCode,
+        latency_ms: Math.round(reply.elapsedTime),
+        request_id: request.id,
+        client_address: request.ip ?? null,
+        at: deps.now().toISOString(),
+      });
+    }
+    done();
   });
   app.addHook('onClose', async () => auditPublisher.flush());
 

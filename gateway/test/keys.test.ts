@@ -101,6 +101,28 @@ describe('key cache', () => {
     assert.equal(loads, 4);
   });
 
+  test('the synchronous peek answers only a fresh, known, not invalidated key', async () => {
+    let nowMs = 0;
+    let known = true;
+    const cache = new KeyCache(async () => (known ? grant('org_a') : null), {
+      ttlMs: 1_000,
+      unknownTtlMs: 100,
+      maxEntries: 10,
+      nowMs: () => nowMs,
+    });
+    assert.equal(cache.cached('h'), undefined, 'nothing before the first lookup');
+    await cache.get('h');
+    assert.equal(cache.cached('h')?.orgId, 'org_a');
+    nowMs = 1_000;
+    assert.equal(cache.cached('h'), undefined, 'expired');
+    await cache.get('h');
+    cache.invalidate({ hashes: ['h'] });
+    assert.equal(cache.cached('h'), undefined, 'invalidated');
+    known = false;
+    await cache.get('unknown');
+    assert.equal(cache.cached('unknown'), undefined, 'an unknown key is never answered from the peek');
+  });
+
   test('a lookup that started before an invalidation does not store its stale answer', async () => {
     let release: (value: KeyGrant) => void = () => {};
     let loads = 0;

@@ -50,6 +50,26 @@ describe('dependency outages: 503 fast, readiness fails and recovers, liveness s
     assert.ok(elapsedMs < 5_000, `answered (${Math.round(elapsedMs)} ms) rather than hanging`);
   });
 
+  test('with Redis hanging (connected, silent) API calls are 503 within the quota deadline, and work again after', async () => {
+    const call = () => gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) });
+    redisRelay.restore();
+    assert.ok(await eventually(async () => (await call()).statusCode === 200, 10_000), 'connected before the hang');
+    redisRelay.hang();
+    const started = performance.now();
+    const responses = await Promise.all(Array.from({ length: 5 }, call));
+    const elapsedMs = performance.now() - started;
+    assert.deepEqual(
+      responses.map((response) => [response.statusCode, response.json().error.code]),
+      Array.from({ length: 5 }, () => [503, 'unavailable']),
+    );
+    // QUOTA_TIMEOUT_MS (450 ms) bounds it; recorded, not asserted as a timing.
+    assert.ok(elapsedMs < 5_000, `answered (${Math.round(elapsedMs)} ms) rather than hanging`);
+    redisRelay.restore();
+    const recovered = await call();
+    assert.equal(recovered.statusCode, 200);
+    assert.ok(recovered.json().monthly.used >= 1);
+  });
+
   test('readiness is 503 while Redis is away, liveness stays 200, and readiness returns without a restart', async () => {
     redisRelay.stop();
     assert.equal(await probe('/readyz'), 503);

@@ -58,6 +58,8 @@ export class Relay {
   private server: Server;
   private sockets = new Set<Socket>();
   private cut = false;
+  private silent = false;
+  private pairs = new Set<[Socket, Socket]>();
   port = 0;
 
   private constructor(private readonly target: { host: string; port: number }) {
@@ -68,12 +70,15 @@ export class Relay {
       }
       const upstream = new Socket();
       upstream.connect(this.target.port, this.target.host);
-      client.pipe(upstream).pipe(client);
+      const pair: [Socket, Socket] = [client, upstream];
+      this.pairs.add(pair);
+      if (!this.silent) Relay.forward(pair);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('error', () => {});
         socket.on('close', () => {
           this.sockets.delete(socket);
+          this.pairs.delete(pair);
           client.destroy();
           upstream.destroy();
         });
@@ -93,6 +98,24 @@ export class Relay {
     return `${protocol}//127.0.0.1:${this.port}`;
   }
 
+  private static forward([client, upstream]: [Socket, Socket]): void {
+    client.pipe(upstream).pipe(client);
+  }
+
+  /**
+   * Keeps every connection open but passes nothing either way, as a server that hangs: nothing is
+   * refused, nothing is answered.
+   */
+  hang(): void {
+    this.silent = true;
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
   /** Drops every connection and refuses new ones. */
   stop(): void {
     this.cut = true;
@@ -101,6 +124,13 @@ export class Relay {
 
   restore(): void {
     this.cut = false;
+    if (this.silent) {
+      this.silent = false;
+      for (const pair of this.pairs) {
+        Relay.forward(pair);
+        for (const socket of pair) socket.resume();
+      }
+    }
   }
 
   async close(): Promise<void> {

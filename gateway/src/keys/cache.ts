@@ -25,6 +25,12 @@ export class KeyCache {
     return this.options.nowMs?.() ?? Date.now();
   }
 
+  /** The grant if it is cached and fresh, without waiting: the hot path's hit costs no promise. */
+  cached(hash: string): KeyGrant | undefined {
+    const entry = this.entries.get(hash);
+    return entry?.grant && entry.expiresAtMs > this.now() ? entry.grant : undefined;
+  }
+
   async get(hash: string): Promise<KeyGrant | null> {
     const entry = this.entries.get(hash);
     if (entry && entry.expiresAtMs > this.now()) return entry.grant;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { randomBase62 } from '@voice/kit';
 
@@ -35,8 +35,9 @@ export function isWellFormedKey(text: string): boolean {
   return base62Checksum(body) === text.slice(-checksumLength);
 }
 
+/** SHA-256 of the key, the only form stored. One-shot `hash` (node ≥ 20.12): it runs on every request. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** What may be shown of a key after creation: enough to recognise it, far too little to use it. */

@@ -23,7 +23,7 @@ export function upstreamRoutes(env: GatewayEnv): Array<{ prefix: string; upstrea
 }
 
 /** Headers a client may not smuggle through to a service: identity is the gateway's to assert. */
-const strippedHeaders = ['authorization', 'x-voice-identity', 'x-voice-signature', 'cookie'];
+const strippedHeaders = new Set(['authorization', 'x-voice-identity', 'x-voice-signature', 'cookie']);
 
 /**
  * Proxies each prefix to its service with @fastify/http-proxy. The API key stays at the gateway; the
@@ -58,8 +58,10 @@ export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<vo
       },
       replyOptions: {
         rewriteRequestHeaders: (request, headers) => {
-          const forwarded: Record<string, string | string[] | undefined> = { ...headers };
-          for (const name of strippedHeaders) delete forwarded[name];
+          // Copied without the stripped names rather than deleted from a copy: `delete` turns the object
+          // into a slow dictionary for the rest of the request.
+          const forwarded: Record<string, string | string[] | undefined> = {};
+          for (const name in headers) if (!strippedHeaders.has(name)) forwarded[name] = headers[name];
           forwarded['request-id'] = request.id;
           forwarded['x-forwarded-for'] = request.ip;
           if (request.identity)
