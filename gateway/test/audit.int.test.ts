@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import { applyAuditRetention } from '../src/audit/retention.js';
+import { AuditWriter } from '../src/audit/writer.js';
 import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -14,6 +15,18 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   }
   return value;
 }
+
+const sampleCall = () => ({
+  id: newId('audit'),
+  key_id: newId('key'),
+  method: 'GET',
+  path: '/api/v1/phone/calls',
+  status: 200,
+  latency_ms: 17,
+  request_id: newId('request'),
+  client_address: '127.0.0.1',
+  at: new Date().toISOString(),
+});
 
 describe('audit log: one record per API call, written off the request path', () => {
   let ctx: TestContext;
@@ -64,6 +77,33 @@ describe('audit log: one record per API call, written off the request path', () 
       5_000,
     );
     assert.equal(count, 120);
+  });
+
+  test('the writer stores each field as recorded, and a redelivered event adds nothing', async () => {
+    const writer = new AuditWriter(gateway.deps.prisma, gateway.deps.logger, { batchSize: 10, flushMs: 10 });
+    const orgId = newId('org');
+    const calls = [
+      { ...sampleCall(), client_address: '203.0.113.9', at: '2026-03-01T12:34:56.789Z' },
+      { ...sampleCall(), method: 'DELETE', path: '/api/v1/leads/lead_x', status: 404, latency_ms: 0, client_address: null },
+    ];
+    const event = { id: newId('event'), type: 'api.called' as const, created_at: new Date().toISOString(), org_id: orgId, data: { calls } };
+    await writer.add(event);
+    await writer.add(event);
+    const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId }, orderBy: { createdAt: 'desc' } });
+    assert.deepEqual(
+      stored.map((record) => ({
+        id: record.id,
+        key_id: record.keyId,
+        method: record.method,
+        path: record.path,
+        status: record.status,
+        latency_ms: record.latencyMs,
+        request_id: record.requestId,
+        client_address: record.clientAddress,
+        at: record.createdAt.toISOString(),
+      })),
+      [...calls].sort((x, y) => y.at.localeCompare(x.at)),
+    );
   });
 
   test('a Postgres failure loses nothing: records wait in JetStream and land once inserts succeed', async () => {

@@ -57,17 +57,15 @@ export class AuditWriter {
     this.pending = [];
     if (batch.length === 0) return;
     try {
-      const calls = batch.flatMap(({ orgId, calls }) => calls.map((call) => ({ orgId, call })));
-      const column = <T>(pick: (entry: (typeof calls)[number]) => T) => calls.map(pick);
-      // One statement with arrays (unnest) rather than a generated multi-row insert: at audit volume the
-      // query building of a large createMany costs the gateway noticeable CPU.
+      const rows = batch.flatMap(({ orgId, calls }) => calls.map((call) => ({ ...call, org_id: orgId })));
+      // The batch travels as one JSON parameter that Postgres unpacks: a generated multi-row insert, or one
+      // array parameter per column, costs the writer several times more CPU in query building.
       await this.prisma.$executeRaw`
         INSERT INTO audit_records (id, org_id, key_id, method, path, status, latency_ms, request_id, client_address, created_at)
-        SELECT * FROM unnest(
-          ${column(({ call }) => call.id)}::text[], ${column(({ orgId }) => orgId)}::text[], ${column(({ call }) => call.key_id)}::text[],
-          ${column(({ call }) => call.method)}::text[], ${column(({ call }) => call.path)}::text[], ${column(({ call }) => call.status)}::int[],
-          ${column(({ call }) => call.latency_ms)}::int[], ${column(({ call }) => call.request_id)}::text[],
-          ${column(({ call }) => call.client_address)}::text[], ${column(({ call }) => call.at)}::timestamptz[]
+        SELECT id, org_id, key_id, method, path, status, latency_ms, request_id, client_address, "at"
+        FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(
+          id text, org_id text, key_id text, method text, path text, status int, latency_ms int,
+          request_id text, client_address text, "at" timestamptz
         )
         ON CONFLICT (id) DO NOTHING`;
       for (const item of batch) item.settle();
