@@ -29,7 +29,7 @@ interface Pending {
 /**
  * Inserts audit records in batches. Each JetStream message is acknowledged only after the insert holding
  * its records is committed, so a Postgres outage only delays records: the stream keeps them until the
- * insert succeeds. Records carry their own ids, so a redelivered event is skipped, not duplicated.
+ * insert succeeds. Records carry their own ids and times, so a redelivered event is skipped, not duplicated.
  */
 export class AuditWriter {
   private pending: Pending[] = [];
@@ -67,7 +67,7 @@ export class AuditWriter {
           id text, org_id text, key_id text, method text, path text, status int, latency_ms int,
           request_id text, client_address text, "at" timestamptz
         )
-        ON CONFLICT (id) DO NOTHING`;
+        ON CONFLICT (org_id, created_at, id) DO NOTHING`;
       for (const item of batch) item.settle();
     } catch (error) {
       this.logger.warn({ err: error, records: batch.length }, 'audit batch insert failed; the events will be redelivered');
