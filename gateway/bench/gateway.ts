@@ -1,108 +1,153 @@
-// Gateway overhead, measured in one run on this machine (ratios are what count; absolute figures depend on
-// the two shared cores, which also run the load generator):
+// Gateway overhead. Every server runs as its own process from the compiled JavaScript, as deployed, and the
+// load generator (autocannon) runs in this one:
 //   (a) the telephony service called directly (calls list, with the signed identity headers),
-//   (b) a bare @fastify/http-proxy in front of it doing one Lua quota call per request,
-//   (c) the full gateway: key check (cached), scope, the Lua quota call, audit publish, signed proxy,
-//       with the audit writer in a separate gateway process (AUDIT_WRITER=false on serving replicas),
-//   (c*) the same gateway also running the audit writer in its own process (the default, one replica).
-// Usage: npm run bench -- gateway   (BENCH_SECONDS, BENCH_CONNECTIONS to change the load)
-import type { AddressInfo } from 'node:net';
-import proxy from '@fastify/http-proxy';
-import { connectRedis, parseEnv, signIdentity } from '@voice/kit';
+//   (b) a bare @fastify/http-proxy in front of it doing one Lua quota call per request (lib/bare-proxy.mjs),
+//   (c) the full gateway: key check (cached), scope, the Lua quota call, audit records, signed proxy; a
+//       serving replica (AUDIT_WRITER=false) with a second gateway process running the audit writer,
+//   (c*) one gateway process doing both, the default single-replica setup.
+// The machine is shared and noisy, so the cases run interleaved, (a) (b) (c) (c*) per round, after a warm-up
+// round, and each figure is the median round. Each server's CPU time per request is read from /proc: it says what a case costs
+// whatever the neighbours are doing. All processes run with LOG_LEVEL=silent and NODE_ENV=production.
+// Usage: npm run bench -- gateway   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS change the load;
+// BENCH_PROFILE_DIR=/tmp/x writes a CPU profile of each server there)
+import { signIdentity } from '@voice/kit';
 import { createTestContext, testIdentity } from '@voice/kit/testing';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
-import { connectDeps as connectTelephony } from '../../services/telephony/src/deps.js';
-import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
-import { countRequest, defineQuotaCommand } from '../src/quota/quota.js';
 import { createOrgWithKey, Relay, startGateway } from '../test/stack.js';
+import { type BenchProcess, buildWorkspaces, cpuMsOfCommand, machineBusyMs, startProcess, stopAll } from './lib/processes.js';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const path = '/api/v1/phone/calls?limit=20';
 
+buildWorkspaces(['proto', 'packages/kit', 'gateway', 'services/telephony']);
 const ctx = await createTestContext();
-const listenUrl = (server: { address(): AddressInfo | string | null }) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const env = { ...ctx.env, NODE_ENV: 'production' };
 
-const telephonyDeps = await connectTelephony(parseEnv(telephonyEnvSchema, ctx.env));
-const telephony = await buildTelephony(telephonyDeps);
-await telephony.listen({ host: '127.0.0.1', port: 0 });
-const telephonyUrl = listenUrl(telephony.server);
+// The organization and key, made with the operator commands of an in-process gateway that serves nothing.
+async function orgWithKey(context: typeof ctx) {
+  const admin = await startGateway(context, {}, { auditWorker: false });
+  const created = await createOrgWithKey(admin, { plan: 'enterprise', quota: 2_000_000_000 });
+  await admin.close();
+  return created;
+}
+const { key, orgId } = await orgWithKey(ctx);
+// (c*) gets a context of its own (database, NATS stream and consumer), so that the writer replica of (c)
+// does not take a share of its inserts.
+const singleCtx = await createTestContext();
+const singleEnv = { ...singleCtx.env, NODE_ENV: 'production' };
+const { key: singleKey } = await orgWithKey(singleCtx);
 
-const gateway = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LOG_LEVEL: 'silent' }, { auditWorker: false });
-await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-// The writer replica: consumes the audit records the serving gateway publishes.
-const writer = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LOG_LEVEL: 'silent' });
-const withWriter = await startGateway(ctx, { TELEPHONY_URL: telephonyUrl, LOG_LEVEL: 'silent' });
-await withWriter.app.listen({ host: '127.0.0.1', port: 0 });
-const { key, orgId } = await createOrgWithKey(gateway, { plan: 'enterprise', quota: 2_000_000_000 });
-
-// The identity the gateway would forward; valid for the signature's five minutes, enough for the run.
-const identity = testIdentity({ org_id: orgId });
-const signed = signIdentity(identity, { method: 'GET', url: path }, ctx.env.INTERNAL_SIGNING_SECRET as string);
-
-// (b): the least a metering proxy can do.
-const redis = await connectRedis(ctx.redisUrl, { failFast: true });
-defineQuotaCommand(redis);
-const bare = Fastify({ logger: false });
-bare.addHook('onRequest', async () => {
-  await countRequest(redis, {
-    prefix: `${ctx.redisPrefix}bare:`,
-    orgId,
-    lineageId: 'bench',
-    monthlyQuota: 2_000_000_000,
-    dailyLimit: null,
-    now: new Date(),
-  });
+const telephony = await startProcess('telephony', 'services/telephony/dist/main.js', env);
+const bare = await startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs', {
+  ...env,
+  BARE_UPSTREAM: telephony.url,
+  BARE_ORG_ID: orgId,
 });
-await bare.register(proxy, { upstream: telephonyUrl, prefix: '/api/v1/phone', rewritePrefix: '/api/v1/phone', http2: false });
-await bare.listen({ host: '127.0.0.1', port: 0 });
+const gateway = await startProcess('gateway', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url, AUDIT_WRITER: 'false' });
+const writer = await startProcess('audit writer', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url });
+const single = await startProcess('gateway', 'gateway/dist/main.js', { ...singleEnv, TELEPHONY_URL: telephony.url });
 
-async function measure(label: string, url: string, headers: Record<string, string>) {
-  // A short warm-up, then the measured run.
-  await autocannon({ url: url + path, headers, connections, duration: 1 });
-  const result = await autocannon({ url: url + path, headers, connections, duration: seconds });
-  const non2xx = result.non2xx + result.errors;
-  return { label, requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx };
+// The identity the gateway would forward, signed afresh for each run (a signature is valid five minutes).
+const signedHeaders = () =>
+  signIdentity(testIdentity({ org_id: orgId }), { method: 'GET', url: path }, env.INTERNAL_SIGNING_SECRET as string);
+const keyHeaders = (raw = key) => ({ authorization: `Bearer ${raw}` });
+
+interface Run {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  /** CPU µs per request of each process that served it. */
+  cpuPerRequest: Map<string, number | undefined>;
+  /** CPU µs per request of the whole machine: the servers, the load generator, Postgres, Redis, NATS. */
+  machinePerRequest: number | undefined;
 }
 
-const rows = [
-  await measure('(a) telephony directly', telephonyUrl, signed),
-  await measure('(b) bare http-proxy + Lua', listenUrl(bare.server), signed),
-  await measure('(c) full gateway', listenUrl(gateway.app.server), { authorization: `Bearer ${key}` }),
+// What every case shares, measured too: this process (the load generator) and the backing servers.
+const shared: Array<Pick<BenchProcess, 'name' | 'cpuMs'>> = [
+  { name: 'load generator', cpuMs: () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 },
+  { name: 'postgres', cpuMs: () => cpuMsOfCommand('postgres') },
+  { name: 'redis', cpuMs: () => cpuMsOfCommand('redis-server') },
+  { name: 'nats', cpuMs: () => cpuMsOfCommand('nats-server') },
 ];
-await writer.close();
-const inProcess = await measure('(c*) + writer in process', listenUrl(withWriter.app.server), { authorization: `Bearer ${key}` });
 
-console.log(`\ngateway overhead: GET ${path}, ${connections} connections, ${seconds} s each`);
-console.log('case                          req/s     p50 ms   p99 ms   non-2xx');
-for (const row of rows) {
+async function measure(url: string, headers: Record<string, string>, caseServers: BenchProcess[]): Promise<Run> {
+  const servers = [...caseServers, ...shared];
+  await autocannon({ url: url + path, headers, connections, duration: 1 });
+  const before = servers.map((server) => server.cpuMs());
+  const machineBefore = machineBusyMs();
+  const result = await autocannon({ url: url + path, headers, connections, duration: seconds });
+  const machineAfter = machineBusyMs();
+  const cpuPerRequest = new Map<string, number | undefined>();
+  servers.forEach((server, index) => {
+    const [start, end] = [before[index], server.cpuMs()];
+    cpuPerRequest.set(server.name, start === undefined || end === undefined ? undefined : ((end - start) * 1000) / result.requests.total);
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts,
+    cpuPerRequest,
+    machinePerRequest:
+      machineBefore === undefined || machineAfter === undefined
+        ? undefined
+        : ((machineAfter - machineBefore) * 1000) / result.requests.total,
+  };
+}
+
+interface Case {
+  label: string;
+  run: () => Promise<Run>;
+  runs: Run[];
+}
+
+const cases: Case[] = [
+  { label: '(a) telephony directly', run: () => measure(telephony.url, signedHeaders(), [telephony]), runs: [] },
+  { label: '(b) bare http-proxy + Lua', run: () => measure(bare.url, signedHeaders(), [bare, telephony]), runs: [] },
+  { label: '(c) full gateway', run: () => measure(gateway.url, keyHeaders(), [gateway, telephony, writer]), runs: [] },
+  { label: '(c*) writer in process', run: () => measure(single.url, keyHeaders(singleKey), [single, telephony]), runs: [] },
+];
+// A first round warms every process up (the JIT, connection pools) and is not counted.
+for (const benchCase of cases) await benchCase.run();
+for (let round = 0; round < rounds; round++) {
+  for (const benchCase of cases) benchCase.runs.push(await benchCase.run());
+}
+await stopAll();
+
+const median = (runs: Run[]) => [...runs].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond)[Math.floor(runs.length / 2)] as Run;
+const micros = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
+
+console.log(`\ngateway overhead: GET ${path}, ${connections} connections, ${rounds} rounds of ${seconds} s, median round`);
+console.log('case                          req/s   p50 ms   p99 ms  failed   CPU µs per request: machine; by process');
+for (const benchCase of cases) {
+  const run = median(benchCase.runs);
+  const cpu = [...run.cpuPerRequest].map(([name, value]) => `${name} ${micros(value)}`).join(', ');
   console.log(
-    `${row.label.padEnd(28)} ${String(row.requestsPerSecond).padStart(7)} ${String(row.p50).padStart(9)} ${String(row.p99).padStart(8)} ${String(row.non2xx).padStart(9)}`,
+    `${benchCase.label.padEnd(28)} ${run.requestsPerSecond.toFixed(0).padStart(7)} ${String(run.p50).padStart(8)} ${String(run.p99).padStart(8)} ${String(run.failed).padStart(7)}   ${micros(run.machinePerRequest)}; ${cpu}`,
   );
 }
-const [, b, c] = rows;
-if (b && c) console.log(`ratio (c)/(b) = ${(c.requestsPerSecond / b.requestsPerSecond).toFixed(2)}  (target ≥ 0.90)`);
-console.log(
-  `${inProcess.label.padEnd(28)} ${String(inProcess.requestsPerSecond).padStart(7)} ${String(inProcess.p50).padStart(9)} ${String(inProcess.p99).padStart(8)} ${String(inProcess.non2xx).padStart(9)}`,
-);
-if (b)
-  console.log(
-    `ratio (c*)/(b) = ${(inProcess.requestsPerSecond / b.requestsPerSecond).toFixed(2)}  (the writer's inserts share this machine's two cores)`,
-  );
+const ratioLine = (label: string, caseIndex: number, note: string) => {
+  const [bRuns, xRuns] = [cases[1]?.runs ?? [], cases[caseIndex]?.runs ?? []];
+  const perRound = xRuns.map((run, i) => (run.requestsPerSecond / (bRuns[i]?.requestsPerSecond ?? Number.NaN)).toFixed(2));
+  const ratio = median(xRuns).requestsPerSecond / median(bRuns).requestsPerSecond;
+  console.log(`ratio ${label}/(b) = ${ratio.toFixed(2)}  ${note}; per round ${perRound.join(' ')}`);
+};
+ratioLine('(c)', 2, '(target ≥ 0.90)');
+ratioLine('(c*)', 3, "(one process, the default: the writer's inserts share its event loop)");
 
 // Redis unreachable: how long the gateway takes to answer (target: 503 within 500 ms).
-redis.disconnect();
 const relay = await Relay.start(ctx.redisUrl);
-const down = await startGateway(ctx, { REDIS_URL: relay.url('redis:'), LOG_LEVEL: 'silent' }, { auditWorker: false });
-await down.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { authorization: `Bearer ${key}` } });
+const down = await startGateway(ctx, { REDIS_URL: relay.url('redis:') }, { auditWorker: false });
+await down.app.inject({ method: 'GET', url: '/api/v1/usage', headers: keyHeaders() });
 relay.stop();
 const timings: number[] = [];
 let status = 0;
 for (let i = 0; i < 20; i++) {
   const started = performance.now();
-  const response = await down.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { authorization: `Bearer ${key}` } });
+  const response = await down.app.inject({ method: 'GET', url: '/api/v1/usage', headers: keyHeaders() });
   timings.push(performance.now() - started);
   status = response.statusCode;
 }
@@ -110,10 +155,4 @@ timings.sort((x, y) => x - y);
 console.log(`redis unreachable: HTTP ${status}, worst of 20 answers in ${timings.at(-1)?.toFixed(1)} ms (target < 500 ms)`);
 await down.close();
 await relay.close();
-
-await bare.close();
-await withWriter.close();
-await gateway.close();
-await telephony.close();
-await telephonyDeps.close();
-await ctx.cleanup();
+await Promise.all([ctx.cleanup(), singleCtx.cleanup()]);

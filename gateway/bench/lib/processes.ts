@@ -1,0 +1,144 @@
+// Runs deployables for the bench as they run in production: each its own process, compiled JavaScript
+// (`npm run build`, what the images run), not TypeScript through tsx. Reads how much CPU each one spends,
+// so a figure can say where the time went and not only how many requests got through.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const running = new Set<BenchProcess>();
+// A bench that fails halfway must not leave servers behind.
+process.once('exit', () => {
+  for (const server of running) server.child.kill('SIGKILL');
+});
+
+export interface BenchProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  /** User plus system CPU time the process has used so far, in ms; undefined where /proc is missing. */
+  cpuMs(): number | undefined;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+const clockTicksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU ms used so far by every process whose command name is `name` (e.g. all Postgres backends). */
+export function cpuMsOfCommand(name: string): number | undefined {
+  try {
+    let total = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) total += cpuMsOf(Number(entry)) ?? 0;
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return total;
+  } catch {
+    return undefined;
+  }
+}
+
+function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The command name (field 2) is parenthesised and may hold spaces; utime and stime follow it as the
+    // 12th and 13th fields.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time the whole machine has spent busy so far, in ms (every process: the load generator, Postgres,
+ * Redis and NATS included); undefined where /proc is missing.
+ */
+export function machineBusyMs(): number | undefined {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/) ?? [];
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map(Number) as number[];
+    if (idle === undefined || iowait === undefined) return undefined;
+    return (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) / clockTicksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compiles the given workspaces (and what they import) to `dist/`, as the Dockerfiles do. */
+export function buildWorkspaces(workspaces: string[]): void {
+  const args = ['run', 'build', ...workspaces.flatMap((workspace) => ['-w', workspace])];
+  const result = spawnSync('npm', args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
+}
+
+/**
+ * Starts a compiled entry point (a deployable's `dist/main.js`, or a bench server) on a free port and waits
+ * until `probePath` answers 200.
+ */
+export async function startProcess(name: string, entry: string, env: Record<string, string>, probePath = '/readyz'): Promise<BenchProcess> {
+  const port = await freePort();
+  // BENCH_PROFILE_DIR: each server writes V8 CPU profiles there when it stops (open them in Chrome DevTools).
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  // A folder per server: a worker thread writes its own profile.
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${name.replaceAll(' ', '-')}-${port}`] : [];
+  const child = spawn(process.execPath, [...profile, entry], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent' },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`))));
+  exited.catch(() => {});
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) await exited;
+    if (Date.now() > deadline) throw new Error(`${name} did not answer ${probePath} within 60 s`);
+    const ok = await fetch(url + probePath, { signal: AbortSignal.timeout(1_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const server: BenchProcess = {
+    name,
+    url,
+    child,
+    cpuMs: () => cpuMsOf(child.pid),
+    async stop() {
+      running.delete(server);
+      if (child.exitCode !== null) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+  running.add(server);
+  return server;
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((server) => server.stop()));
+}
