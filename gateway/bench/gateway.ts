@@ -6,7 +6,7 @@
 //       serving replica (AUDIT_WRITER=false) with a second gateway process running the audit writer,
 //   (c*) one gateway process doing both, the default single-replica setup.
 // The machine is shared and noisy, so the cases run interleaved, (a) (b) (c) (c*) per round, after a warm-up
-// round, and each figure is the median round. Each server's CPU time per request is read from /proc: it says what a case costs
+// round; each row is the case's median round, and each ratio the median of the rounds' ratios. Each server's CPU time per request is read from /proc: it says what a case costs
 // whatever the neighbours are doing. All processes run with LOG_LEVEL=silent and NODE_ENV=production.
 // Usage: npm run bench -- gateway   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS change the load;
 // BENCH_PROFILE_DIR=/tmp/x writes a CPU profile of each server there)
@@ -17,7 +17,7 @@ import { createOrgWithKey, Relay, startGateway } from '../test/stack.js';
 import { type BenchProcess, buildWorkspaces, cpuMsOfCommand, machineBusyMs, startProcess, stopAll } from './lib/processes.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const path = '/api/v1/phone/calls?limit=20';
 
@@ -129,11 +129,13 @@ for (const benchCase of cases) {
     `${benchCase.label.padEnd(28)} ${run.requestsPerSecond.toFixed(0).padStart(7)} ${String(run.p50).padStart(8)} ${String(run.p99).padStart(8)} ${String(run.failed).padStart(7)}   ${micros(run.machinePerRequest)}; ${cpu}`,
   );
 }
+// The ratio of each round's two runs, taken seconds apart, then the median of those: the neighbours' noise
+// moves both runs of a round alike, much less so runs of different rounds.
 const ratioLine = (label: string, caseIndex: number, note: string) => {
   const [bRuns, xRuns] = [cases[1]?.runs ?? [], cases[caseIndex]?.runs ?? []];
-  const perRound = xRuns.map((run, i) => (run.requestsPerSecond / (bRuns[i]?.requestsPerSecond ?? Number.NaN)).toFixed(2));
-  const ratio = median(xRuns).requestsPerSecond / median(bRuns).requestsPerSecond;
-  console.log(`ratio ${label}/(b) = ${ratio.toFixed(2)}  ${note}; per round ${perRound.join(' ')}`);
+  const perRound = xRuns.map((run, i) => run.requestsPerSecond / (bRuns[i]?.requestsPerSecond ?? Number.NaN));
+  const ratio = [...perRound].sort((x, y) => x - y)[Math.floor(perRound.length / 2)] ?? Number.NaN;
+  console.log(`ratio ${label}/(b) = ${ratio.toFixed(2)}  ${note}; per round ${perRound.map((value) => value.toFixed(2)).join(' ')}`);
 };
 ratioLine('(c)', 2, '(target ≥ 0.90)');
 ratioLine('(c*)', 3, "(one process, the default: the writer's inserts share its event loop)");
