@@ -19,7 +19,8 @@ export class DependencyError extends Error {
   override readonly name = 'DependencyError';
 }
 
-function address(url: string): string {
+/** Host and port of a server URL, for messages: never its credentials. */
+export function serverAddress(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname}:${parsed.port}`;
@@ -75,7 +76,7 @@ export async function assertBackingServices(services: BackingServices, timeoutMs
   const failures = results.flatMap((result, index) => {
     if (result.status === 'fulfilled') return [];
     const [name, url] = checks[index] as (typeof checks)[number];
-    return [`${name} is not reachable at ${address(url)} (${reason(result.reason)}); ${howToStart[name]}`];
+    return [`${name} is not reachable at ${serverAddress(url)} (${reason(result.reason)}); ${howToStart[name]}`];
   });
   if (failures.length > 0) throw new DependencyError(failures.join('\n'));
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { withDeadline } from './deadline.js';
 
 /** A dependency check for readiness: resolves when the dependency answers, rejects otherwise. */
 export type ReadinessCheck = () => Promise<unknown>;
@@ -10,20 +11,6 @@ export interface HealthOptions {
   /** Each check must answer within this; a hung dependency is "not ready", never a hung probe. */
   checkTimeoutMs?: number;
   registry?: Registry;
-}
-
-async function withTimeout(check: ReadinessCheck, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      check(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -44,19 +31,10 @@ export const healthPlugin = fp<HealthOptions>(
     const timeoutMs = options.checkTimeoutMs ?? 1_000;
     const probeRoutes = new Set(['/healthz', '/readyz', '/metrics']);
 
-    // One labelled child per (method, route, status), looked up by a string: prom-client would otherwise
-    // hash the label object on every observation.
-    const series = new Map<string, { observe(seconds: number): void }>();
     app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       if (!probeRoutes.has(route)) {
-        const name = `${request.method} ${route} ${reply.statusCode}`;
-        let child = series.get(name);
-        if (!child) {
-          child = requestDuration.labels(request.method, route, String(reply.statusCode));
-          series.set(name, child);
-        }
-        child.observe(reply.elapsedTime / 1000);
+        requestDuration.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
       }
       done();
     });
@@ -65,7 +43,9 @@ export const healthPlugin = fp<HealthOptions>(
 
     app.get('/readyz', { logLevel: 'silent', schema: { hide: true } }, async (request, reply) => {
       const names = Object.keys(options.checks);
-      const results = await Promise.allSettled(names.map((name) => withTimeout(options.checks[name] as ReadinessCheck, timeoutMs)));
+      const results = await Promise.allSettled(
+        names.map((name) => withDeadline((options.checks[name] as ReadinessCheck)(), timeoutMs, `no answer within ${timeoutMs} ms`)),
+      );
       const checks: Record<string, string> = {};
       results.forEach((result, index) => {
         checks[names[index] as string] = result.status === 'fulfilled' ? 'ok' : String((result.reason as Error)?.message ?? result.reason);

@@ -1,3 +1,4 @@
+export * from './deadline.js';
 export * from './dependencies.js';
 export * from './env.js';
 export * from './errors.js';

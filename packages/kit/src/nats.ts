@@ -26,6 +26,7 @@ import {
 } from '@voice/proto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { withDeadline } from './deadline.js';
 import { ApiError, toApiError } from './errors.js';
 import { newId } from './ids.js';
 import { findNulCharacter } from './text.js';
@@ -327,17 +328,7 @@ export class Bus {
   /** Round trip to the server, bounded: the readiness probe's NATS check. */
   async ping(timeoutMs = 1_000): Promise<void> {
     if (this.connection.isClosed()) throw new Error('nats connection closed');
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.connection.rtt(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('nats did not answer')), timeoutMs);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withDeadline(this.connection.rtt(), timeoutMs, 'nats did not answer');
   }
 
   /** Stops consuming, lets in-flight requests finish, then closes. */

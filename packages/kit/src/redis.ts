@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { withDeadline } from './deadline.js';
+import { serverAddress } from './dependencies.js';
 
 export interface RedisConnectOptions {
   /**
@@ -57,36 +59,15 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
   // schemas, loading the Prisma engine) can hold its event loop past the connect timeout, and one lost
   // attempt must not fail the start while the retry strategy is still trying.
   const startupTimeoutMs = options.startupTimeoutMs ?? 15_000;
-  let timer: NodeJS.Timeout | undefined;
+  const ready = new Promise<void>((resolve) => {
+    redis.once('ready', () => resolve());
+    redis.connect().catch(() => {});
+  });
   try {
-    await Promise.race([
-      new Promise<void>((resolve) => {
-        redis.once('ready', () => resolve());
-        redis.connect().catch(() => {});
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`Redis at ${redactedUrl(url)} not ready within ${startupTimeoutMs} ms`)),
-          startupTimeoutMs,
-        );
-      }),
-    ]);
+    await withDeadline(ready, startupTimeoutMs, `Redis at ${serverAddress(url)} not ready within ${startupTimeoutMs} ms`);
   } catch (error) {
     redis.disconnect();
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
   return redis;
-}
-
-/** The URL without its password, for messages. */
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(invalid URL)';
-  }
 }
