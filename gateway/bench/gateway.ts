@@ -5,9 +5,10 @@
 //   (c) the full gateway: key check (cached), scope, the Lua quota call, audit records, signed proxy; a
 //       serving replica (AUDIT_WRITER=false) with a second gateway process running the audit writer,
 //   (c*) one gateway process doing both, the default single-replica setup.
-// The machine is shared and noisy, so the cases run interleaved, (a) (b) (c) (c*) per round, after a warm-up
-// round; each row is the case's median round, and each ratio the median of the rounds' ratios. Each server's CPU time per request is read from /proc: it says what a case costs
-// whatever the neighbours are doing. All processes run with LOG_LEVEL=silent and NODE_ENV=production.
+// The machine is shared and noisy (one run differs from the next by up to 15%), so the cases run interleaved
+// in many short rounds after a warm-up round, the order reversed every other round; each row is the case's
+// median round, and each ratio the median of the rounds' ratios. Each server's CPU time per request is read
+// from /proc. All processes run with LOG_LEVEL=silent and NODE_ENV=production.
 // Usage: npm run bench -- gateway   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS change the load;
 // BENCH_PROFILE_DIR=/tmp/x writes a CPU profile of each server there)
 import { signIdentity } from '@voice/kit';
@@ -16,8 +17,8 @@ import autocannon from 'autocannon';
 import { createOrgWithKey, Relay, startGateway } from '../test/stack.js';
 import { type BenchProcess, buildWorkspaces, cpuMsOfCommand, machineBusyMs, startProcess, stopAll } from './lib/processes.js';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const path = '/api/v1/phone/calls?limit=20';
 
@@ -112,8 +113,11 @@ const cases: Case[] = [
 ];
 // A first round warms every process up (the JIT, connection pools) and is not counted.
 for (const benchCase of cases) await benchCase.run();
+// (a) (b) (c) (c*), then (c*) (c) (b) (a): a neighbour's load that grows or fades during a round then
+// favours no case over the rounds.
 for (let round = 0; round < rounds; round++) {
-  for (const benchCase of cases) benchCase.runs.push(await benchCase.run());
+  const order = round % 2 === 0 ? cases : [...cases].reverse();
+  for (const benchCase of order) benchCase.runs.push(await benchCase.run());
 }
 await stopAll();
 
@@ -134,8 +138,10 @@ for (const benchCase of cases) {
 const ratioLine = (label: string, caseIndex: number, note: string) => {
   const [bRuns, xRuns] = [cases[1]?.runs ?? [], cases[caseIndex]?.runs ?? []];
   const perRound = xRuns.map((run, i) => run.requestsPerSecond / (bRuns[i]?.requestsPerSecond ?? Number.NaN));
-  const ratio = [...perRound].sort((x, y) => x - y)[Math.floor(perRound.length / 2)] ?? Number.NaN;
-  console.log(`ratio ${label}/(b) = ${ratio.toFixed(2)}  ${note}; per round ${perRound.map((value) => value.toFixed(2)).join(' ')}`);
+  const sorted = [...perRound].sort((x, y) => x - y);
+  const quantile = (q: number) => (sorted[Math.floor((sorted.length - 1) * q)] ?? Number.NaN).toFixed(2);
+  console.log(`ratio ${label}/(b) = ${quantile(0.5)}  ${note}; middle half of the rounds ${quantile(0.25)}–${quantile(0.75)}`);
+  console.log(`  per round ${perRound.map((value) => value.toFixed(2)).join(' ')}`);
 };
 ratioLine('(c)', 2, '(target ≥ 0.90)');
 ratioLine('(c*)', 3, "(one process, the default: the writer's inserts share its event loop)");
