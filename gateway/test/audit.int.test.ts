@@ -106,6 +106,25 @@ describe('audit log: one record per API call, written off the request path', () 
     );
   });
 
+  test("one insert holding several organizations' events files each record under its own event's organization", async () => {
+    const writer = new AuditWriter(gateway.deps.prisma, gateway.deps.logger, { batchSize: 3, flushMs: 60_000 });
+    const orgIds = [newId('org'), newId('org'), newId('org')];
+    const sent = orgIds.map((orgId, index) => ({
+      orgId,
+      calls: Array.from({ length: index + 1 }, () => sampleCall()),
+    }));
+    // The third event fills the batch: the three land in one insert.
+    await Promise.all(
+      sent.map(({ orgId, calls }) =>
+        writer.add({ id: newId('event'), type: 'api.called', created_at: new Date().toISOString(), org_id: orgId, data: { calls } }),
+      ),
+    );
+    const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId: { in: orgIds } } });
+    const storedOrgOf = new Map(stored.map((record) => [record.id, record.orgId]));
+    assert.equal(stored.length, 6);
+    for (const { orgId, calls } of sent) for (const call of calls) assert.equal(storedOrgOf.get(call.id), orgId);
+  });
+
   test('a Postgres failure loses nothing: records wait in JetStream and land once inserts succeed', async () => {
     const { key, keyId } = await createOrgWithKey(gateway);
     // Make inserts fail, as they would with Postgres away, while requests keep flowing.
