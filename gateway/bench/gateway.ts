@@ -4,8 +4,10 @@
 //   (b) a bare @fastify/http-proxy in front of it doing one Lua quota call per request (lib/bare-proxy.mjs),
 //   (c) the full gateway: key check (cached), scope, the Lua quota call, audit records, signed proxy; a
 //       serving replica (AUDIT_WRITER=false) with a second gateway process running the audit writer,
-//   (c*) one gateway process doing both, the default single-replica setup.
-// The machine is shared and noisy (one run differs from the next by up to 15%), so the cases run interleaved
+//   (c*) one gateway process doing both, the default single-replica setup,
+//   (c−) the serving replica alone: its audit records are published but nobody inserts them, which says what
+//       the request path costs and what the audit inserts, running on the same two cores, add to (c).
+// The machine is shared and noisy (one run differs from the next by up to 30%), so the cases run interleaved
 // in many short rounds after a warm-up round, the order reversed every other round; each row is the case's
 // median round, and each ratio the median of the rounds' ratios. Each server's CPU time per request is read
 // from /proc. All processes run with LOG_LEVEL=silent and NODE_ENV=production.
@@ -18,7 +20,7 @@ import { createOrgWithKey, Relay, startGateway } from '../test/stack.js';
 import { type BenchProcess, buildWorkspaces, cpuMsOfCommand, machineBusyMs, startProcess, stopAll } from './lib/processes.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 13);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const path = '/api/v1/phone/calls?limit=20';
 
@@ -39,6 +41,9 @@ const { key, orgId } = await orgWithKey(ctx);
 const singleCtx = await createTestContext();
 const singleEnv = { ...singleCtx.env, NODE_ENV: 'production' };
 const { key: singleKey } = await orgWithKey(singleCtx);
+// (c−) too: no writer consumes its stream.
+const servingCtx = await createTestContext();
+const { key: servingKey } = await orgWithKey(servingCtx);
 
 const telephony = await startProcess('telephony', 'services/telephony/dist/main.js', env);
 const bare = await startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs', {
@@ -49,6 +54,12 @@ const bare = await startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs'
 const gateway = await startProcess('gateway', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url, AUDIT_WRITER: 'false' });
 const writer = await startProcess('audit writer', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url });
 const single = await startProcess('gateway', 'gateway/dist/main.js', { ...singleEnv, TELEPHONY_URL: telephony.url });
+const servingOnly = await startProcess('gateway', 'gateway/dist/main.js', {
+  ...servingCtx.env,
+  NODE_ENV: 'production',
+  TELEPHONY_URL: telephony.url,
+  AUDIT_WRITER: 'false',
+});
 
 // The identity the gateway would forward, signed afresh for each run (a signature is valid five minutes).
 const signedHeaders = () =>
@@ -110,10 +121,11 @@ const cases: Case[] = [
   { label: '(b) bare http-proxy + Lua', run: () => measure(bare.url, signedHeaders(), [bare, telephony]), runs: [] },
   { label: '(c) full gateway', run: () => measure(gateway.url, keyHeaders(), [gateway, telephony, writer]), runs: [] },
   { label: '(c*) writer in process', run: () => measure(single.url, keyHeaders(singleKey), [single, telephony]), runs: [] },
+  { label: '(c−) no audit inserts', run: () => measure(servingOnly.url, keyHeaders(servingKey), [servingOnly, telephony]), runs: [] },
 ];
 // A first round warms every process up (the JIT, connection pools) and is not counted.
 for (const benchCase of cases) await benchCase.run();
-// (a) (b) (c) (c*), then (c*) (c) (b) (a): a neighbour's load that grows or fades during a round then
+// (a) (b) (c) (c*) (c−), then (c−) (c*) (c) (b) (a): a neighbour's load that grows or fades during a round then
 // favours no case over the rounds.
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? cases : [...cases].reverse();
@@ -134,17 +146,25 @@ for (const benchCase of cases) {
   );
 }
 // The ratio of each round's two runs, taken seconds apart, then the median of those: the neighbours' noise
-// moves both runs of a round alike, much less so runs of different rounds.
+// moves both runs of a round alike, much less so runs of different rounds. Beside it, the same ratio from the
+// machine's CPU per request: what the throughput ratio is on a saturated machine, whoever got scheduled.
+const middleHalf = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const quantile = (q: number) => (sorted[Math.floor((sorted.length - 1) * q)] ?? Number.NaN).toFixed(2);
+  return { median: quantile(0.5), range: `${quantile(0.25)}–${quantile(0.75)}` };
+};
 const ratioLine = (label: string, caseIndex: number, note: string) => {
   const [bRuns, xRuns] = [cases[1]?.runs ?? [], cases[caseIndex]?.runs ?? []];
   const perRound = xRuns.map((run, i) => run.requestsPerSecond / (bRuns[i]?.requestsPerSecond ?? Number.NaN));
-  const sorted = [...perRound].sort((x, y) => x - y);
-  const quantile = (q: number) => (sorted[Math.floor((sorted.length - 1) * q)] ?? Number.NaN).toFixed(2);
-  console.log(`ratio ${label}/(b) = ${quantile(0.5)}  ${note}; middle half of the rounds ${quantile(0.25)}–${quantile(0.75)}`);
+  const byThroughput = middleHalf(perRound);
+  const byCpu = middleHalf(xRuns.map((run, i) => (bRuns[i]?.machinePerRequest ?? Number.NaN) / (run.machinePerRequest ?? Number.NaN)));
+  console.log(`ratio ${label}/(b) = ${byThroughput.median}  ${note}; middle half of the rounds ${byThroughput.range}`);
   console.log(`  per round ${perRound.map((value) => value.toFixed(2)).join(' ')}`);
+  console.log(`  from the machine's CPU per request: ${byCpu.median} (middle half ${byCpu.range})`);
 };
 ratioLine('(c)', 2, '(target ≥ 0.90)');
 ratioLine('(c*)', 3, "(one process, the default: the writer's inserts share its event loop)");
+ratioLine('(c−)', 4, '(the request path without the audit inserts)');
 
 // Redis unreachable: how long the gateway takes to answer (target: 503 within 500 ms).
 const relay = await Relay.start(ctx.redisUrl);
@@ -163,4 +183,4 @@ timings.sort((x, y) => x - y);
 console.log(`redis unreachable: HTTP ${status}, worst of 20 answers in ${timings.at(-1)?.toFixed(1)} ms (target < 500 ms)`);
 await down.close();
 await relay.close();
-await Promise.all([ctx.cleanup(), singleCtx.cleanup()]);
+await Promise.all([ctx.cleanup(), singleCtx.cleanup(), servingCtx.cleanup()]);
