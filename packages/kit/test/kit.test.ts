@@ -173,6 +173,31 @@ describe('http app: every error is the envelope', () => {
   });
 });
 
+describe('metrics', () => {
+  test('/metrics serves request durations by route and status, and the process and event loop metrics', async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {} });
+    app.get('/things/:id', async () => ({ ok: true }));
+    await app.ready();
+    await app.inject({ method: 'GET', url: '/things/1' });
+    await app.inject({ method: 'GET', url: '/things/2' });
+    await app.inject({ method: 'GET', url: '/healthz' });
+    // The event loop delay histogram fills as its timer fires.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const response = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(response.statusCode, 200);
+    assert.match(response.headers['content-type'] as string, /^text\/plain/);
+    const text = response.body;
+    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/things\/:id",status="200"\} 2$/m);
+    assert.doesNotMatch(text, /route="\/healthz"/, 'probes are not counted');
+    assert.match(text, /^process_cpu_seconds_total \d/m);
+    const lagMax = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+    assert.ok(lagMax && Number(lagMax[1]) > 0, 'the event loop delay has been sampled');
+    await app.close();
+  });
+});
+
 describe('NUL characters', () => {
   test('are found in values and keys, at any depth, and refused with the path as param', async () => {
     const { findNulCharacter } = await import('../src/text.js');
