@@ -67,7 +67,10 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
   deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
 
   if (options.auditWorker !== false) {
-    const writer = new AuditWriter(deps.prisma, deps.logger, { batchSize: deps.env.AUDIT_BATCH_SIZE, flushMs: deps.env.AUDIT_FLUSH_MS });
+    const writer = new AuditWriter({ prisma: deps.prisma, pool: deps.auditPool }, deps.logger, {
+      batchSize: deps.env.AUDIT_BATCH_SIZE,
+      flushMs: deps.env.AUDIT_FLUSH_MS,
+    });
     // Several events in flight, so one insert carries many of them: each resolves when its insert commits.
     await deps.bus.consume(
       { durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1, concurrency: deps.env.AUDIT_BATCH_SIZE },

@@ -1,5 +1,6 @@
-import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, prismaAdapter, schemaPoolConfig } from '@voice/kit';
 import type { Redis } from 'ioredis';
+import pg from 'pg';
 import type { GatewayEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { KeyCache, keyChangesSubject } from './keys/cache.js';
@@ -10,6 +11,8 @@ export interface GatewayDeps {
   env: GatewayEnv;
   logger: Logger;
   prisma: PrismaClient;
+  /** One connection for the audit writer's COPY, which Prisma cannot run; opened only when first used. */
+  auditPool: pg.Pool;
   /** Fail-fast connection for the request path: commands fail at once while Redis is away. */
   redis: Redis;
   bus: Bus;
@@ -22,6 +25,12 @@ export interface GatewayDeps {
 export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; now?: () => Date } = {}): Promise<GatewayDeps> {
   const logger = options.logger ?? createLogger('gateway', env.LOG_LEVEL);
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'gateway') });
+  const auditPool = new pg.Pool({
+    ...schemaPoolConfig(env.DATABASE_URL, 'gateway', { maxConnections: 1 }),
+    connectionTimeoutMillis: 5_000,
+  });
+  // A connection lost while idle is replaced on next use; unhandled, the pool's error would end the process.
+  auditPool.on('error', (error) => logger.warn({ err: error }, 'audit database connection lost'));
   const redis = await connectRedis(env.REDIS_URL, { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS });
   defineQuotaCommand(redis);
   const bus = await Bus.connect({ url: env.NATS_URL, name: 'gateway', namespace: env.NATS_NAMESPACE, logger });
@@ -35,6 +44,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     env,
     logger,
     prisma,
+    auditPool,
     redis,
     bus,
     keys,
@@ -42,7 +52,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     async close() {
       await bus.drain();
       redis.disconnect();
-      await prisma.$disconnect();
+      await Promise.all([prisma.$disconnect(), auditPool.end()]);
     },
   };
 }

@@ -40,6 +40,8 @@ describe('audit log: one record per API call, written off the request path', () 
     await gateway.close();
     await ctx.cleanup();
   });
+  const newWriter = (options: { batchSize: number; flushMs: number }) =>
+    new AuditWriter({ prisma: gateway.deps.prisma, pool: gateway.deps.auditPool }, gateway.deps.logger, options);
 
   test("every call is recorded with method, path, status and key, never the key itself; lists show only the caller's org", async () => {
     const a = await createOrgWithKey(gateway);
@@ -80,7 +82,7 @@ describe('audit log: one record per API call, written off the request path', () 
   });
 
   test('the writer stores each field as recorded, and a redelivered event adds nothing', async () => {
-    const writer = new AuditWriter(gateway.deps.prisma, gateway.deps.logger, { batchSize: 10, flushMs: 10 });
+    const writer = newWriter({ batchSize: 10, flushMs: 10 });
     const orgId = newId('org');
     const calls = [
       { ...sampleCall(), client_address: '203.0.113.9', at: '2026-03-01T12:34:56.789Z' },
@@ -107,7 +109,7 @@ describe('audit log: one record per API call, written off the request path', () 
   });
 
   test("one insert holding several organizations' events files each record under its own event's organization", async () => {
-    const writer = new AuditWriter(gateway.deps.prisma, gateway.deps.logger, { batchSize: 3, flushMs: 60_000 });
+    const writer = newWriter({ batchSize: 3, flushMs: 60_000 });
     const orgIds = [newId('org'), newId('org'), newId('org')];
     const sent = orgIds.map((orgId, index) => ({
       orgId,
@@ -123,6 +125,40 @@ describe('audit log: one record per API call, written off the request path', () 
     const storedOrgOf = new Map(stored.map((record) => [record.id, record.orgId]));
     assert.equal(stored.length, 6);
     for (const { orgId, calls } of sent) for (const call of calls) assert.equal(storedOrgOf.get(call.id), orgId);
+  });
+
+  test("values COPY's text format would misread are stored as sent", async () => {
+    const writer = newWriter({ batchSize: 1, flushMs: 60_000 });
+    const orgId = newId('org');
+    const calls = [
+      { ...sampleCall(), path: '/api/v1/leads/a\tb\nc\rd\\e', client_address: null },
+      { ...sampleCall(), path: '/api/v1/leads/\\N', client_address: '\\N' },
+    ];
+    await writer.add({ id: newId('event'), type: 'api.called', created_at: new Date().toISOString(), org_id: orgId, data: { calls } });
+    const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId } });
+    const byId = new Map(stored.map((record) => [record.id, record]));
+    for (const call of calls) {
+      assert.equal(byId.get(call.id)?.path, call.path);
+      assert.equal(byId.get(call.id)?.clientAddress, call.client_address);
+    }
+  });
+
+  test('a batch mixing a redelivered event with new ones stores each record once', async () => {
+    const writer = newWriter({ batchSize: 2, flushMs: 60_000 });
+    const orgId = newId('org');
+    const event = (calls: ReturnType<typeof sampleCall>[]) =>
+      ({ id: newId('event'), type: 'api.called', created_at: new Date().toISOString(), org_id: orgId, data: { calls } }) as const;
+    const first = event([sampleCall(), sampleCall()]);
+    const second = event([sampleCall()]);
+    await Promise.all([writer.add(first), writer.add(second)]);
+    // The first event again, now beside a new one: the COPY meets stored rows and the insert takes over.
+    const third = event([sampleCall(), sampleCall()]);
+    await Promise.all([writer.add(first), writer.add(third)]);
+    const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId } });
+    assert.deepEqual(
+      stored.map((record) => record.id).sort(),
+      [...first.data.calls, ...second.data.calls, ...third.data.calls].map((call) => call.id).sort(),
+    );
   });
 
   test('a Postgres failure loses nothing: records wait in JetStream and land once inserts succeed', async () => {

