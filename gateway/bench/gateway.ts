@@ -26,7 +26,9 @@ const path = '/api/v1/phone/calls?limit=20';
 
 buildWorkspaces(['proto', 'packages/kit', 'gateway', 'services/telephony']);
 const ctx = await createTestContext();
-const env = { ...ctx.env, NODE_ENV: 'production' };
+// Each server runs as in production, on a test context's database and NATS namespace.
+const productionEnv = (context: typeof ctx) => ({ ...context.env, NODE_ENV: 'production' });
+const env = productionEnv(ctx);
 
 // The organization and key, made with the operator commands of an in-process gateway that serves nothing.
 async function orgWithKey(context: typeof ctx) {
@@ -39,7 +41,6 @@ const { key, orgId } = await orgWithKey(ctx);
 // (c*) gets a context of its own (database, NATS stream and consumer), so that the writer replica of (c)
 // does not take a share of its inserts.
 const singleCtx = await createTestContext();
-const singleEnv = { ...singleCtx.env, NODE_ENV: 'production' };
 const { key: singleKey } = await orgWithKey(singleCtx);
 // (c−) too: no writer consumes its stream.
 const servingCtx = await createTestContext();
@@ -53,10 +54,9 @@ const bare = await startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs'
 });
 const gateway = await startProcess('gateway', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url, AUDIT_WRITER: 'false' });
 const writer = await startProcess('audit writer', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url });
-const single = await startProcess('gateway', 'gateway/dist/main.js', { ...singleEnv, TELEPHONY_URL: telephony.url });
+const single = await startProcess('gateway', 'gateway/dist/main.js', { ...productionEnv(singleCtx), TELEPHONY_URL: telephony.url });
 const servingOnly = await startProcess('gateway', 'gateway/dist/main.js', {
-  ...servingCtx.env,
-  NODE_ENV: 'production',
+  ...productionEnv(servingCtx),
   TELEPHONY_URL: telephony.url,
   AUDIT_WRITER: 'false',
 });

@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp } from '@voice/kit';
+import { createHttpApp, type HttpApp, urlPath } from '@voice/kit';
 import { gatewayRpc } from '@voice/proto';
 import { AuditPublisher } from './audit/publisher.js';
 import { applyAuditRetention } from './audit/retention.js';
@@ -35,7 +35,8 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (isProtectedPath(request.url.split('?')[0] ?? '')) await authenticate(deps, request, reply);
+    const path = urlPath(request.url);
+    if (isProtectedPath(path)) await authenticate(deps, request, reply, path);
   });
 
   // One audit record per authenticated API call, collected off the request path and published in batches.
@@ -46,7 +47,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
       auditPublisher.add(identity.org_id, {
         key_id: identity.key_id,
         method: request.method,
-        path: request.url.split('?')[0] ?? request.url,
+        path: urlPath(request.url),
         status: reply.statusCode,
         latency_ms: Math.round(reply.elapsedTime),
         request_id: request.id,

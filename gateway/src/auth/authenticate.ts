@@ -18,9 +18,10 @@ function bearerKey(header: string | undefined): string | undefined {
 
 /**
  * Authenticates and meters one API request, in the order API.md fixes: missing → unknown_key →
- * revoked → forbidden_scope → quota. Sets `request.identity` and the rate-limit headers.
+ * revoked → forbidden_scope → quota. Sets `request.identity` and the rate-limit headers. `path` is the
+ * URL's path, which the caller has already taken out to decide that the route needs a key.
  */
-export async function authenticate(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function authenticate(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, path: string): Promise<void> {
   const key = bearerKey(request.headers.authorization);
   if (key === undefined) throw new ApiError('missing', 'Send your API key as `Authorization: Bearer <key>`.');
   // The checksum rejects typos and made-up keys before any lookup.
@@ -32,7 +33,6 @@ export async function authenticate(deps: GatewayDeps, request: FastifyRequest, r
   if (grant.status === 'revoked' || (grant.expiresAt !== null && grant.expiresAt <= now)) {
     throw new ApiError('revoked', 'This API key was revoked or rotated; use its replacement.');
   }
-  const path = request.url.split('?')[0] ?? request.url;
   const needed = requiredScope(request.method, path);
   if (!scopeAllows(grant.scope, needed)) {
     throw new ApiError('forbidden_scope', `This operation needs a ${needed} key; this key is ${grant.scope}.`);

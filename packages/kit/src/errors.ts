@@ -1,6 +1,7 @@
 import { type ErrorCode, type ErrorEnvelope, errorStatus, isErrorCode, type WireError } from '@voice/proto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { urlPath } from './text.js';
 
 /** The one error class. Handlers throw it; one error handler (HTTP) or the RPC server (NATS) writes it out. */
 export class ApiError extends Error {
@@ -101,7 +102,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     void reply.status(apiError.status).headers(apiError.headers).send(envelope(apiError, request.id));
   });
   app.setNotFoundHandler((request, reply) => {
-    const apiError = new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    const apiError = new ApiError('not_found', `No route ${request.method} ${urlPath(request.url)}.`);
     void reply.status(404).send(envelope(apiError, request.id));
   });
 }

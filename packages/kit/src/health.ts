@@ -46,7 +46,8 @@ export const healthPlugin = fp<HealthOptions>(
     app.get('/readyz', { logLevel: 'silent', schema: { hide: true } }, async (request, reply) => {
       const names = Object.keys(options.checks);
       const results = await Promise.allSettled(
-        names.map((name) => withDeadline((options.checks[name] as ReadinessCheck)(), timeoutMs, `no answer within ${timeoutMs} ms`)),
+        // async: a check that throws at once is a failed check, like one that rejects.
+        names.map(async (name) => withDeadline((options.checks[name] as ReadinessCheck)(), timeoutMs, `no answer within ${timeoutMs} ms`)),
       );
       const checks: Record<string, string> = {};
       results.forEach((result, index) => {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from './errors.js';
 import { verifyIdentity } from './identity.js';
+import { urlPath } from './text.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,7 +50,7 @@ export const serviceAuthPlugin = fp<{ secret: string }>(
     // Synchronous checks, so `done` hooks: no promise per request.
     app.addHook('onRequest', (request, _reply, done) => {
       try {
-        if (!probePaths.has(request.url.split('?')[0] ?? '') && request.routeOptions.config.public !== true) {
+        if (!probePaths.has(urlPath(request.url)) && request.routeOptions.config.public !== true) {
           request.identity = verifyIdentity(request.headers, { method: request.method, url: request.url }, options.secret);
         }
         done();

@@ -1,3 +1,9 @@
+/** The path of a request URL, without its query string. */
+export function urlPath(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /**
  * The path of the first string (value or object key) holding a NUL character, or undefined. Postgres
  * cannot store U+0000 in text or jsonb, so such input is refused at the door with a 400 naming the field,
