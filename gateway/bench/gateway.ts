@@ -7,10 +7,13 @@
 //   (c*) one gateway process doing both, the default single-replica setup,
 //   (c−) the serving replica alone: its audit records are published but nobody inserts them, which says what
 //       the request path costs and what the audit inserts, running on the same two cores, add to (c).
-// The machine is shared and noisy (one run differs from the next by up to 30%), so the cases run interleaved
-// in many short rounds after a warm-up round, the order reversed every other round; each row is the case's
-// median round, and each ratio the median of the rounds' ratios. Each server's CPU time per request is read
-// from /proc. All processes run with LOG_LEVEL=silent and NODE_ENV=production.
+// The machine is shared and noisy, and so is each process: identical gateway processes side by side used
+// from 90 to 118 µs of CPU per request, each for its whole life (the JIT's and the allocator's luck). So
+// every round starts its own proxies, (b) and every (c), and stops them after; only the telephony service
+// stays. The cases run interleaved in many short rounds, each after a warm-up of its own, the order
+// reversed every other round; each row is the case's median round, and each ratio the median of the
+// rounds' ratios. Each server's CPU time per request is read from /proc. All processes run with
+// LOG_LEVEL=silent and NODE_ENV=production.
 // Usage: npm run bench -- gateway   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS change the load;
 // BENCH_PROFILE_DIR=/tmp/x writes a CPU profile of each server there)
 import { signIdentity } from '@voice/kit';
@@ -22,6 +25,7 @@ import { type BenchProcess, buildWorkspaces, cpuMsOfCommand, machineBusyMs, star
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 13);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const path = '/api/v1/phone/calls?limit=20';
 
 buildWorkspaces(['proto', 'packages/kit', 'gateway', 'services/telephony']);
@@ -47,19 +51,24 @@ const servingCtx = await createTestContext();
 const { key: servingKey } = await orgWithKey(servingCtx);
 
 const telephony = await startProcess('telephony', 'services/telephony/dist/main.js', env);
-const bare = await startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs', {
-  ...env,
-  BARE_UPSTREAM: telephony.url,
-  BARE_ORG_ID: orgId,
-});
-const gateway = await startProcess('gateway', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url, AUDIT_WRITER: 'false' });
-const writer = await startProcess('audit writer', 'gateway/dist/main.js', { ...env, TELEPHONY_URL: telephony.url });
-const single = await startProcess('gateway', 'gateway/dist/main.js', { ...productionEnv(singleCtx), TELEPHONY_URL: telephony.url });
-const servingOnly = await startProcess('gateway', 'gateway/dist/main.js', {
-  ...productionEnv(servingCtx),
+const gatewayEnv = (context: typeof ctx, auditWriter: boolean) => ({
+  ...productionEnv(context),
   TELEPHONY_URL: telephony.url,
-  AUDIT_WRITER: 'false',
+  AUDIT_WRITER: String(auditWriter),
 });
+
+/** The proxies of one round, started afresh (in parallel) so that no case keeps a lucky or unlucky process. */
+async function startProxies() {
+  const [bare, gateway, writer, single, servingOnly] = await Promise.all([
+    startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs', { ...env, BARE_UPSTREAM: telephony.url, BARE_ORG_ID: orgId }),
+    startProcess('gateway', 'gateway/dist/main.js', gatewayEnv(ctx, false)),
+    startProcess('audit writer', 'gateway/dist/main.js', gatewayEnv(ctx, true)),
+    startProcess('gateway', 'gateway/dist/main.js', gatewayEnv(singleCtx, true)),
+    startProcess('gateway', 'gateway/dist/main.js', gatewayEnv(servingCtx, false)),
+  ]);
+  return { bare, gateway, writer, single, servingOnly };
+}
+type Proxies = Awaited<ReturnType<typeof startProxies>>;
 
 // The identity the gateway would forward, signed afresh for each run (a signature is valid five minutes).
 const signedHeaders = () =>
@@ -87,7 +96,8 @@ const shared: Array<Pick<BenchProcess, 'name' | 'cpuMs'>> = [
 
 async function measure(url: string, headers: Record<string, string>, caseServers: BenchProcess[]): Promise<Run> {
   const servers = [...caseServers, ...shared];
-  await autocannon({ url: url + path, headers, connections, duration: 1 });
+  // A fresh process needs its JIT warmed up before it is measured.
+  await autocannon({ url: url + path, headers, connections, duration: warmupSeconds });
   const before = servers.map((server) => server.cpuMs());
   const machineBefore = machineBusyMs();
   const result = await autocannon({ url: url + path, headers, connections, duration: seconds });
@@ -112,24 +122,35 @@ async function measure(url: string, headers: Record<string, string>, caseServers
 
 interface Case {
   label: string;
-  run: () => Promise<Run>;
+  run: (proxies: Proxies) => Promise<Run>;
   runs: Run[];
 }
 
 const cases: Case[] = [
   { label: '(a) telephony directly', run: () => measure(telephony.url, signedHeaders(), [telephony]), runs: [] },
-  { label: '(b) bare http-proxy + Lua', run: () => measure(bare.url, signedHeaders(), [bare, telephony]), runs: [] },
-  { label: '(c) full gateway', run: () => measure(gateway.url, keyHeaders(), [gateway, telephony, writer]), runs: [] },
-  { label: '(c*) writer in process', run: () => measure(single.url, keyHeaders(singleKey), [single, telephony]), runs: [] },
-  { label: '(c−) no audit inserts', run: () => measure(servingOnly.url, keyHeaders(servingKey), [servingOnly, telephony]), runs: [] },
+  { label: '(b) bare http-proxy + Lua', run: ({ bare }) => measure(bare.url, signedHeaders(), [bare, telephony]), runs: [] },
+  {
+    label: '(c) full gateway',
+    run: ({ gateway, writer }) => measure(gateway.url, keyHeaders(), [gateway, telephony, writer]),
+    runs: [],
+  },
+  { label: '(c*) writer in process', run: ({ single }) => measure(single.url, keyHeaders(singleKey), [single, telephony]), runs: [] },
+  {
+    label: '(c−) no audit inserts',
+    run: ({ servingOnly }) => measure(servingOnly.url, keyHeaders(servingKey), [servingOnly, telephony]),
+    runs: [],
+  },
 ];
-// A first round warms every process up (the JIT, connection pools) and is not counted.
-for (const benchCase of cases) await benchCase.run();
 // (a) (b) (c) (c*) (c−), then (c−) (c*) (c) (b) (a): a neighbour's load that grows or fades during a round then
-// favours no case over the rounds.
-for (let round = 0; round < rounds; round++) {
+// favours no case over the rounds. A first round warms up the telephony service and is not counted.
+for (let round = -1; round < rounds; round++) {
+  const proxies = await startProxies();
   const order = round % 2 === 0 ? cases : [...cases].reverse();
-  for (const benchCase of order) benchCase.runs.push(await benchCase.run());
+  for (const benchCase of order) {
+    const run = await benchCase.run(proxies);
+    if (round >= 0) benchCase.runs.push(run);
+  }
+  await Promise.all(Object.values(proxies).map((proxy) => proxy.stop()));
 }
 await stopAll();
 
