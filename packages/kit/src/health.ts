@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { withDeadline } from './deadline.js';
@@ -33,11 +33,22 @@ export const healthPlugin = fp<HealthOptions>(
     const timeoutMs = options.checkTimeoutMs ?? 1_000;
     const probeRoutes = new Set(['/healthz', '/readyz', '/metrics']);
 
+    const observe = (method: string, route: string, status: number, elapsedMs: number) =>
+      requestDuration.observe({ method, route, status }, elapsedMs / 1000);
+    // Each route gets a hook of its own that knows its URL pattern, because reading it per request
+    // (`request.routeOptions`) builds a dozen-field object on every call. Unmatched requests are counted
+    // by one shared hook.
+    app.addHook('onRoute', (route) => {
+      if (probeRoutes.has(route.url)) return;
+      const url = route.url;
+      const observeRoute: onResponseHookHandler = (request, reply, done) => {
+        observe(request.method, url, reply.statusCode, reply.elapsedTime);
+        done();
+      };
+      route.onResponse = [...(route.onResponse === undefined ? [] : [route.onResponse].flat()), observeRoute];
+    });
     app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      if (!probeRoutes.has(route)) {
-        requestDuration.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
-      }
+      if (request.is404) observe(request.method, 'unmatched', reply.statusCode, reply.elapsedTime);
       done();
     });
 

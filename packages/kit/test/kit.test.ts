@@ -179,9 +179,15 @@ describe('metrics', () => {
     const { createLogger } = await import('../src/logger.js');
     const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {} });
     app.get('/things/:id', async () => ({ ok: true }));
+    // Routes of an encapsulated plugin (as the gateway's proxies are) are counted too.
+    await app.register(async (child) => {
+      child.post('/inside', { onResponse: (_request, _reply, done) => done() }, async () => ({ ok: true }));
+    });
     await app.ready();
     await app.inject({ method: 'GET', url: '/things/1' });
     await app.inject({ method: 'GET', url: '/things/2' });
+    await app.inject({ method: 'POST', url: '/inside' });
+    await app.inject({ method: 'GET', url: '/nowhere' });
     await app.inject({ method: 'GET', url: '/healthz' });
     // The event loop delay histogram fills as its timer fires.
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -190,6 +196,8 @@ describe('metrics', () => {
     assert.match(response.headers['content-type'] as string, /^text\/plain/);
     const text = response.body;
     assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/things\/:id",status="200"\} 2$/m);
+    assert.match(text, /^http_request_duration_seconds_count\{method="POST",route="\/inside",status="200"\} 1$/m);
+    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1$/m);
     assert.doesNotMatch(text, /route="\/healthz"/, 'probes are not counted');
     assert.match(text, /^process_cpu_seconds_total \d/m);
     const lagMax = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
