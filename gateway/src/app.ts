@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, urlPath } from '@voice/kit';
+import { createHttpApp, type HttpApp, newId, urlPath } from '@voice/kit';
 import { gatewayRpc } from '@voice/proto';
 import { AuditPublisher } from './audit/publisher.js';
 import { applyAuditRetention } from './audit/retention.js';
@@ -45,6 +45,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
     const identity = request.identity;
     if (identity) {
       auditPublisher.add(identity.org_id, {
+        id: newId('audit'),
         key_id: identity.key_id,
         method: request.method,
         path: urlPath(request.url),

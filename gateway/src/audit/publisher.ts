@@ -1,4 +1,4 @@
-import { type Bus, type Logger, newId } from '@voice/kit';
+import type { Bus, Logger } from '@voice/kit';
 import type { ApiCall } from './writer.js';
 
 /**
@@ -18,10 +18,10 @@ export class AuditPublisher {
     private readonly options: { flushMs: number; maxBuffered: number },
   ) {}
 
-  add(orgId: string, call: Omit<ApiCall, 'id'>): void {
-    const calls = this.byOrg.get(orgId) ?? [];
-    calls.push({ id: newId('audit'), ...call });
-    this.byOrg.set(orgId, calls);
+  add(orgId: string, call: ApiCall): void {
+    const calls = this.byOrg.get(orgId);
+    if (calls) calls.push(call);
+    else this.byOrg.set(orgId, [call]);
     this.buffered++;
     if (this.buffered >= this.options.maxBuffered) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs);

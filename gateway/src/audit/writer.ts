@@ -31,10 +31,15 @@ interface Pending {
 }
 
 const copyEscapes: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const copySpecial = /[\\\t\n\r]/;
 
-/** A value in COPY's text format: backslash, tab, newline and carriage return escaped, null as `\N`. */
+/**
+ * A value in COPY's text format: backslash, tab, newline and carriage return escaped, null as `\N`. Almost
+ * no value holds one, and testing first costs a third of a replace that finds nothing (eight per record).
+ */
 function copyValue(value: string | null): string {
-  return value === null ? '\\N' : value.replace(/[\\\t\n\r]/g, (character) => copyEscapes[character] as string);
+  if (value === null) return '\\N';
+  return copySpecial.test(value) ? value.replace(/[\\\t\n\r]/g, (character) => copyEscapes[character] as string) : value;
 }
 
 /** Postgres' unique_violation: the batch holds a record that is already stored, i.e. a redelivered event. */
