@@ -34,8 +34,13 @@ export function loggerOptions(name: string, level: string): LoggerOptions {
   };
 }
 
+/**
+ * Logs go to stdout asynchronously: the lines written while a write is in flight leave together in the
+ * next one, so a busy process makes a write per batch rather than a syscall per line. pino writes out what
+ * is still buffered when the process exits, a crash included.
+ */
 export function createLogger(name: string, level = 'info'): Logger {
-  return pino(loggerOptions(name, level));
+  return pino(loggerOptions(name, level), pino.destination({ dest: 1, sync: false }));
 }
 
 export type { Logger };

@@ -138,6 +138,55 @@ describe('logger', () => {
   });
 });
 
+describe('request logging', () => {
+  test('one line per answered request, with its id, method, URL, status and duration; probes and keys are not logged', async () => {
+    const { pino } = await import('pino');
+    const { createHttpApp } = await import('../src/http.js');
+    const { loggerOptions } = await import('../src/logger.js');
+    const lines: string[] = [];
+    const logger = pino(loggerOptions('test', 'info'), { write: (line: string) => lines.push(line) });
+    const app = await createHttpApp({ name: 'test', logger, readiness: {} });
+    app.get('/things/:id', async () => ({ ok: true }));
+    await app.ready();
+    const response = await app.inject({ method: 'GET', url: '/things/1?full=1', headers: { authorization: 'Bearer vk_live_secret' } });
+    await app.inject({ method: 'GET', url: '/healthz' });
+    await app.inject({ method: 'GET', url: '/nowhere' });
+    await app.close();
+    const requests = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request');
+    assert.equal(requests.length, 2);
+    const [first, missing] = requests;
+    assert.equal(first.reqId, response.headers['request-id']);
+    assert.deepEqual([first.method, first.url, first.status, typeof first.ms], ['GET', '/things/1?full=1', 200, 'number']);
+    assert.equal(missing.status, 404);
+    assert.equal(
+      lines.some((line) => line.includes('vk_live_secret')),
+      false,
+    );
+  });
+
+  test('lines still buffered when the process exits are written out', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const loggerModule = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+    // 5,000 lines written in one go, then an immediate exit: the asynchronous destination still holds most.
+    const script = `import { createLogger } from ${JSON.stringify(loggerModule)};
+      const logger = createLogger('exit-test', 'info');
+      for (let i = 0; i < 5000; i++) logger.info({ i }, 'line');
+      process.exit(3);`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    assert.equal(child.status, 3, child.stderr);
+    const written = child.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.equal(written.length, 5000);
+    assert.equal(written.at(-1).i, 4999);
+  });
+});
+
 describe('http app: every error is the envelope', () => {
   test('malformed JSON, a wrong type, an unknown field, an oversize body and an unknown route', async () => {
     const { createHttpApp } = await import('../src/http.js');
