@@ -161,6 +161,35 @@ describe('audit log: one record per API call, written off the request path', () 
     );
   });
 
+  test('an event whose calls do not parse is logged and acknowledged, not retried forever; the next one lands', async (t) => {
+    const logger = gateway.deps.logger.child({});
+    const logged = t.mock.method(logger, 'error');
+    const writer = new AuditWriter({ prisma: gateway.deps.prisma, pool: gateway.deps.auditPool }, logger, {
+      batchSize: 1,
+      flushMs: 60_000,
+    });
+    const orgId = newId('org');
+    const event = (calls: unknown[]) => ({
+      id: newId('event'),
+      type: 'api.called' as const,
+      created_at: new Date().toISOString(),
+      org_id: orgId,
+      data: { calls },
+    });
+    const malformed = event([{ ...sampleCall(), status: 'two hundred' }]);
+    // Resolving is what acknowledges the event on the bus; a rejection would have it redelivered.
+    await writer.add(malformed);
+    assert.equal(logged.mock.callCount(), 1);
+    assert.equal((logged.mock.calls[0]?.arguments[0] as { event_id?: string }).event_id, malformed.id);
+    const goodCall = sampleCall();
+    await writer.add(event([goodCall]));
+    const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId } });
+    assert.deepEqual(
+      stored.map((record) => record.id),
+      [goodCall.id],
+    );
+  });
+
   test('a Postgres failure loses nothing: records wait in JetStream and land once inserts succeed', async () => {
     const { key, keyId } = await createOrgWithKey(gateway);
     // Make inserts fail, as they would with Postgres away, while requests keep flowing.

@@ -61,7 +61,17 @@ export class AuditWriter {
   ) {}
 
   add(event: EventEnvelope): Promise<void> {
-    const { calls } = apiCallBatchSchema.parse(event.data);
+    const parsed = apiCallBatchSchema.safeParse(event.data);
+    if (!parsed.success) {
+      // Only the gateway publishes these, so one that does not parse never will: it is logged and
+      // acknowledged, not redelivered forever.
+      this.logger.error(
+        { event_id: event.id, org_id: event.org_id, issues: parsed.error.issues.slice(0, 3) },
+        'api.called event not understood; dropped',
+      );
+      return Promise.resolve();
+    }
+    const { calls } = parsed.data;
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ orgId: event.org_id, calls, settle: (error) => (error ? reject(error) : resolve()) });
       if (this.pending.length >= this.options.batchSize) void this.flush();
