@@ -121,12 +121,17 @@ describe('signed identity headers', () => {
   });
 });
 
+/** A logger with the services' options whose lines are kept in memory. */
+async function capturedLogger() {
+  const { pino } = await import('pino');
+  const { loggerOptions } = await import('../src/logger.js');
+  const lines: string[] = [];
+  return { lines, logger: pino(loggerOptions('test', 'info'), { write: (line: string) => lines.push(line) }) };
+}
+
 describe('logger', () => {
   test('authorization headers, keys and secrets never reach a log line', async () => {
-    const { pino } = await import('pino');
-    const { loggerOptions } = await import('../src/logger.js');
-    const lines: string[] = [];
-    const logger = pino(loggerOptions('test', 'info'), { write: (line: string) => lines.push(line) });
+    const { lines, logger } = await capturedLogger();
     logger.info(
       { req: { headers: { authorization: 'Bearer vk_live_secret' } }, api_key: 'vk_live_secret', webhook: { secret: 'whsec_x' } },
       'hello',
@@ -138,13 +143,43 @@ describe('logger', () => {
   });
 });
 
+describe('logger: secrets nested anywhere', () => {
+  test('are blanked at any depth, in arrays and errors, in any case; the logged objects are not changed', async () => {
+    const { lines, logger } = await capturedLogger();
+    const nested = { provider: { config: { auth: { password: 'pw-deep' } } }, list: [{ name: 'a', secret: 'in-array' }] };
+    const headers = { Authorization: 'Bearer mixed-case', accept: 'application/json' };
+    const error = Object.assign(new Error('upstream refused'), { request: { headers: { authorization: 'Bearer in-error' } } });
+    logger.info({ nested, headers, err: error }, 'call');
+    logger.child({ reqId: 'req_1' }).info({ webhook: { secret: 'in-child-line' } }, 'child');
+    const text = lines.join('\n');
+    for (const secret of ['pw-deep', 'in-array', 'mixed-case', 'in-error', 'in-child-line'])
+      assert.equal(text.includes(secret), false, secret);
+    const [call, child] = lines.map((line) => JSON.parse(line));
+    assert.equal(call.nested.list[0].name, 'a');
+    assert.equal(call.headers.accept, 'application/json');
+    assert.equal(call.err.message, 'upstream refused');
+    assert.equal(call.err.type, 'Error');
+    assert.match(call.err.stack, /upstream refused/);
+    assert.equal(child.reqId, 'req_1');
+    // What was logged is untouched: only copies were blanked.
+    assert.equal(nested.provider.config.auth.password, 'pw-deep');
+    assert.equal(nested.list[0]?.secret, 'in-array');
+    assert.equal(headers.Authorization, 'Bearer mixed-case');
+    assert.equal(error.request.headers.authorization, 'Bearer in-error');
+  });
+
+  test('a deep or circular object is logged, not walked forever', async () => {
+    const { withoutSecrets } = await import('../src/logger.js');
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop.self = loop;
+    assert.equal(withoutSecrets(loop), loop);
+  });
+});
+
 describe('request logging', () => {
   test('one line per answered request, with its id, method, URL, status and duration; probes and keys are not logged', async () => {
-    const { pino } = await import('pino');
     const { createHttpApp } = await import('../src/http.js');
-    const { loggerOptions } = await import('../src/logger.js');
-    const lines: string[] = [];
-    const logger = pino(loggerOptions('test', 'info'), { write: (line: string) => lines.push(line) });
+    const { lines, logger } = await capturedLogger();
     const app = await createHttpApp({ name: 'test', logger, readiness: {} });
     app.get('/things/:id', async () => ({ ok: true }));
     await app.ready();
