@@ -32,6 +32,7 @@ interface Pending {
 
 const copyEscapes: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 const copySpecial = /[\\\t\n\r]/;
+const copySpecials = new RegExp(copySpecial.source, 'g');
 
 /**
  * A value in COPY's text format: backslash, tab, newline and carriage return escaped, null as `\N`. Almost
@@ -39,7 +40,7 @@ const copySpecial = /[\\\t\n\r]/;
  */
 function copyValue(value: string | null): string {
   if (value === null) return '\\N';
-  return copySpecial.test(value) ? value.replace(/[\\\t\n\r]/g, (character) => copyEscapes[character] as string) : value;
+  return copySpecial.test(value) ? value.replace(copySpecials, (character) => copyEscapes[character] as string) : value;
 }
 
 /** Postgres' unique_violation: the batch holds a record that is already stored, i.e. a redelivered event. */

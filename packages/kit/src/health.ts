@@ -40,12 +40,12 @@ export const healthPlugin = fp<HealthOptions>(
     // by one shared hook.
     app.addHook('onRoute', (route) => {
       if (probeRoutes.has(route.url)) return;
-      const url = route.url;
+      const { url } = route;
       const observeRoute: onResponseHookHandler = (request, reply, done) => {
         observe(request.method, url, reply.statusCode, reply.elapsedTime);
         done();
       };
-      route.onResponse = [...(route.onResponse === undefined ? [] : [route.onResponse].flat()), observeRoute];
+      route.onResponse = [...[route.onResponse ?? []].flat(), observeRoute];
     });
     app.addHook('onResponse', (request, reply, done) => {
       if (request.is404) observe(request.method, 'unmatched', reply.statusCode, reply.elapsedTime);

@@ -3,6 +3,8 @@ import { type Logger, type LoggerOptions, pino } from 'pino';
 /**
  * Paths pino blanks out (its `redact` option): names at the top of a logged object, and request headers.
  * Keys and secrets must never reach a log line, even when a request or an error object is logged whole.
+ * The top-level names overlap `withoutSecrets` below on purpose: pino applies them to a child logger's
+ * bindings too, which the walk never sees; request objects are class instances, which it does not enter.
  */
 export const redactedPaths = [
   'req.headers.authorization',
