@@ -257,6 +257,31 @@ describe('http app: every error is the envelope', () => {
   });
 });
 
+describe('client address', () => {
+  test('is the peer unless proxies are trusted, then the address the nearest trusted proxy saw', async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const addressSeen = async (trustProxyHops: number | undefined) => {
+      const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {}, trustProxyHops });
+      app.get('/ip', async (request) => ({ ip: request.ip }));
+      await app.ready();
+      const response = await app.inject({
+        method: 'GET',
+        url: '/ip',
+        remoteAddress: '10.0.0.5',
+        headers: { 'x-forwarded-for': '198.51.100.7, 203.0.113.9' },
+      });
+      await app.close();
+      return response.json().ip;
+    };
+    // A client cannot choose its recorded address by sending X-Forwarded-For itself.
+    assert.equal(await addressSeen(undefined), '10.0.0.5');
+    assert.equal(await addressSeen(0), '10.0.0.5');
+    assert.equal(await addressSeen(1), '203.0.113.9');
+    assert.equal(await addressSeen(2), '198.51.100.7');
+  });
+});
+
 describe('metrics', () => {
   test('/metrics serves request durations by route and status, and the process and event loop metrics', async () => {
     const { createHttpApp } = await import('../src/http.js');
