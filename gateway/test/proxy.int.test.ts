@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type HttpApp, newId, parseEnv } from '@voice/kit';
+import { type HttpApp, newId, parseEnv, verifyIdentity } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import { requestBodyLimitBytes } from '@voice/proto';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
@@ -132,5 +133,59 @@ describe('the gateway proxies to services with signed identity', () => {
     const badCursor = await gateway.app.inject({ method: 'GET', url: '/api/v1/phone/calls?cursor=bm9wZQ', headers: bearer(key) });
     assert.equal(badCursor.statusCode, 400);
     assert.equal(badCursor.json().error.code, 'invalid_cursor');
+  });
+});
+
+describe('what a service receives from the gateway', () => {
+  let ctx: TestContext;
+  let gateway: TestGateway;
+  let upstream: ReturnType<typeof createServer>;
+  const received: Array<{ url: string | undefined; headers: IncomingHttpHeaders }> = [];
+
+  before(async () => {
+    ctx = await createTestContext();
+    // A service stand-in that records what reaches it.
+    upstream = createServer((request, response) => {
+      received.push({ url: request.url, headers: request.headers });
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = (upstream.address() as AddressInfo).port;
+    gateway = await startGateway(ctx, { TELEPHONY_URL: `http://127.0.0.1:${port}` });
+  });
+  after(async () => {
+    await gateway.close();
+    upstream.close();
+    await ctx.cleanup();
+  });
+
+  test("the signed identity, request id and client address; never the key, cookies or a client's own identity headers", async () => {
+    const { key, orgId, keyId } = await createOrgWithKey(gateway);
+    const url = '/api/v1/phone/calls?limit=5';
+    const response = await gateway.app.inject({
+      method: 'GET',
+      url,
+      remoteAddress: '198.51.100.7',
+      headers: {
+        ...bearer(key),
+        cookie: 'session=secret',
+        'x-voice-identity': 'forged',
+        'x-voice-signature': 'forged',
+        'request-id': 'request_chosenbytheclient',
+        'accept-language': 'de',
+      },
+    });
+    assert.equal(response.statusCode, 200);
+    const [forwarded] = received;
+    assert.ok(forwarded);
+    assert.equal(forwarded.url, url);
+    const { headers } = forwarded;
+    assert.equal(headers.authorization, undefined);
+    assert.equal(headers.cookie, undefined);
+    assert.equal(headers['request-id'], response.headers['request-id']);
+    assert.equal(headers['x-forwarded-for'], '198.51.100.7');
+    assert.equal(headers['accept-language'], 'de');
+    const identity = verifyIdentity(headers, { method: 'GET', url }, ctx.env.INTERNAL_SIGNING_SECRET as string);
+    assert.deepEqual([identity.org_id, identity.key_id, identity.request_id], [orgId, keyId, response.headers['request-id']]);
   });
 });
