@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, newId, parseEnv, verifyIdentity } from '@voice/kit';
@@ -8,6 +7,7 @@ import { requestBodyLimitBytes } from '@voice/proto';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
+import { type Receiver, startReceiver } from '../../services/webhooks/test/receiver.js';
 import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
 
 describe('the gateway proxies to services with signed identity', () => {
@@ -139,23 +139,17 @@ describe('the gateway proxies to services with signed identity', () => {
 describe('what a service receives from the gateway', () => {
   let ctx: TestContext;
   let gateway: TestGateway;
-  let upstream: ReturnType<typeof createServer>;
-  const received: Array<{ url: string | undefined; headers: IncomingHttpHeaders }> = [];
+  // A service stand-in that records what reaches it.
+  let upstream: Receiver;
 
   before(async () => {
     ctx = await createTestContext();
-    // A service stand-in that records what reaches it.
-    upstream = createServer((request, response) => {
-      received.push({ url: request.url, headers: request.headers });
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const port = (upstream.address() as AddressInfo).port;
-    gateway = await startGateway(ctx, { TELEPHONY_URL: `http://127.0.0.1:${port}` });
+    upstream = await startReceiver();
+    gateway = await startGateway(ctx, { TELEPHONY_URL: new URL(upstream.url).origin });
   });
   after(async () => {
     await gateway.close();
-    upstream.close();
+    await upstream.close();
     await ctx.cleanup();
   });
 
@@ -176,7 +170,7 @@ describe('what a service receives from the gateway', () => {
       },
     });
     assert.equal(response.statusCode, 200);
-    const [forwarded] = received;
+    const [forwarded] = upstream.requests;
     assert.ok(forwarded);
     assert.equal(forwarded.url, url);
     const { headers } = forwarded;

@@ -2,6 +2,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedRequest {
+  /** The request target: path and query. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -22,7 +24,7 @@ export async function startReceiver(respond: Respond = () => 200) {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const received = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const received = { url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
       const index = requests.push(received) - 1;
       for (const wake of waiters.splice(0)) wake();
       const answer = behaviour(received, index);
