@@ -40,7 +40,7 @@ function refusal(
   now: Date,
   parts: (timestamp: number) => ReadonlyArray<string | Uint8Array>,
 ): string | undefined {
-  if (typeof value !== 'string') return 'signature missing';
+  if (typeof value !== 'string' || value === '') return 'signature missing';
   const match = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(value);
   if (!match?.[1] || !match[2]) return 'signature malformed';
   const timestamp = Number(match[1]);

@@ -84,17 +84,21 @@ describe('NATS between services', () => {
     const mine = payload('org_attacker0000000000000');
     const minute = 60_000;
     const refusals: Array<[string, Promise<{ ok: boolean; error?: { code: string; message: string } }>]> = [
-      ['unsigned', send(subject, victim)],
-      ['malformed', send(subject, victim, 't=1,v1=nothex')],
-      ['another secret', send(subject, victim, signNatsRequest(subject, victim, 'someone-elses-secret-0123456789abcdef'))],
-      ['stale', send(subject, victim, signNatsRequest(subject, victim, testSigningSecret, new Date(Date.now() - 10 * minute)))],
-      ['lifted onto another payload', send(subject, victim, signNatsRequest(subject, mine, testSigningSecret))],
-      ['lifted onto another subject', send(`${namespace}.${other.subject}`, victim, signNatsRequest(subject, victim, testSigningSecret))],
+      ['signature missing', send(subject, victim)],
+      ['signature malformed', send(subject, victim, 't=1,v1=nothex')],
+      ['does not match (another secret)', send(subject, victim, signNatsRequest(subject, victim, 'someone-elses-secret-0123456789abcdef'))],
+      ['signature expired', send(subject, victim, signNatsRequest(subject, victim, testSigningSecret, new Date(Date.now() - 10 * minute)))],
+      ['does not match (lifted onto another payload)', send(subject, victim, signNatsRequest(subject, mine, testSigningSecret))],
+      [
+        'does not match (lifted onto another subject)',
+        send(`${namespace}.${other.subject}`, victim, signNatsRequest(subject, victim, testSigningSecret)),
+      ],
     ];
     for (const [why, reply] of refusals) {
       const answer = await reply;
       assert.equal(answer.ok, false, why);
       assert.equal(answer.error?.code, 'unauthenticated', why);
+      assert.ok(answer.error?.message.includes(why.replace(/ \(.*\)$/, '')), `${why}: ${answer.error?.message}`);
     }
     // A process configured with another secret gets nothing either.
     const stranger = await Bus.connect({ url: testServerUrls.nats, name: 'stranger', namespace, logger, secret: 'x'.repeat(40) });
