@@ -33,7 +33,13 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
   auditPool.on('error', (error) => logger.warn({ err: error }, 'audit database connection lost'));
   const redis = await connectRedis(env.REDIS_URL, { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS });
   defineQuotaCommand(redis);
-  const bus = await Bus.connect({ url: env.NATS_URL, name: 'gateway', namespace: env.NATS_NAMESPACE, logger });
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'gateway',
+    namespace: env.NATS_NAMESPACE,
+    logger,
+    secret: env.INTERNAL_SIGNING_SECRET,
+  });
   const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), {
     ttlMs: env.KEY_CACHE_TTL_MS,
     unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000),

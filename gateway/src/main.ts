@@ -1,9 +1,9 @@
-import { assertBackingServices, createLogger, parseEnv, runProcess } from '@voice/kit';
+import { assertBackingServices, createLogger, parseProcessEnv, runProcess } from '@voice/kit';
 import { buildApp } from './app.js';
 import { connectDeps } from './deps.js';
 import { envSchema } from './env.js';
 
-const env = parseEnv(envSchema);
+const env = parseProcessEnv(envSchema, 'gateway');
 const logger = createLogger('gateway', env.LOG_LEVEL);
 await assertBackingServices({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, natsUrl: env.NATS_URL }).catch((error: Error) => {
   logger.fatal(error.message);

@@ -201,6 +201,8 @@ const secretValues: Record<string, string> = {
   NATS_URL: 'nats://voice:password@nats.internal:4222',
   INTERNAL_SIGNING_SECRET: 'a'.repeat(64),
   WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  // Recall in production needs at least one model provider (services/recall/src/env.ts).
+  OPENAI_API_KEY: 'sk-example',
 };
 
 /** Variables a pod gets that are for Node itself, not the process's schema. */

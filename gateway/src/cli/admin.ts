@@ -55,7 +55,13 @@ const logger = createLogger('admin', 'silent');
 const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'gateway', { maxConnections: 2 }) });
 // Key changes are broadcast so every gateway replica drops its cached copy at once. Without NATS the
 // change still lands; replicas then see it when their cache entry expires (KEY_CACHE_TTL_MS).
-const bus = await Bus.connect({ url: env.NATS_URL, name: 'gateway-admin', namespace: env.NATS_NAMESPACE, logger }).catch(() => undefined);
+const bus = await Bus.connect({
+  url: env.NATS_URL,
+  name: 'gateway-admin',
+  namespace: env.NATS_NAMESPACE,
+  logger,
+  secret: env.INTERNAL_SIGNING_SECRET,
+}).catch(() => undefined);
 
 try {
   const [resource, verb, target] = positionals;

@@ -1,6 +1,7 @@
 import { connect as connectNats } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { natsServer } from './nats.js';
 
 export interface BackingServices {
   databaseUrl?: string;
@@ -59,7 +60,7 @@ async function checkRedis(url: string, timeoutMs: number): Promise<void> {
 }
 
 async function checkNats(url: string, timeoutMs: number): Promise<void> {
-  const connection = await connectNats({ servers: url, timeout: timeoutMs, reconnect: false });
+  const connection = await connectNats({ ...natsServer(url), timeout: timeoutMs, reconnect: false });
   await connection.close();
 }
 

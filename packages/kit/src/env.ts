@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { createLogger } from './logger.js';
 
 export class EnvError extends Error {
   override readonly name = 'EnvError';
@@ -11,13 +12,48 @@ export class EnvError extends Error {
  */
 export function parseEnv<S extends z.ZodObject>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const problems: string[] = [];
+  if (present.NODE_ENV === 'production') {
+    for (const [variable, field] of Object.entries(schema.shape)) {
+      const published = developmentSecrets.get(field as z.ZodType);
+      if (published === undefined) continue;
+      if (present[variable] === undefined)
+        problems.push(`${variable}: required in production (the default is for development and test only)`);
+      else if (present[variable] === published) problems.push(`${variable}: the published development value; set a secret of your own`);
+    }
+  }
   const result = schema.safeParse(present);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const variable = issue.path.join('.') || '(environment)';
-    return `${variable}: ${issue.message}`;
-  });
+  if (result.success && problems.length === 0) return result.data;
+  for (const issue of result.error?.issues ?? []) problems.push(`${issue.path.join('.') || '(environment)'}: ${issue.message}`);
   throw new EnvError(`Invalid environment: ${problems.join('; ')}`);
+}
+
+/** The development values of secrets, by the schema that declares them (see developmentSecret). */
+const developmentSecrets = new WeakMap<z.ZodType, string>();
+
+/**
+ * A secret with a default for development and test only. That default is published in this repository,
+ * so in production (NODE_ENV=production) the variable must be set, to anything but that value, or
+ * parseEnv refuses to start the process, naming it: a process that fell back on it would trust anyone.
+ */
+export function developmentSecret(schema: z.ZodString, developmentValue: string): z.ZodDefault<z.ZodString> {
+  const withDefault = schema.default(developmentValue);
+  developmentSecrets.set(withDefault, developmentValue);
+  return withDefault;
+}
+
+/**
+ * parseEnv for a process's entry point: a bad environment ends the process with one fatal log line naming
+ * every variable at fault (exit code 1), not an exception's stack trace.
+ */
+export function parseProcessEnv<S extends z.ZodObject>(schema: S, name: string): z.infer<S> {
+  try {
+    return parseEnv(schema);
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    createLogger(name, 'fatal').fatal(error.message);
+    process.exit(1);
+  }
 }
 
 /** The variables every process shares (ARCHITECTURE.md, "the contract"). Deployables extend this. */
@@ -35,8 +71,11 @@ export const baseEnvSchema = z.object({
     .default(''),
   /** Prefix for every Redis key this process writes; lets tests and tenants of one Redis stay apart. */
   REDIS_PREFIX: z.string().default('voice:'),
-  /** Shared secret the gateway signs identity headers with; at least 32 characters. */
-  INTERNAL_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').default('dev-only-signing-secret-change-me-0000'),
+  /** Shared secret the gateway signs identity headers (and every NATS request) with; at least 32 characters. */
+  INTERNAL_SIGNING_SECRET: developmentSecret(
+    z.string().min(32, 'must be at least 32 characters'),
+    'dev-only-signing-secret-change-me-0000',
+  ),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;

@@ -9,8 +9,45 @@ export const signatureHeader = 'x-voice-signature';
 /** A signature older than this is refused, which bounds the replay of a captured request. */
 const maxSkewSeconds = 300;
 
-function mac(secret: string, timestamp: number, method: string, url: string, encodedIdentity: string): string {
-  return createHmac('sha256', secret).update(`${timestamp}.${method.toUpperCase()}.${url}.${encodedIdentity}`).digest('hex');
+/** The one MAC of internal requests: HMAC-SHA256 of the signed parts, in order. */
+function mac(secret: string, parts: ReadonlyArray<string | Uint8Array>): string {
+  const hmac = createHmac('sha256', secret);
+  for (const part of parts) hmac.update(part);
+  return hmac.digest('hex');
+}
+
+function httpParts(timestamp: number, method: string, url: string, encodedIdentity: string): string[] {
+  return [`${timestamp}.${method.toUpperCase()}.${url}.${encodedIdentity}`];
+}
+
+/**
+ * A NATS request's signed parts: the subject (no subject contains a newline, so the payload cannot be
+ * shifted into it) and the exact payload bytes, under a label no HTTP signature starts with.
+ */
+function natsParts(timestamp: number, subject: string, payload: Uint8Array): Array<string | Uint8Array> {
+  return [`${timestamp}\nnats\n${subject}\n`, payload];
+}
+
+function signature(secret: string, now: Date, parts: (timestamp: number) => ReadonlyArray<string | Uint8Array>): string {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return `t=${timestamp},v1=${mac(secret, parts(timestamp))}`;
+}
+
+/** Checks a `t=…,v1=…` signature; returns why it is refused, or undefined when it is good. */
+function refusal(
+  value: unknown,
+  secret: string,
+  now: Date,
+  parts: (timestamp: number) => ReadonlyArray<string | Uint8Array>,
+): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'signature missing';
+  const match = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(value);
+  if (!match?.[1] || !match[2]) return 'signature malformed';
+  const timestamp = Number(match[1]);
+  if (Math.abs(now.getTime() / 1000 - timestamp) > maxSkewSeconds) return 'signature expired';
+  const expected = Buffer.from(mac(secret, parts(timestamp)), 'hex');
+  if (!timingSafeEqual(expected, Buffer.from(match[2], 'hex'))) return 'signature does not match';
+  return undefined;
 }
 
 /**
@@ -24,10 +61,9 @@ export function signIdentity(
   now: Date = new Date(),
 ): Record<string, string> {
   const encoded = Buffer.from(JSON.stringify(identity)).toString('base64url');
-  const timestamp = Math.floor(now.getTime() / 1000);
   return {
     [identityHeader]: encoded,
-    [signatureHeader]: `t=${timestamp},v1=${mac(secret, timestamp, request.method, request.url, encoded)}`,
+    [signatureHeader]: signature(secret, now, (timestamp) => httpParts(timestamp, request.method, request.url, encoded)),
   };
 }
 
@@ -40,17 +76,32 @@ export function verifyIdentity(
 ): Identity {
   const refuse = (why: string) => new ApiError('unauthenticated', `Request not signed by the gateway: ${why}.`);
   const encoded = headers[identityHeader];
-  const signature = headers[signatureHeader];
-  if (typeof encoded !== 'string' || typeof signature !== 'string') throw refuse('identity headers missing');
-  const match = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(signature);
-  if (!match?.[1] || !match[2]) throw refuse('signature malformed');
-  const timestamp = Number(match[1]);
-  if (Math.abs(now.getTime() / 1000 - timestamp) > maxSkewSeconds) throw refuse('signature expired');
-  const expected = Buffer.from(mac(secret, timestamp, request.method, request.url, encoded), 'hex');
-  if (!timingSafeEqual(expected, Buffer.from(match[2], 'hex'))) throw refuse('signature does not match');
+  if (typeof encoded !== 'string' || typeof headers[signatureHeader] !== 'string') throw refuse('identity headers missing');
+  const why = refusal(headers[signatureHeader], secret, now, (timestamp) => httpParts(timestamp, request.method, request.url, encoded));
+  if (why) throw refuse(why);
   try {
     return identitySchema.parse(JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')));
   } catch {
     throw refuse('identity malformed');
   }
+}
+
+/** NATS header carrying a request's signature (the identity rides in the signed payload). */
+export const natsSignatureHeader = 'Voice-Signature';
+
+/** Signs one NATS request: its subject and exact payload bytes, so the signature cannot be lifted onto another. */
+export function signNatsRequest(subject: string, payload: Uint8Array, secret: string, now: Date = new Date()): string {
+  return signature(secret, now, (timestamp) => natsParts(timestamp, subject, payload));
+}
+
+/** Verifies a NATS request's signature; anything wrong is `unauthenticated`. */
+export function verifyNatsRequest(
+  value: string | undefined,
+  subject: string,
+  payload: Uint8Array,
+  secret: string,
+  now: Date = new Date(),
+): void {
+  const why = refusal(value, secret, now, (timestamp) => natsParts(timestamp, subject, payload));
+  if (why) throw new ApiError('unauthenticated', `Request not signed by a platform process: ${why}.`);
 }

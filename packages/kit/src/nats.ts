@@ -9,7 +9,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import {
   type EventEnvelope,
@@ -28,6 +28,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { withDeadline } from './deadline.js';
 import { ApiError, toApiError } from './errors.js';
+import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
 import { newId } from './ids.js';
 import { findNulCharacter } from './text.js';
 
@@ -41,6 +42,11 @@ export interface BusOptions {
   /** Prefix for subjects, the stream and consumers; empty in production, unique per test. */
   namespace: string;
   logger: Logger;
+  /**
+   * INTERNAL_SIGNING_SECRET: every request this bus sends is signed with it, and every request it serves
+   * must be, so a NATS client without it can call nothing.
+   */
+  secret: string;
   /** How long a request waits for a reply before it fails as `unavailable`. */
   requestTimeoutMs?: number;
 }
@@ -72,6 +78,25 @@ export interface ConsumeOptions {
 const day = 24 * 60 * 60 * 1000;
 
 /**
+ * Connection options for a NATS URL. The client library ignores credentials in a URL, so they are taken
+ * out of it here: `nats://user:password@host:4222` authenticates with user and password,
+ * `nats://token@host:4222` with a token. The server list keeps no credentials (it shows in errors).
+ */
+export function natsServer(url: string): { servers: string; user?: string; pass?: string; token?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.includes('://') ? url : `nats://${url}`);
+  } catch {
+    return { servers: url };
+  }
+  if (!parsed.username) return { servers: url };
+  const user = decodeURIComponent(parsed.username);
+  const pass = decodeURIComponent(parsed.password);
+  const servers = `${parsed.protocol}//${parsed.host}`;
+  return pass ? { servers, user, pass } : { servers, token: user };
+}
+
+/**
  * The one NATS connection of a process: typed request/reply between services (queue groups, timeouts,
  * errors carried as `{code, message}`) and domain events on JetStream (durable consumers, ack after work).
  */
@@ -80,6 +105,7 @@ export class Bus {
   private readonly js: JetStreamClient;
   private readonly logger: Logger;
   private readonly namespace: string;
+  private readonly secret: string;
   private readonly requestTimeoutMs: number;
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: Array<{ stop: () => Promise<void> }> = [];
@@ -90,12 +116,13 @@ export class Bus {
     this.js = jetstream(connection);
     this.logger = options.logger;
     this.namespace = options.namespace;
+    this.secret = options.secret;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   }
 
   static async connect(options: BusOptions): Promise<Bus> {
     const connection = await connect({
-      servers: options.url,
+      ...natsServer(options.url),
       name: options.name,
       // Keep reconnecting forever: a NATS restart must not need a pod restart (readiness reports it meanwhile).
       reconnect: true,
@@ -143,6 +170,13 @@ export class Bus {
   private async answer<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>, message: Msg): Promise<void> {
     let reply: RpcReply;
     try {
+      try {
+        verifyNatsRequest(message.headers?.get(natsSignatureHeader), message.subject, message.data, this.secret);
+      } catch (error) {
+        // The reason only (missing, expired, does not match): never the payload or the signature.
+        this.logger.warn({ subject: definition.subject, reason: (error as Error).message }, 'unsigned rpc request refused');
+        throw error;
+      }
       const request = rpcRequestSchema.parse(JSON.parse(decoder.decode(message.data)));
       const nulPath = findNulCharacter(request.input);
       if (nulPath !== undefined) throw new ApiError('invalid_request', `${nulPath} contains a NUL character.`, { param: nulPath });
@@ -170,11 +204,13 @@ export class Bus {
     input: z.input<D['input']>,
     options: { timeoutMs?: number } = {},
   ): Promise<z.output<D['output']>> {
+    const subject = this.subject(definition.subject);
+    const payload = encoder.encode(JSON.stringify({ identity, input }));
+    const signed = headers();
+    signed.set(natsSignatureHeader, signNatsRequest(subject, payload, this.secret));
     let message: Msg;
     try {
-      message = await this.connection.request(this.subject(definition.subject), encoder.encode(JSON.stringify({ identity, input })), {
-        timeout: options.timeoutMs ?? this.requestTimeoutMs,
-      });
+      message = await this.connection.request(subject, payload, { timeout: options.timeoutMs ?? this.requestTimeoutMs, headers: signed });
     } catch (error) {
       const service = definition.subject.split('.')[1] ?? 'service';
       throw new ApiError('unavailable', `The ${service} service did not answer; retry shortly.`, { cause: error });

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { headers } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import { defineRpc, type EventEnvelope } from '@voice/proto';
 import { z } from 'zod';
 import { ApiError } from '../src/errors.js';
+import { natsSignatureHeader, signNatsRequest } from '../src/identity.js';
 import { createLogger } from '../src/logger.js';
 import { Bus } from '../src/nats.js';
-import { testIdentity } from '../src/testing/identity.js';
+import { testIdentity, testSigningSecret } from '../src/testing/identity.js';
 import { testServerUrls } from '../src/testing/index.js';
 
 const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }));
@@ -19,8 +22,22 @@ describe('NATS between services', () => {
   let serviceB: Bus;
 
   before(async () => {
-    serviceA = await Bus.connect({ url: testServerUrls.nats, name: 'a', namespace, logger, requestTimeoutMs: 1_000 });
-    serviceB = await Bus.connect({ url: testServerUrls.nats, name: 'b', namespace, logger, requestTimeoutMs: 1_000 });
+    serviceA = await Bus.connect({
+      url: testServerUrls.nats,
+      name: 'a',
+      namespace,
+      logger,
+      secret: testSigningSecret,
+      requestTimeoutMs: 1_000,
+    });
+    serviceB = await Bus.connect({
+      url: testServerUrls.nats,
+      name: 'b',
+      namespace,
+      logger,
+      secret: testSigningSecret,
+      requestTimeoutMs: 1_000,
+    });
   });
   after(async () => {
     await serviceA.deleteStream();
@@ -46,6 +63,56 @@ describe('NATS between services', () => {
     );
   });
 
+  test('a request not signed with the secret is refused as unauthenticated, and the handler never runs', async () => {
+    const guarded = defineRpc('svc.test.guarded', z.object({ org: z.string() }), z.object({ ran: z.number() }));
+    const other = defineRpc('svc.test.other', z.object({ org: z.string() }), z.object({ ran: z.number() }));
+    let ran = 0;
+    for (const definition of [guarded, other]) serviceA.serve(definition, async () => ({ ran: ++ran }));
+    await serviceA.flush();
+    // A NATS client of its own, as anyone who can reach the server would have.
+    const raw = await connect({ servers: testServerUrls.nats });
+    const subject = `${namespace}.${guarded.subject}`;
+    const payload = (orgId: string) =>
+      new TextEncoder().encode(JSON.stringify({ identity: testIdentity({ org_id: orgId }), input: { org: orgId } }));
+    const send = async (to: string, data: Uint8Array, signature?: string) => {
+      const signed = headers();
+      if (signature !== undefined) signed.set(natsSignatureHeader, signature);
+      const reply = await raw.request(to, data, { timeout: 2_000, headers: signed });
+      return JSON.parse(new TextDecoder().decode(reply.data)) as { ok: boolean; error?: { code: string; message: string } };
+    };
+    const victim = payload('org_victim000000000000000');
+    const mine = payload('org_attacker0000000000000');
+    const minute = 60_000;
+    const refusals: Array<[string, Promise<{ ok: boolean; error?: { code: string; message: string } }>]> = [
+      ['signature missing', send(subject, victim)],
+      ['signature malformed', send(subject, victim, 't=1,v1=nothex')],
+      ['does not match (another secret)', send(subject, victim, signNatsRequest(subject, victim, 'someone-elses-secret-0123456789abcdef'))],
+      ['signature expired', send(subject, victim, signNatsRequest(subject, victim, testSigningSecret, new Date(Date.now() - 10 * minute)))],
+      ['does not match (lifted onto another payload)', send(subject, victim, signNatsRequest(subject, mine, testSigningSecret))],
+      [
+        'does not match (lifted onto another subject)',
+        send(`${namespace}.${other.subject}`, victim, signNatsRequest(subject, victim, testSigningSecret)),
+      ],
+    ];
+    for (const [why, reply] of refusals) {
+      const answer = await reply;
+      assert.equal(answer.ok, false, why);
+      assert.equal(answer.error?.code, 'unauthenticated', why);
+      assert.ok(answer.error?.message.includes(why.replace(/ \(.*\)$/, '')), `${why}: ${answer.error?.message}`);
+    }
+    // A process configured with another secret gets nothing either.
+    const stranger = await Bus.connect({ url: testServerUrls.nats, name: 'stranger', namespace, logger, secret: 'x'.repeat(40) });
+    await assert.rejects(
+      stranger.call(guarded, testIdentity(), { org: 'x' }),
+      (error: unknown) => error instanceof ApiError && error.code === 'unauthenticated',
+    );
+    await stranger.drain();
+    await raw.close();
+    assert.equal(ran, 0, 'no refused request reached the handler');
+    // The bus's own signed path still works.
+    assert.deepEqual(await serviceB.call(guarded, testIdentity(), { org: 'x' }), { ran: 1 });
+  });
+
   test('a subject nobody serves is unavailable, not a hang', async () => {
     const nobody = defineRpc('svc.nobody.here', z.object({}), z.object({}));
     await assert.rejects(
@@ -55,7 +122,7 @@ describe('NATS between services', () => {
   });
 
   test('queue groups: replicas share requests, each request is answered once', async () => {
-    const replica = await Bus.connect({ url: testServerUrls.nats, name: 'a2', namespace, logger });
+    const replica = await Bus.connect({ url: testServerUrls.nats, name: 'a2', namespace, logger, secret: testSigningSecret });
     const shared = defineRpc('svc.test.shared', z.object({ n: z.number() }), z.object({ by: z.string() }));
     serviceA.serve(shared, async () => ({ by: 'a' }));
     replica.serve(shared, async () => ({ by: 'a2' }));
@@ -69,7 +136,7 @@ describe('NATS between services', () => {
   test('JetStream: an event published while its consumer is down is delivered when it comes back, once acked', async () => {
     const orgId = testIdentity().org_id;
     // The consumer registers, then goes away (its process stops).
-    const consumerProcess = await Bus.connect({ url: testServerUrls.nats, name: 'consumer', namespace, logger });
+    const consumerProcess = await Bus.connect({ url: testServerUrls.nats, name: 'consumer', namespace, logger, secret: testSigningSecret });
     await consumerProcess.consume({ durable: 'test-durable', types: ['lead.created'] }, async () => {});
     await consumerProcess.drain();
 
@@ -77,7 +144,7 @@ describe('NATS between services', () => {
     await serviceA.publish('call.completed', orgId, { call_id: 'call_1' });
 
     // It comes back: the event waits for it; the filter kept the other type out.
-    const restarted = await Bus.connect({ url: testServerUrls.nats, name: 'consumer', namespace, logger });
+    const restarted = await Bus.connect({ url: testServerUrls.nats, name: 'consumer', namespace, logger, secret: testSigningSecret });
     const received: EventEnvelope[] = [];
     let failOnce = true;
     await new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@ import { EnvError, parseEnv } from '../src/env.js';
 import { ApiError, envelope, toApiError } from '../src/errors.js';
 import { signIdentity, verifyIdentity } from '../src/identity.js';
 import { newId, randomBase62 } from '../src/ids.js';
+import { natsServer } from '../src/nats.js';
 import { decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
 import { testIdentity } from '../src/testing/identity.js';
 
@@ -21,6 +22,18 @@ describe('env', () => {
   test('an empty variable means unset, so its default applies', () => {
     const schema = z.object({ TOKEN: z.string().min(1).optional(), PORT: z.coerce.number().default(8080) });
     assert.deepEqual(parseEnv(schema, { TOKEN: '', PORT: '' }), { PORT: 8080 });
+  });
+});
+
+describe('NATS URL', () => {
+  test('credentials in the URL become connection options, and leave the server address', () => {
+    assert.deepEqual(natsServer('nats://127.0.0.1:4222'), { servers: 'nats://127.0.0.1:4222' });
+    assert.deepEqual(natsServer('nats://voice:p%40ss@nats.internal:4222'), {
+      servers: 'nats://nats.internal:4222',
+      user: 'voice',
+      pass: 'p@ss',
+    });
+    assert.deepEqual(natsServer('tls://s3cr3t-token@nats.internal:4222'), { servers: 'tls://nats.internal:4222', token: 's3cr3t-token' });
   });
 });
 

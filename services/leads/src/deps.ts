@@ -19,7 +19,13 @@ export interface LeadsDeps {
 
 export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('leads', env.LOG_LEVEL)): Promise<LeadsDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'leads') });
-  const bus = await Bus.connect({ url: env.NATS_URL, name: 'leads', namespace: env.NATS_NAMESPACE, logger });
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'leads',
+    namespace: env.NATS_NAMESPACE,
+    logger,
+    secret: env.INTERNAL_SIGNING_SECRET,
+  });
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const stepQueue = createStepQueue(env);
   return {

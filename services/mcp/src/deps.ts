@@ -30,6 +30,7 @@ export async function connectDeps(
     name: 'mcp',
     namespace: env.NATS_NAMESPACE,
     logger,
+    secret: env.INTERNAL_SIGNING_SECRET,
     requestTimeoutMs: env.RPC_TIMEOUT_MS,
   });
   const background = new Set<Promise<unknown>>();

@@ -47,7 +47,9 @@ export const envSchema = baseEnvSchema
     /** Deadline of one NATS call to another service (a tool, or an approved action). */
     RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   })
-  // A bot without its verification secret would post requests whose taps are all refused.
+  // A bot without its verification secret would post requests whose taps are all refused. Neither channel is
+  // needed to run, in production either: an organization links one to get approvals, linking is refused
+  // (503) while the platform has none, and each callback route refuses every request without its secret.
   .superRefine((env, context) => {
     if (env.TELEGRAM_BOT_TOKEN && !env.TELEGRAM_WEBHOOK_SECRET) {
       context.addIssue({

@@ -56,7 +56,13 @@ export function configuredProviders(env: RecallEnv): LlmProvider[] {
 export async function connectDeps(env: RecallEnv, logger: Logger = createLogger('recall', env.LOG_LEVEL)): Promise<RecallServiceDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'recall') });
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
-  const bus = await Bus.connect({ url: env.NATS_URL, name: 'recall', namespace: env.NATS_NAMESPACE, logger });
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'recall',
+    namespace: env.NATS_NAMESPACE,
+    logger,
+    secret: env.INTERNAL_SIGNING_SECRET,
+  });
   const providers = configuredProviders(env);
   const pageFetch: PageFetchOptions = { timeoutMs: env.PAGE_FETCH_TIMEOUT_MS, maxBytes: env.PAGE_FETCH_MAX_BYTES };
   return {

@@ -37,7 +37,13 @@ function createCarrier(env: TelephonyEnv, queues: DialerQueues): CarrierAdapter 
 export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogger('telephony', env.LOG_LEVEL)): Promise<TelephonyDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'telephony') });
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
-  const bus = await Bus.connect({ url: env.NATS_URL, name: 'telephony', namespace: env.NATS_NAMESPACE, logger });
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'telephony',
+    namespace: env.NATS_NAMESPACE,
+    logger,
+    secret: env.INTERNAL_SIGNING_SECRET,
+  });
   const queues = new DialerQueues(env);
   const deps: TelephonyDeps = {
     env,

@@ -70,6 +70,8 @@ export const envSchema = baseEnvSchema
       .regex(/^[A-Z]{3}$/)
       .default('USD'),
   })
+  // Twilio's credentials are needed exactly when Twilio is the carrier, in every environment: the sandbox
+  // places nothing, and the Twilio callback routes refuse every request while the token is unset.
   .superRefine((env, context) => {
     if (env.TELEPHONY_CARRIER !== 'twilio') return;
     for (const name of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'] as const) {

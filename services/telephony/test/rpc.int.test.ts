@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ApiError, Bus, createLogger, newId } from '@voice/kit';
-import { testIdentity } from '@voice/kit/testing';
+import { testIdentity, testSigningSecret } from '@voice/kit/testing';
 import { telephonyRpc } from '@voice/proto';
 import { eventually, type Harness, startHarness } from './support/harness.js';
 
@@ -16,6 +16,7 @@ before(async () => {
     name: 'test-caller',
     namespace: h.ctx.natsNamespace,
     logger: createLogger('test', 'silent'),
+    secret: testSigningSecret,
   });
 });
 after(async () => {
@@ -127,4 +128,21 @@ test('a queued call whose dialer job was lost is found by the sweeper and dialed
   );
   assert.equal(done.end_reason, 'busy');
   assert.equal((await h.deps.prisma.call.findUnique({ where: { id: row.id } }))?.dialAttempts, 1);
+});
+
+test('a NATS request without the signing secret gets nothing: no listing, no do-not-call entry', async () => {
+  const victim = testIdentity();
+  await caller.call(telephonyRpc.queueCall, victim, { to: '+14155550603', source: 'mcp' });
+  // The raw nats.js connection, used as any client that reaches the server could: no signature header.
+  const ask = async (name: string, input: unknown) => {
+    const data = new TextEncoder().encode(JSON.stringify({ identity: victim, input }));
+    const reply = await caller.connection.request(`${h.ctx.natsNamespace}.${name}`, data, { timeout: 2_000 });
+    return JSON.parse(new TextDecoder().decode(reply.data)) as { ok: boolean; result?: unknown; error?: { code: string } };
+  };
+  const list = await ask(telephonyRpc.listCalls.subject, {});
+  assert.deepEqual([list.ok, list.error?.code, list.result], [false, 'unauthenticated', undefined]);
+  const add = await ask(telephonyRpc.addDnc.subject, { phone: '+14155550603', source: 'mcp' });
+  assert.deepEqual([add.ok, add.error?.code], [false, 'unauthenticated']);
+  assert.equal((await caller.call(telephonyRpc.listDnc, victim, {})).data.length, 0, 'nothing was added');
+  assert.equal((await caller.call(telephonyRpc.listCalls, victim, {})).data.length, 1, 'the signed path still answers');
 });

@@ -25,7 +25,13 @@ export interface WebhooksDeps {
 
 export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogger('webhooks', env.LOG_LEVEL)): Promise<WebhooksDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'webhooks') });
-  const bus = await Bus.connect({ url: env.NATS_URL, name: 'webhooks', namespace: env.NATS_NAMESPACE, logger });
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'webhooks',
+    namespace: env.NATS_NAMESPACE,
+    logger,
+    secret: env.INTERNAL_SIGNING_SECRET,
+  });
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const queue = new Queue<DeliveryJob>(deliveryQueueName, {
     connection: bullmqConnectionOptions(env.REDIS_URL),

@@ -1,21 +1,19 @@
-import { baseEnvSchema, portSchema } from '@voice/kit';
+import { baseEnvSchema, developmentSecret, portSchema } from '@voice/kit';
 import { z } from 'zod';
 import { parseRetrySchedule, productionRetryScheduleMs } from './domain/retry-schedule.js';
 
 const hour = 3_600_000;
 
-export const developmentEncryptionKey = Buffer.from('dev-only-webhook-secrets-key-000').toString('base64');
-
 export const envSchema = baseEnvSchema.extend({
   PORT: portSchema(8085),
   /**
    * 32 bytes, base64: the AES-256-GCM key endpoint secrets are sealed with in the database. The default is
-   * for development only; production sets its own (the process warns otherwise).
+   * for development and test only; production refuses to start without a key of its own.
    */
-  WEBHOOK_SECRET_ENCRYPTION_KEY: z
-    .string()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
-    .default(developmentEncryptionKey),
+  WEBHOOK_SECRET_ENCRYPTION_KEY: developmentSecret(
+    z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)'),
+    Buffer.from('dev-only-webhook-secrets-key-000').toString('base64'),
+  ),
   /** Lets endpoints point at private, loopback and link-local addresses: for local receivers in tests only. */
   WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: z.stringbool().default(false),
   /** Refuse `http:` endpoint URLs; when unset, required exactly when NODE_ENV is production. */

@@ -1,17 +1,14 @@
-import { assertBackingServices, createLogger, parseEnv, runProcess } from '@voice/kit';
+import { assertBackingServices, createLogger, parseProcessEnv, runProcess } from '@voice/kit';
 import { buildApp, startDeliveries } from './app.js';
 import { connectDeps } from './deps.js';
-import { developmentEncryptionKey, envSchema } from './env.js';
+import { envSchema } from './env.js';
 
-const env = parseEnv(envSchema);
+const env = parseProcessEnv(envSchema, 'webhooks');
 const logger = createLogger('webhooks', env.LOG_LEVEL);
 await assertBackingServices({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, natsUrl: env.NATS_URL }).catch((error: Error) => {
   logger.fatal(error.message);
   process.exit(1);
 });
-if (env.NODE_ENV === 'production' && env.WEBHOOK_SECRET_ENCRYPTION_KEY === developmentEncryptionKey) {
-  logger.warn('WEBHOOK_SECRET_ENCRYPTION_KEY is the development default; set a key of your own (openssl rand -base64 32)');
-}
 const deps = await connectDeps(env, logger);
 const app = await buildApp(deps);
 const worker = await startDeliveries(deps);

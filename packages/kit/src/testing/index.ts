@@ -6,6 +6,7 @@ import { connect as connectNats } from '@nats-io/transport-node';
 import { eventsStreamName } from '@voice/proto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { natsServer } from '../nats.js';
 
 /**
  * Test isolation on shared servers: every test file gets its own database (cloned from a migrated
@@ -163,7 +164,7 @@ async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> 
 
 async function deleteNatsStream(natsUrl: string, namespace: string): Promise<void> {
   try {
-    const connection = await connectNats({ servers: natsUrl, reconnect: false, timeout: 1_000 });
+    const connection = await connectNats({ ...natsServer(natsUrl), reconnect: false, timeout: 1_000 });
     try {
       const manager = await jetstreamManager(connection);
       await manager.streams.delete(`${eventsStreamName}_${namespace.toUpperCase()}`).catch(() => false);
