@@ -9,7 +9,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { ApiError, installErrorHandling } from './errors.js';
+import { ApiError, envelope, installErrorHandling, toApiError } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
 import { findNulCharacter } from './text.js';
@@ -20,6 +20,8 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Readiness checks by dependency name, e.g. `{ postgres, redis, nats }`. */
   readiness: Record<string, ReadinessCheck>;
+  /** Development only: `/readyz` shows each failed dependency's error text (hosts, ports, server messages). */
+  showDependencyErrors?: boolean;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
   /** Behind this many proxies (a load balancer, the gateway): take the client address from X-Forwarded-For. */
@@ -71,6 +73,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     },
     ajv: { customOptions: { coerceTypes: 'array' } },
     return503OnClosing: true,
+    // Errors the router raises before any route or hook runs (a path that is not valid percent-encoding,
+    // an overlong parameter) get the envelope too, not fastify's own body.
+    frameworkErrors: (error, request: FastifyRequest, reply: FastifyReply) => {
+      const apiError = toApiError(error);
+      void reply.status(apiError.status).header('request-id', request.id).send(envelope(apiError, request.id));
+    },
     logController: new AccessLog(),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -86,7 +94,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // them is needed only when the URL holds `%00`; proxied requests are never parsed here at all.
     const parts = request.url.includes('%00') ? [request.params, request.query, request.body] : [request.body];
     for (const part of parts) {
-      const path = findNulCharacter(part);
+      let path: string | undefined;
+      try {
+        path = findNulCharacter(part);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
       if (path !== undefined) {
         done(new ApiError('invalid_request', `${path} contains a NUL character, which cannot be stored.`, { param: path }));
         return;
@@ -94,7 +108,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     }
     done();
   });
-  await app.register(healthPlugin, { checks: options.readiness });
+  await app.register(healthPlugin, { checks: options.readiness, showErrors: options.showDependencyErrors ?? false });
   // Every route's zod schemas become its OpenAPI description; the gateway merges these into the public
   // document, so the schemas that validate requests are the ones published.
   await app.register(fastifySwagger, {
