@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ApiError, type HttpApp, type Logger, loggerOptions, parseEnv } from '@voice/kit';
+import { ApiError, type HttpApp, isDatabaseUnavailable, type Logger, loggerOptions, newId, parseEnv } from '@voice/kit';
 import { createTestContext, type TestContext, testIdentity } from '@voice/kit/testing';
 import { gatewayRpc, telephonyRpc } from '@voice/proto';
 import { pino } from 'pino';
@@ -10,6 +10,7 @@ import { connectDeps as connectTelephony, type TelephonyDeps } from '../../servi
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
 import { runAdminCommand } from '../src/admin/commands.js';
 import { buildApp } from '../src/app.js';
+import { AuditWriter } from '../src/audit/writer.js';
 import { connectDeps, type GatewayDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { bearer, Relay } from './stack.js';
@@ -143,5 +144,39 @@ describe('Postgres unreachable: 503 unavailable with Retry-After, not 500', () =
     const error = await rejection(gatewayDeps.bus.call(telephonyRpc.listCalls, testIdentity(), { limit: 5 }));
     assert.ok(error instanceof ApiError);
     assert.equal(error.code, 'unavailable');
+  });
+
+  test("the audit writer's COPY pool sees the outage as one: the batch is refused for redelivery, said in one short line", async () => {
+    const writer = new AuditWriter({ prisma: gatewayDeps.prisma, pool: gatewayDeps.auditPool }, gatewayLog.logger, {
+      batchSize: 1,
+      flushMs: 10,
+    });
+    const identity = testIdentity();
+    const event = {
+      id: newId('event'),
+      type: 'api.called' as const,
+      created_at: new Date().toISOString(),
+      org_id: identity.org_id,
+      data: {
+        calls: [
+          {
+            id: newId('audit'),
+            key_id: identity.key_id,
+            method: 'GET',
+            path: '/api/v1/usage',
+            status: 200,
+            latency_ms: 1,
+            request_id: newId('request'),
+            client_address: null,
+            at: new Date().toISOString(),
+          },
+        ],
+      },
+    };
+    const error = await rejection(writer.add(event));
+    assert.equal(isDatabaseUnavailable(error), true, String(error));
+    const line = gatewayLog.lines.find((candidate) => candidate.msg === 'audit database unavailable; the events will be redelivered');
+    assert.ok(line, 'logged as the database being away');
+    assert.deepEqual([line.level, line.records, 'err' in line], [40, 1, false]);
   });
 });

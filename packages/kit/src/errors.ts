@@ -172,7 +172,7 @@ export function toApiError(error: unknown): ApiError {
  * What failed, in one short line for a warning: the code and the last line of the message (Prisma's first
  * lines point at our own call site) of the underlying error.
  */
-function dependencyReason(error: unknown): string {
+export function dependencyReason(error: unknown): string {
   const underlying = error instanceof ApiError && error.cause !== undefined ? error.cause : error;
   if (!(underlying instanceof Error)) return String(underlying);
   const lines = underlying.message.split('\n').filter((line) => line.trim() !== '');
