@@ -72,7 +72,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       return accept && typeof incoming === 'string' && requestIdPattern.test(incoming) ? incoming : newId('request');
     },
     ajv: { customOptions: { coerceTypes: 'array' } },
-    return503OnClosing: true,
+    // While the process drains, requests still arriving on open connections are answered below: 503 in the
+    // envelope with Retry-After, where fastify's own answer has neither.
+    return503OnClosing: false,
     // Errors the router raises before any route or hook runs (a path that is not valid percent-encoding,
     // an overlong parameter) get the envelope too, not fastify's own body.
     frameworkErrors: (error, request: FastifyRequest, reply: FastifyReply) => {
@@ -84,9 +86,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // Hooks on every request are written with `done` rather than async: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('request-id', request.id);
+    if (closing) {
+      void reply.header('connection', 'close');
+      done(new ApiError('unavailable', 'This instance is shutting down; retry.'));
+      return;
+    }
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {

@@ -305,6 +305,62 @@ describe('http app: every error is the envelope', () => {
     await app.close();
   });
 
+  test('while the process drains, a request on a connection still open is 503 in the envelope with Retry-After', async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const { connect } = await import('node:net');
+    const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {} });
+    let release = () => {};
+    let started = () => {};
+    const slowStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    app.get('/slow', async () => {
+      started();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { ok: true };
+    });
+    app.get('/fast', async () => ({ ok: true }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const socket = connect((app.server.address() as { port: number }).port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    // Resolves once `count` complete responses (each a JSON body) have arrived on the socket.
+    const responses = (count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (received.split('HTTP/1.1 ').length - 1 < count || !received.endsWith('}')) return;
+          socket.off('data', check);
+          resolve();
+        };
+        socket.on('data', check);
+        check();
+      });
+    socket.write('GET /slow HTTP/1.1\r\nHost: test\r\n\r\n');
+    await slowStarted;
+    // Closing stops new connections; the open one stays until its request is answered.
+    const closing = app.close();
+    // Once the server stops listening, the busy connection is the only way in.
+    while (app.server.listening) await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    await responses(1);
+    socket.write('GET /fast HTTP/1.1\r\nHost: test\r\n\r\n');
+    await responses(2);
+    await closing;
+    const second = received.slice(received.lastIndexOf('HTTP/1.1 '));
+    assert.match(second, /^HTTP\/1.1 503 /);
+    assert.match(second, /\r\nretry-after: 1\r\n/i);
+    assert.match(second, /\r\nconnection: close\r\n/i);
+    const body = JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4));
+    assert.equal(body.error.code, 'unavailable');
+    socket.destroy();
+  });
+
   test('/readyz names the failed dependency; its error text (hosts, ports) only with showDependencyErrors', async () => {
     const { createHttpApp } = await import('../src/http.js');
     const { lines, logger } = await capturedLogger();
