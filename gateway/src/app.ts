@@ -27,6 +27,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
     logger: deps.logger,
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     acceptRequestId: false,
+    showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: () => deps.redis.ping(),

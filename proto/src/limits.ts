@@ -1,6 +1,7 @@
 /**
- * The largest request body each service accepts. Services pass theirs to fastify; the gateway refuses a
- * larger declared body with 413 before proxying, so an oversize upload never half-reaches a service.
+ * The largest request body each service accepts. Services pass theirs to fastify; the gateway reads a body
+ * up to the same limit before proxying and refuses a larger one (declared or chunked) with 413, so an
+ * oversize upload never half-reaches a service.
  */
 export const requestBodyLimitBytes = {
   telephony: 64 * 1024,

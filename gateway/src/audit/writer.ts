@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Logger } from '@voice/kit';
+import { dependencyReason, isDatabaseUnavailable, type Logger } from '@voice/kit';
 import type { EventEnvelope } from '@voice/proto';
 import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -96,7 +96,13 @@ export class AuditWriter {
       }
       for (const item of batch) item.settle();
     } catch (error) {
-      this.logger.warn({ err: error, records: batch.length }, 'audit batch insert failed; the events will be redelivered');
+      // An unreachable database is an outage to wait out, said in one short line; anything else with its stack.
+      if (isDatabaseUnavailable(error))
+        this.logger.warn(
+          { reason: dependencyReason(error), records: batch.length },
+          'audit database unavailable; the events will be redelivered',
+        );
+      else this.logger.warn({ err: error, records: batch.length }, 'audit batch insert failed; the events will be redelivered');
       for (const item of batch) item.settle(error);
     }
   }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import proxy from '@fastify/http-proxy';
 import { ApiError, envelope, type HttpApp, signIdentity } from '@voice/kit';
 import { requestBodyLimitBytes, type ServiceName } from '@voice/proto';
@@ -32,51 +33,52 @@ const strippedHeaders = new Set(['authorization', 'x-voice-identity', 'x-voice-s
  */
 export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<void> {
   for (const route of upstreamRoutes(env)) {
-    const bodyLimitBytes = requestBodyLimitBytes[route.service];
-    await app.register(proxy, {
-      upstream: route.upstream,
-      // Refuse an oversize body here, by its declared length: a service that stops reading mid-upload
-      // would otherwise surface as a broken pipe, not as the 413 the client needs.
-      preHandler: (request, reply, done) => {
-        const declared = Number(request.headers['content-length'] ?? 0);
-        if (declared > bodyLimitBytes) {
-          const apiError = new ApiError('payload_too_large', `The request body is larger than ${bodyLimitBytes} bytes.`, { param: 'body' });
-          void reply.code(413).header('connection', 'close').send(envelope(apiError, request.id));
-          return;
-        }
-        done();
-      },
-      prefix: route.prefix,
-      rewritePrefix: route.prefix,
-      http2: false,
-      undici: {
-        connections: 128,
-        pipelining: 1,
-        connectTimeout: 1_000,
-        headersTimeout: env.UPSTREAM_TIMEOUT_MS,
-        bodyTimeout: env.UPSTREAM_TIMEOUT_MS,
-      },
-      replyOptions: {
-        rewriteRequestHeaders: (request, headers) => {
-          // Copied without the stripped names rather than deleted from a copy: `delete` turns the object
-          // into a slow dictionary for the rest of the request.
-          const forwarded: Record<string, string | string[] | undefined> = {};
-          for (const name in headers) if (!strippedHeaders.has(name)) forwarded[name] = headers[name];
-          forwarded['request-id'] = request.id;
-          forwarded['x-forwarded-for'] = request.ip;
-          if (request.identity)
-            Object.assign(
-              forwarded,
-              signIdentity(request.identity, { method: request.method, url: request.url }, env.INTERNAL_SIGNING_SECRET),
-            );
-          return forwarded;
+    await app.register(async (scope) => {
+      // The body is read here, up to the service's limit, before anything is sent on: an oversize body is a
+      // 413 from the gateway whatever its framing (declared length or chunked), and a service never stops
+      // reading mid-upload (which the proxy could only report as a broken pipe). The service still
+      // parses what it receives.
+      scope.removeAllContentTypeParsers();
+      // Handed on as a stream: reply-from would re-encode a Buffer sent as application/json.
+      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: requestBodyLimitBytes[route.service] }, (_request, body, done) =>
+        done(null, Readable.from([body])),
+      );
+      await scope.register(proxy, {
+        upstream: route.upstream,
+        // No parser of the proxy's own: the one above is the only one.
+        proxyPayloads: false,
+        prefix: route.prefix,
+        rewritePrefix: route.prefix,
+        http2: false,
+        undici: {
+          connections: 128,
+          pipelining: 1,
+          connectTimeout: 1_000,
+          headersTimeout: env.UPSTREAM_TIMEOUT_MS,
+          bodyTimeout: env.UPSTREAM_TIMEOUT_MS,
         },
-        onError: (reply, { error }) => {
-          reply.request.log.warn({ err: error, service: route.service }, 'upstream failed');
-          const apiError = new ApiError('unavailable', `The ${route.service} service is unavailable; retry shortly.`);
-          void reply.code(503).header('retry-after', '1').send(envelope(apiError, reply.request.id));
+        replyOptions: {
+          rewriteRequestHeaders: (request, headers) => {
+            // Copied without the stripped names rather than deleted from a copy: `delete` turns the object
+            // into a slow dictionary for the rest of the request.
+            const forwarded: Record<string, string | string[] | undefined> = {};
+            for (const name in headers) if (!strippedHeaders.has(name)) forwarded[name] = headers[name];
+            forwarded['request-id'] = request.id;
+            forwarded['x-forwarded-for'] = request.ip;
+            if (request.identity)
+              Object.assign(
+                forwarded,
+                signIdentity(request.identity, { method: request.method, url: request.url }, env.INTERNAL_SIGNING_SECRET),
+              );
+            return forwarded;
+          },
+          onError: (reply, { error }) => {
+            reply.request.log.warn({ err: error, service: route.service }, 'upstream failed');
+            const apiError = new ApiError('unavailable', `The ${route.service} service is unavailable; retry shortly.`);
+            void reply.code(503).headers(apiError.headers).send(envelope(apiError, reply.request.id));
+          },
         },
-      },
+      });
     });
   }
 }

@@ -1,7 +1,10 @@
 import { type ErrorCode, type ErrorEnvelope, errorStatus, isErrorCode, type WireError } from '@voice/proto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { urlPath } from './text.js';
+import { InputTooDeepError, urlPath } from './text.js';
+
+/** The Retry-After of a 503 whose raiser did not choose one: outages worth retrying pass within seconds. */
+export const unavailableRetryAfterSeconds = 1;
 
 /** The one error class. Handlers throw it; one error handler (HTTP) or the RPC server (NATS) writes it out. */
 export class ApiError extends Error {
@@ -15,7 +18,10 @@ export class ApiError extends Error {
     super(message, { cause: options.cause });
     this.code = code;
     this.param = options.param;
-    this.headers = options.headers ?? {};
+    // Every 503 says when to retry, wherever it was raised: headers do not cross NATS, so one rebuilt
+    // from the wire gets it here too.
+    this.headers =
+      errorStatus[code] === 503 ? { 'retry-after': String(unavailableRetryAfterSeconds), ...options.headers } : (options.headers ?? {});
   }
 
   get status(): number {
@@ -47,6 +53,67 @@ export function envelope(error: ApiError, requestId?: string): ErrorEnvelope {
   };
 }
 
+// Postgres SQLSTATEs of a server that cannot serve now: class 08 (connection exception) is matched by prefix;
+// 57P01-57P03 a server shutting down, crashed or starting; 53300 too many connections.
+const unavailableSqlStates = new Set(['57P01', '57P02', '57P03', '53300']);
+// How Node reports a connection that could not be made or was lost (pg's own errors while connecting).
+const socketErrorCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+// Prisma: cannot reach the server, timed out reaching it, server closed the connection, no pooled connection in time.
+const prismaUnavailableCodes = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+// The driver adapter's error kinds (meta.driverAdapterError.cause.kind) for the same conditions.
+const adapterUnavailableKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+// pg and pg-pool raise these as plain Errors without a code; their texts are fixed in those libraries.
+const pgConnectionMessages = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+]);
+
+function isUnavailableSqlState(code: unknown): boolean {
+  return typeof code === 'string' && (code.startsWith('08') || unavailableSqlStates.has(code));
+}
+
+/**
+ * Whether an error means the database (or the connection to it) is unavailable, rather than that the
+ * query was wrong: recognised by pg's and Prisma's codes, through the chain of causes.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const candidate = current as {
+      code?: unknown;
+      errorCode?: unknown;
+      syscall?: unknown;
+      message?: unknown;
+      meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown; originalCode?: unknown } } };
+      cause?: unknown;
+    };
+    const { code } = candidate;
+    if (typeof code === 'string' && typeof candidate.syscall === 'string' && socketErrorCodes.has(code)) return true;
+    if (prismaUnavailableCodes.has(code as string) || prismaUnavailableCodes.has(candidate.errorCode as string)) return true;
+    const adapterCause = candidate.meta?.driverAdapterError?.cause;
+    if (adapterCause) {
+      if (adapterUnavailableKinds.has(adapterCause.kind as string)) return true;
+      if (isUnavailableSqlState(adapterCause.originalCode ?? adapterCause.code)) return true;
+    }
+    // A pg DatabaseError carries the server's SQLSTATE and a severity.
+    if (typeof (current as { severity?: unknown }).severity === 'string' && isUnavailableSqlState(code)) return true;
+    if (code === undefined && pgConnectionMessages.has(candidate.message as string)) return true;
+    current = candidate.cause;
+  }
+  return false;
+}
+
 /** Turns any thrown value into an ApiError: our own pass through, framework errors map to the table. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -71,6 +138,8 @@ export function toApiError(error: unknown): ApiError {
       param,
     });
   }
+  if (isDatabaseUnavailable(error)) return new ApiError('unavailable', 'The database is unavailable; retry shortly.', { cause: error });
+  if (error instanceof InputTooDeepError) return new ApiError('invalid_request', error.message, { param: error.field });
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -79,7 +148,13 @@ export function toApiError(error: unknown): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', 'The request body is too large.', { param: 'body' });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('invalid_request', 'Send the body as application/json.', { param: 'content-type' });
+      return new ApiError('invalid_request', 'This Content-Type is not accepted here; the API takes application/json.', {
+        param: 'content-type',
+      });
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The URL path is not valid percent-encoding.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'A path segment of the URL is too long.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'The Content-Length header does not match the body.');
     default:
@@ -93,12 +168,26 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('internal', 'Something went wrong on our side. Retry, and tell us the request_id if it persists.', { cause: error });
 }
 
+/**
+ * What failed, in one short line for a warning: the code and the last line of the message (Prisma's first
+ * lines point at our own call site) of the underlying error.
+ */
+export function dependencyReason(error: unknown): string {
+  const underlying = error instanceof ApiError && error.cause !== undefined ? error.cause : error;
+  if (!(underlying instanceof Error)) return String(underlying);
+  const lines = underlying.message.split('\n').filter((line) => line.trim() !== '');
+  const code = (underlying as { code?: unknown }).code;
+  return `${typeof code === 'string' ? `${code}: ` : ''}${lines.at(-1)?.trim() ?? underlying.name}`;
+}
+
 /** Installs the one error handler and the 404 handler, so every response error is the envelope. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     if (apiError.code === 'internal') request.log.error({ err: error }, 'unhandled error');
-    else if (apiError.status >= 500) request.log.warn({ err: error, code: apiError.code }, apiError.message);
+    else if (apiError.status >= 500) request.log.warn({ reason: dependencyReason(error), code: apiError.code }, apiError.message);
+    // The rest of an oversize body is not worth reading: the connection closes once the 413 is written.
+    if (apiError.code === 'payload_too_large') void reply.header('connection', 'close');
     void reply.status(apiError.status).headers(apiError.headers).send(envelope(apiError, request.id));
   });
   app.setNotFoundHandler((request, reply) => {

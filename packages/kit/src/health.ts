@@ -10,6 +10,12 @@ export interface HealthOptions {
   checks: Record<string, ReadinessCheck>;
   /** Each check must answer within this; a hung dependency is "not ready", never a hung probe. */
   checkTimeoutMs?: number;
+  /**
+   * Put each failed check's error text in the `/readyz` body. Only for development: the text carries
+   * hosts, ports and server messages; elsewhere the body says only which dependency failed and the text
+   * goes to the log.
+   */
+  showErrors?: boolean;
   registry?: Registry;
 }
 
@@ -54,18 +60,25 @@ export const healthPlugin = fp<HealthOptions>(
 
     app.get('/healthz', { logLevel: 'silent', schema: { hide: true } }, async () => ({ status: 'ok' }));
 
-    app.get('/readyz', { logLevel: 'silent', schema: { hide: true } }, async (request, reply) => {
+    app.get('/readyz', { logLevel: 'silent', schema: { hide: true } }, async (_request, reply) => {
       const names = Object.keys(options.checks);
       const results = await Promise.allSettled(
         // async: a check that throws at once is a failed check, like one that rejects.
         names.map(async (name) => withDeadline((options.checks[name] as ReadinessCheck)(), timeoutMs, `no answer within ${timeoutMs} ms`)),
       );
       const checks: Record<string, string> = {};
+      const errors: Record<string, string> = {};
       results.forEach((result, index) => {
-        checks[names[index] as string] = result.status === 'fulfilled' ? 'ok' : String((result.reason as Error)?.message ?? result.reason);
+        const name = names[index] as string;
+        if (result.status === 'fulfilled') checks[name] = 'ok';
+        else {
+          errors[name] = String((result.reason as Error)?.message ?? result.reason);
+          checks[name] = options.showErrors ? errors[name] : 'unavailable';
+        }
       });
       const ready = results.every((result) => result.status === 'fulfilled');
-      if (!ready) request.log.warn({ checks }, 'not ready');
+      // The app's logger, not the request's: probe routes log nothing of their own (their level is silent).
+      if (!ready) app.log.warn({ errors }, 'not ready');
       return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
     });
 

@@ -9,7 +9,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { ApiError, installErrorHandling } from './errors.js';
+import { ApiError, envelope, installErrorHandling, toApiError } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
 import { findNulCharacter } from './text.js';
@@ -20,6 +20,8 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Readiness checks by dependency name, e.g. `{ postgres, redis, nats }`. */
   readiness: Record<string, ReadinessCheck>;
+  /** Development only: `/readyz` shows each failed dependency's error text (hosts, ports, server messages). */
+  showDependencyErrors?: boolean;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
   /** Behind this many proxies (a load balancer, the gateway): take the client address from X-Forwarded-For. */
@@ -70,15 +72,33 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       return accept && typeof incoming === 'string' && requestIdPattern.test(incoming) ? incoming : newId('request');
     },
     ajv: { customOptions: { coerceTypes: 'array' } },
-    return503OnClosing: true,
+    // While the process drains, requests still arriving on open connections are answered below: 503 in the
+    // envelope with Retry-After, where fastify's own answer has neither.
+    return503OnClosing: false,
+    // Errors the router raises before any route or hook runs (a path that is not valid percent-encoding,
+    // an overlong parameter) get the envelope too, not fastify's own body.
+    frameworkErrors: (error, request: FastifyRequest, reply: FastifyReply) => {
+      const apiError = toApiError(error);
+      void reply.status(apiError.status).header('request-id', request.id).send(envelope(apiError, request.id));
+    },
     logController: new AccessLog(),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // Hooks on every request are written with `done` rather than async: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('request-id', request.id);
+    if (closing) {
+      void reply.header('connection', 'close');
+      done(new ApiError('unavailable', 'This instance is shutting down; retry.'));
+      return;
+    }
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {
@@ -86,7 +106,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // them is needed only when the URL holds `%00`; proxied requests are never parsed here at all.
     const parts = request.url.includes('%00') ? [request.params, request.query, request.body] : [request.body];
     for (const part of parts) {
-      const path = findNulCharacter(part);
+      let path: string | undefined;
+      try {
+        path = findNulCharacter(part);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
       if (path !== undefined) {
         done(new ApiError('invalid_request', `${path} contains a NUL character, which cannot be stored.`, { param: path }));
         return;
@@ -94,7 +120,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     }
     done();
   });
-  await app.register(healthPlugin, { checks: options.readiness });
+  await app.register(healthPlugin, { checks: options.readiness, showErrors: options.showDependencyErrors ?? false });
   // Every route's zod schemas become its OpenAPI description; the gateway merges these into the public
   // document, so the schemas that validate requests are the ones published.
   await app.register(fastifySwagger, {

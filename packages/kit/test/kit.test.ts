@@ -60,6 +60,18 @@ describe('errors', () => {
   });
 });
 
+describe('errors: 503', () => {
+  test('every 503 carries Retry-After, including one rebuilt from the wire after crossing NATS', () => {
+    const raised = new ApiError('unavailable', 'The database is unavailable; retry shortly.');
+    assert.equal(raised.headers['retry-after'], '1');
+    const rebuilt = ApiError.fromWire(raised.toWire());
+    assert.deepEqual([rebuilt.status, rebuilt.headers['retry-after']], [503, '1']);
+    // A raiser that knows better keeps its own figure.
+    assert.equal(new ApiError('unavailable', 'Later.', { headers: { 'retry-after': '30' } }).headers['retry-after'], '30');
+    assert.deepEqual(new ApiError('not_found', 'No.').headers, {});
+  });
+});
+
 describe('ids', () => {
   test('prefixed, base62, unique', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newId('lead')));
@@ -268,6 +280,123 @@ describe('http app: every error is the envelope', () => {
     assert.equal(missing.json().error.code, 'not_found');
     await app.close();
   });
+
+  test("router-level errors (a path that is not valid percent-encoding) are the envelope, not fastify's body", async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {} });
+    app.get('/things/:id', async () => ({ ok: true }));
+    await app.ready();
+    for (const url of ['/things/%ff', '/things/%E0%A4%A', '/%ff']) {
+      const response = await app.inject({ method: 'GET', url });
+      assert.equal(response.statusCode, 400, url);
+      const { error } = response.json();
+      assert.equal(error.code, 'invalid_request', url);
+      assert.equal(error.request_id, response.headers['request-id'], url);
+    }
+    await app.close();
+  });
+
+  test('JSON nested 10,000 deep is 400 in the envelope, not a stack overflow; 64 levels are accepted', async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {}, bodyLimitBytes: 1024 * 1024 });
+    app.post('/things', { schema: { body: z.object({ data: z.unknown() }) } }, async () => ({ ok: true }));
+    await app.ready();
+    const nested = (depth: number) => `{"data":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const post = (payload: string) =>
+      app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload });
+    const deep = await post(nested(10_000));
+    assert.equal(deep.statusCode, 400);
+    assert.deepEqual([deep.json().error.code, deep.json().error.param], ['invalid_request', 'data']);
+    assert.match(deep.json().error.message, /nested deeper than 64 levels/);
+    const objects = await post(`${'{"data":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+    assert.equal(objects.statusCode, 400);
+    assert.equal(objects.json().error.code, 'invalid_request');
+    assert.equal((await post(nested(64))).statusCode, 200);
+    assert.equal((await post(nested(65))).statusCode, 400);
+    await app.close();
+  });
+
+  test('while the process drains, a request on a connection still open is 503 in the envelope with Retry-After', async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { createLogger } = await import('../src/logger.js');
+    const { connect } = await import('node:net');
+    const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {} });
+    let release = () => {};
+    let started = () => {};
+    const slowStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    app.get('/slow', async () => {
+      started();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { ok: true };
+    });
+    app.get('/fast', async () => ({ ok: true }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const socket = connect((app.server.address() as { port: number }).port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    // Resolves once `count` complete responses (each a JSON body) have arrived on the socket.
+    const responses = (count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (received.split('HTTP/1.1 ').length - 1 < count || !received.endsWith('}')) return;
+          socket.off('data', check);
+          resolve();
+        };
+        socket.on('data', check);
+        check();
+      });
+    socket.write('GET /slow HTTP/1.1\r\nHost: test\r\n\r\n');
+    await slowStarted;
+    // Closing stops new connections; the open one stays until its request is answered.
+    const closing = app.close();
+    // Once the server stops listening, the busy connection is the only way in.
+    while (app.server.listening) await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    await responses(1);
+    socket.write('GET /fast HTTP/1.1\r\nHost: test\r\n\r\n');
+    await responses(2);
+    await closing;
+    const second = received.slice(received.lastIndexOf('HTTP/1.1 '));
+    assert.match(second, /^HTTP\/1.1 503 /);
+    assert.match(second, /\r\nretry-after: 1\r\n/i);
+    assert.match(second, /\r\nconnection: close\r\n/i);
+    const body = JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4));
+    assert.equal(body.error.code, 'unavailable');
+    socket.destroy();
+  });
+
+  test('/readyz names the failed dependency; its error text (hosts, ports) only with showDependencyErrors', async () => {
+    const { createHttpApp } = await import('../src/http.js');
+    const { lines, logger } = await capturedLogger();
+    const readiness = {
+      postgres: async () => {
+        throw new Error('connect ECONNREFUSED 10.1.2.3:5432');
+      },
+      redis: async () => 'PONG',
+    };
+    const production = await createHttpApp({ name: 'test', logger, readiness });
+    const hidden = await production.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(hidden.statusCode, 503);
+    assert.deepEqual(hidden.json(), { status: 'not_ready', checks: { postgres: 'unavailable', redis: 'ok' } });
+    assert.ok(
+      lines.some((line) => line.includes('10.1.2.3:5432')),
+      'the error text is logged server-side',
+    );
+    await production.close();
+    const development = await createHttpApp({ name: 'test', logger, readiness, showDependencyErrors: true });
+    const shown = await development.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(shown.json().checks.postgres, 'connect ECONNREFUSED 10.1.2.3:5432');
+    await development.close();
+  });
 });
 
 describe('client address', () => {
@@ -334,6 +463,11 @@ describe('NUL characters', () => {
     assert.equal(findNulCharacter({ a: 'ok', b: ['x', { c: 'bad\u0000' }] }), 'b.1.c');
     assert.equal(findNulCharacter({ 'ke\u0000y': 1 }), 'ke\u0000y');
     assert.equal(findNulCharacter({ a: 'fine', n: 1, t: true, z: null }), undefined);
+    assert.equal(findNulCharacter({ a: ['x', 'y\u0000'], 'b\u0000': 'z' }), 'a.1', 'the first in the input');
+    const { InputTooDeepError } = await import('../src/text.js');
+    let deep: unknown = 'end';
+    for (let level = 0; level < 10_000; level++) deep = { inner: deep };
+    assert.throws(() => findNulCharacter(deep), InputTooDeepError);
     const { createHttpApp } = await import('../src/http.js');
     const { createLogger } = await import('../src/logger.js');
     const app = await createHttpApp({ name: 'test', logger: createLogger('test', 'silent'), readiness: {} });

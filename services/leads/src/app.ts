@@ -21,6 +21,7 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
     name: 'leads',
     bodyLimitBytes: requestBodyLimitBytes.leads,
     logger: deps.logger,
+    showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: () => deps.redis.ping(),

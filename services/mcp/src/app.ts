@@ -14,6 +14,7 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
     name: 'mcp',
     logger: deps.logger,
     bodyLimitBytes: requestBodyLimitBytes.mcp,
+    showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       nats: () => deps.bus.ping(),

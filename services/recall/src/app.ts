@@ -11,6 +11,7 @@ export async function buildApp(deps: RecallServiceDeps): Promise<HttpApp> {
     name: 'recall',
     logger: deps.logger,
     bodyLimitBytes: deps.env.BODY_LIMIT_BYTES,
+    showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: () => deps.redis.ping(),

@@ -15,6 +15,7 @@ export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
     logger: deps.logger,
     // Bodies here are a phone number and a message at most; anything near this size is a mistake.
     bodyLimitBytes: requestBodyLimitBytes.telephony,
+    showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: () => deps.redis.ping(),

@@ -15,6 +15,7 @@ export async function buildApp(deps: WebhooksDeps): Promise<HttpApp> {
     name: 'webhooks',
     bodyLimitBytes: requestBodyLimitBytes.webhooks,
     logger: deps.logger,
+    showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: {
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: () => deps.redis.ping(),

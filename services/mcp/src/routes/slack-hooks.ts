@@ -12,11 +12,12 @@ const actions: Record<string, 'approve' | 'reject'> = { 'approval.approve': 'app
  */
 export async function slackHookRoutes(app: HttpApp, deps: McpDeps): Promise<void> {
   await app.register(async (scope) => {
-    // The signature covers the body exactly as sent, so this route keeps it as a string.
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    scope.post('/api/hooks/slack/interactions', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
+    // The signature covers the body exactly as sent: it is checked on the raw text, and only a signed body
+    // is parsed. No other parser (JSON's included) runs on these routes.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+      const rawBody = body as string;
       const secret = deps.env.SLACK_SIGNING_SECRET;
-      const rawBody = typeof request.body === 'string' ? request.body : '';
       const header = (name: string) => {
         const value = request.headers[name];
         return typeof value === 'string' ? value : undefined;
@@ -29,13 +30,17 @@ export async function slackHookRoutes(app: HttpApp, deps: McpDeps): Promise<void
             deps.now(),
           )
         : { ok: false as const, reason: 'no signing secret configured' };
-      if (!verified.ok) throw new ApiError('unauthenticated', `Not a Slack request: ${verified.reason}.`);
-      let payload: unknown;
+      if (!verified.ok) return done(new ApiError('unauthenticated', `Not a Slack request: ${verified.reason}.`));
       try {
-        payload = JSON.parse(new URLSearchParams(rawBody).get('payload') ?? '');
+        done(null, JSON.parse(new URLSearchParams(rawBody).get('payload') ?? ''));
       } catch {
-        throw new ApiError('invalid_request', 'Slack interaction without a JSON payload.', { param: 'payload' });
+        done(new ApiError('invalid_request', 'Slack interaction without a JSON payload.', { param: 'payload' }));
       }
+    });
+    scope.post('/api/hooks/slack/interactions', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
+      // A request without a body never met the parser, so it was never verified.
+      if (request.body === undefined) throw new ApiError('unauthenticated', 'Not a Slack request: no signed body.');
+      const payload: unknown = request.body;
       const parsed = slackInteractionSchema.safeParse(payload);
       if (!parsed.success) throw new ApiError('invalid_request', 'Not a Slack interaction payload.', { param: 'payload' });
       const interaction = parsed.data;

@@ -1,6 +1,5 @@
 import { ApiError, type HttpApp } from '@voice/kit';
 import { idSchema } from '@voice/proto';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { verifyTwilioSignature } from '../carrier/twilio-signature.js';
 import type { TelephonyDeps } from '../deps.js';
@@ -22,7 +21,9 @@ const formBodyLimitBytes = 64 * 1024;
  */
 export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promise<void> {
   await app.register(async (hooks: HttpApp) => {
-    // Twilio posts application/x-www-form-urlencoded; only these routes accept it.
+    // Twilio posts application/x-www-form-urlencoded, and these routes accept nothing else: no other parser
+    // (JSON's included) runs on what an unsigned caller sends.
+    hooks.removeAllContentTypeParsers();
     hooks.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: formBodyLimitBytes },
@@ -31,14 +32,18 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
       },
     );
 
-    const verify = (request: FastifyRequest, params: Record<string, string>) => {
+    // The signature covers the URL and the form's parameters, so it is checked on the parsed form (flat
+    // strings), before the body is validated or acted on.
+    hooks.addHook('preValidation', (request, _reply, done) => {
       const token = deps.env.TWILIO_AUTH_TOKEN;
-      if (!token) throw new ApiError('forbidden', 'Twilio callbacks are not configured on this deployment.');
+      if (!token) return done(new ApiError('forbidden', 'Twilio callbacks are not configured on this deployment.'));
       const url = `${deps.env.PUBLIC_BASE_URL.replace(/\/$/, '')}${request.url}`;
+      const params = (request.body ?? {}) as Record<string, string>;
       if (!verifyTwilioSignature(token, url, params, request.headers['x-twilio-signature'])) {
-        throw new ApiError('forbidden', 'X-Twilio-Signature does not match this request.');
+        return done(new ApiError('forbidden', 'X-Twilio-Signature does not match this request.'));
       }
-    };
+      done();
+    });
 
     hooks.post(
       '/api/hooks/twilio/calls/status',
@@ -48,7 +53,6 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
         config: { public: true },
       },
       async (request, reply) => {
-        verify(request, request.body);
         const params = request.body;
         const call = request.query.call_id
           ? await findCallForCarrier(deps.prisma, request.query.call_id)
@@ -78,7 +82,6 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
       '/api/hooks/twilio/calls/inbound',
       { schema: { hide: true, body: formSchema }, config: { public: true } },
       async (request, reply) => {
-        verify(request, request.body);
         const { From: from, To: to, CallSid: sid } = request.body;
         const call = from && to && sid ? await receiveCall(deps, { from, to, carrierCallId: sid }) : null;
         // Unrouted calls are rejected politely; routed ones go to the voice agent.
@@ -94,7 +97,6 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
         config: { public: true },
       },
       async (request, reply) => {
-        verify(request, request.body);
         const params = request.body;
         const sms = await findSmsForCarrier(deps.prisma, request.query.sms_id);
         if (!sms || (sms.carrierMessageId && params.MessageSid && sms.carrierMessageId !== params.MessageSid))
@@ -111,7 +113,6 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
       '/api/hooks/twilio/sms/inbound',
       { schema: { hide: true, body: formSchema }, config: { public: true } },
       async (request, reply) => {
-        verify(request, request.body);
         const { From: from, To: to, Body: body = '', MessageSid: sid } = request.body;
         if (from && to) await receiveSms(deps, { from, to, body, carrierMessageId: sid ?? null });
         // An empty TwiML answer: no automatic reply (Twilio's own opt-out handling answers STOP itself).
