@@ -8,6 +8,7 @@ import { authenticate } from './auth/authenticate.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
 import { keyStanding } from './keys/store.js';
+import { gatewayMetrics } from './metrics.js';
 import { registerProxies } from './proxy/upstreams.js';
 import { openApiRoute } from './routes/openapi.js';
 import { usageOf, usageRoutes } from './routes/usage.js';
@@ -41,7 +42,18 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
   });
 
   // One audit record per authenticated API call, collected off the request path and published in batches.
-  const auditPublisher = new AuditPublisher(deps.bus, deps.logger, { flushMs: deps.env.AUDIT_PUBLISH_MS, maxBuffered: 1_000 });
+  // Made ready now, while NATS is known to answer: kit's bus keeps a JetStream manager that failed to come
+  // up, so a gateway whose first publish fell in an outage would never publish again.
+  await deps.bus.ensureStream();
+  const metrics = gatewayMetrics(app);
+  const auditPublisher = new AuditPublisher(deps.bus, deps.logger, {
+    flushMs: deps.env.AUDIT_PUBLISH_MS,
+    flushAt: 1_000,
+    maxHeld: deps.env.AUDIT_MAX_HELD_RECORDS,
+    retryMs: 200,
+    maxRetryMs: 5_000,
+    metrics,
+  });
   app.addHook('onResponse', (request, reply, done) => {
     const identity = request.identity;
     if (identity) {
@@ -59,7 +71,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
     }
     done();
   });
-  app.addHook('onClose', async () => auditPublisher.flush());
+  app.addHook('onClose', async () => auditPublisher.close(deps.env.AUDIT_SHUTDOWN_WAIT_MS));
 
   openApiRoute(app, deps.env);
   usageRoutes(app, deps);

@@ -235,6 +235,10 @@ describe('telephony through the gateway', () => {
   });
 
   test("another organization gets 404 not_found for the first one's ids and empty lists", async () => {
+    // Its lead too: a call or SMS naming it is refused, and nothing is written.
+    const lead = ok(await api.post('/api/v1/leads', { name: 'Not yours' }), 201);
+    assertError(await other.post('/api/v1/phone/calls', { to: phone(30), lead_id: lead.id }), 404, 'not_found', 'lead_id');
+    assertError(await other.post('/api/v1/phone/sms', { to: phone(30), body: 'Hello', lead_id: lead.id }), 404, 'not_found', 'lead_id');
     assertError(await other.get(`/api/v1/phone/calls/${callId}`), 404, 'not_found');
     assertError(await other.post(`/api/v1/phone/calls/${callId}/cancel`), 404, 'not_found');
     assertError(await other.get(`/api/v1/phone/sms/${smsId}`), 404, 'not_found');

@@ -1,68 +1,41 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Address ranges that a fetch of a URL someone else named must never reach (SSRF): this network,
- * loopback, private ranges, carrier-grade NAT, link-local (cloud metadata lives at 169.254.169.254),
- * documentation and benchmark ranges, multicast and reserved space. NAT64 prefixes are refused outright,
- * since they can reach any IPv4 address. One list, shared by every service that fetches user URLs.
+ * Which addresses a fetch of a URL someone else named may reach (SSRF), decided by ipaddr.js's range
+ * table (RFC 6890 and its successors) rather than a list of our own. One rule, shared by every service
+ * that fetches user URLs:
+ *
+ * - IPv4: only `unicast`, so never this network, loopback, private, carrier-grade NAT, link-local (cloud
+ *   metadata lives at 169.254.169.254), documentation, benchmark, multicast or reserved space.
+ * - IPv6: only the global unicast block 2000::/3 and, within it, only `unicast`. Everything outside it
+ *   is refused, which takes every form that carries an IPv4 address in the low 32 bits with it:
+ *   IPv4-compatible (`::7f00:1`, how URL parsers write `[::127.0.0.1]`; ipaddr.js reads the dotted
+ *   `::a.b.c.d` as IPv4-mapped, below), IPv4-translated (`::ffff:0:a.b.c.d`), NAT64
+ *   (`64:ff9b::/96`, `64:ff9b:1::/48`). Inside it, 6to4 (`2002::/16`) and Teredo (`2001::/32`) are refused
+ *   outright, since a relay would carry the packet to the IPv4 address they embed, and no receiver needs them.
+ * - IPv4-mapped (`::ffff:a.b.c.d`) is the IPv4 address itself on a dual-stack socket: judged as that
+ *   address. So is the IPv4 address in an ISATAP interface id (`…:0:5efe:a.b.c.d`).
  */
-const forbidden = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  forbidden.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const) {
-  forbidden.addSubnet(network, prefix, 'ipv6');
-}
-
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d, also in hex) or IPv4-compatible IPv6 address. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted?.[1]) return dotted[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex?.[1] && hex[2]) {
-    const high = Number.parseInt(hex[1], 16);
-    const low = Number.parseInt(hex[2], 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  return undefined;
-}
-
-/** True for a public unicast IP address. Anything that is not an IP address is not public. */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return !forbidden.check(address, 'ipv4');
-  if (family === 6) {
-    const inner = embeddedIpv4(address);
-    if (inner !== undefined) return isPublicAddress(inner);
-    return !forbidden.check(address, 'ipv6');
-  }
-  return false;
+  if (isIP(address) === 0) return false;
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === 'ipv4' ? isPublicIpv4(parsed as ipaddr.IPv4) : isPublicIpv6(parsed as ipaddr.IPv6);
+}
+
+function isPublicIpv4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast';
+}
+
+const globalUnicast = ipaddr.parseCIDR('2000::/3');
+
+function isPublicIpv6(address: ipaddr.IPv6): boolean {
+  if (address.isIPv4MappedAddress()) return isPublicIpv4(address.toIPv4Address());
+  if (!address.match(globalUnicast) || address.range() !== 'unicast') return false;
+  const isatap = address.parts[5] === 0x5efe && ((address.parts[4] as number) & 0xfdff) === 0;
+  return !isatap || isPublicIpv4(ipv4Of(address.parts[6] as number, address.parts[7] as number));
+}
+
+function ipv4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
 }

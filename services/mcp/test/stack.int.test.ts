@@ -371,6 +371,8 @@ describe('MCP through the gateway with the SDK client', () => {
       ['service_get_call', { call_id: queued.id }],
       ['service_cancel_call', { call_id: queued.id }],
       ['service_get_sms', { sms_id: sms.id }],
+      ['service_queue_call', { to: '+14155550124', lead_id: lead.id }],
+      ['service_send_sms', { to: '+14155550124', body: 'hijack', lead_id: lead.id }],
       ['service_get_sequence', { sequence_id: sequence.id }],
       ['service_enroll_sequence', { sequence_id: sequence.id, lead_ids: [lead.id] }],
       ['service_get_invoice', { invoice_id: invoice.id }],
@@ -386,7 +388,13 @@ describe('MCP through the gateway with the SDK client', () => {
     for (const [name, args] of crossOrg) {
       assert.match(failure(await call(clientB, name, args), `${name} across organizations`), /^not_found: /, name);
     }
-    for (const name of ['service_list_leads', 'service_list_calls', 'service_list_invoices', 'service_list_approvals']) {
+    for (const name of [
+      'service_list_leads',
+      'service_list_calls',
+      'service_list_sms',
+      'service_list_invoices',
+      'service_list_approvals',
+    ]) {
       assert.deepEqual(ok<{ data: unknown[] }>(await call(clientB, name, {}), name).data, [], name);
     }
 

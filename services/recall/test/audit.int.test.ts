@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { LookupAddress } from 'node:dns';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -75,10 +76,47 @@ describe('marketing audit', () => {
     assert.equal(siteHits, 1);
   });
 
-  test('private addresses are refused with 400', async () => {
-    const response = await audit('http://169.254.169.254/latest/meta-data/', '198.51.100.2');
-    assert.equal(response.statusCode, 400);
-    assert.equal(response.json().error.param, 'url');
+  test('private addresses written in the URL are refused with 400', async () => {
+    for (const [index, url] of ['http://169.254.169.254/latest/meta-data/', 'http://[::127.0.0.1]/', 'http://localhost/'].entries()) {
+      const response = await audit(url, `198.51.100.${20 + index}`);
+      assert.equal(response.statusCode, 400, url);
+      assert.equal(response.json().error.code, 'invalid_request', url);
+      assert.equal(response.json().error.param, 'url', url);
+    }
+  });
+
+  test('an anonymous caller never learns what a name resolves to, nor why a page could not be loaded', async () => {
+    // The resolver of this process: one name points inside our network, one does not exist, one points at
+    // an allowed address where nothing listens (port 1).
+    const answers: Record<string, string> = { 'intranet.example': '10.1.2.3', 'closed.example': '127.0.0.1' };
+    const lookup = ((
+      host: string,
+      _options: unknown,
+      callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+    ) => {
+      const address = answers[host];
+      if (address) callback(null, [{ address, family: 4 }]);
+      else callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
+    }) as unknown as typeof import('node:dns').lookup;
+    const original = deps.pageFetch.lookup;
+    deps.pageFetch.lookup = lookup;
+    try {
+      const answered: Array<{ code: string; message: string; param: string }> = [];
+      for (const [index, url] of ['http://intranet.example/', 'http://nowhere.example/', 'http://closed.example:1/'].entries()) {
+        const response = await audit(url, `198.51.100.${60 + index}`);
+        assert.equal(response.statusCode, 502, response.body);
+        assert.doesNotMatch(response.body, /10\.1\.2\.3|127\.0\.0\.1|ENOTFOUND|ECONNREFUSED|resolve|private|intranet|nowhere|closed/i, url);
+        const { code, message, param } = response.json().error;
+        answered.push({ code, message, param });
+      }
+      // One answer for all three: which of them exists, and where, stays unknown.
+      assert.deepEqual(answered[1], answered[0]);
+      assert.deepEqual(answered[2], answered[0]);
+      assert.equal(answered[0]?.code, 'upstream_failed');
+      assert.equal(answered[0]?.param, 'url');
+    } finally {
+      deps.pageFetch.lookup = original;
+    }
   });
 
   test('the limit is per client address (the last X-Forwarded-For entry), with Retry-After', async () => {

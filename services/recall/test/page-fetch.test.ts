@@ -89,6 +89,10 @@ describe('fetching pages without reaching our own network', () => {
       `http://0x7f000001:${port}/`,
       `http://2130706433:${port}/`,
       `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://[::127.0.0.1]:${port}/`,
+      `http://[::ffff:0:127.0.0.1]:${port}/`,
+      `http://[2002:7f00:1::]:${port}/`,
+      'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/',
       'http://169.254.169.254/latest/meta-data/',
       'http://10.0.0.1/',
       `http://localhost:${port}/`,
@@ -108,6 +112,11 @@ describe('fetching pages without reaching our own network', () => {
     const lookup = ((_host: string, _options: unknown, callback: (error: null, addresses: LookupAddress[]) => void) =>
       callback(null, [{ address: '10.0.0.5', family: 4 }])) as unknown as typeof import('node:dns').lookup;
     await assert.rejects(fetchPage('http://intranet.example/', { ...options, lookup }), refusedWith('blocked_address'));
+    for (const address of ['::7f00:1', '::ffff:0:7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe']) {
+      const rebound = ((_host: string, _options: unknown, callback: (error: null, addresses: LookupAddress[]) => void) =>
+        callback(null, [{ address, family: 6 }])) as unknown as typeof import('node:dns').lookup;
+      await assert.rejects(fetchPage('http://intranet.example/', { ...options, lookup: rebound }), refusedWith('blocked_address'), address);
+    }
   });
 
   test('redirects are followed and each hop is checked: to loopback or metadata is refused', async () => {

@@ -153,13 +153,15 @@ describe('listing calls', () => {
 
 describe('queueing calls', () => {
   test('queues a call, and the sandbox plays it out to completed with an outcome, events in order', async () => {
+    const lead = await h.lead(org);
     const response = await h.request(org, 'POST', '/api/v1/phone/calls', {
       to: phone(1),
-      lead_id: newId('lead'),
+      lead_id: lead,
       metadata: { campaign: 'spring' },
     });
     assert.equal(response.statusCode, 201, response.body);
     const queued = response.json() as Call;
+    assert.equal(queued.lead_id, lead);
     assert.equal(queued.status, 'queued');
     assert.equal(queued.direction, 'outbound');
     assert.equal(queued.source, 'api');
@@ -296,6 +298,35 @@ describe('isolation and bad input', () => {
     const list = (await h.request(stranger, 'GET', '/api/v1/phone/calls')).json() as Page<CallListItem>;
     assert.equal(list.data.length, 0);
     assert.equal((await h.request(owner, 'GET', `/api/v1/phone/calls/${id}`)).statusCode, 200);
+  });
+
+  test("a call or SMS naming another organization's lead, or an unknown one, is 404 on lead_id and writes nothing", async () => {
+    const owner = testIdentity();
+    const stranger = testIdentity();
+    const theirs = await h.lead(owner);
+    for (const [url, body] of [
+      ['/api/v1/phone/calls', { to: phone(20) }],
+      ['/api/v1/phone/sms', { to: phone(20), body: 'Hello' }],
+    ] as const) {
+      for (const lead of [theirs, newId('lead')]) {
+        const response = await h.request(stranger, 'POST', url, { ...body, lead_id: lead });
+        assert.equal(response.statusCode, 404, `${url} ${response.body}`);
+        assert.deepEqual(
+          { code: response.json().error.code, param: response.json().error.param },
+          { code: 'not_found', param: 'lead_id' },
+          url,
+        );
+      }
+    }
+    assert.equal(await h.deps.prisma.call.count({ where: { orgId: stranger.org_id } }), 0);
+    assert.equal(await h.deps.prisma.sms.count({ where: { orgId: stranger.org_id } }), 0);
+    assert.equal(await h.deps.prisma.call.count({ where: { leadId: theirs } }), 0);
+    // The same lead works for its own organization.
+    const own = await h.request(owner, 'POST', '/api/v1/phone/calls', { to: phone(20), lead_id: theirs });
+    assert.equal(own.statusCode, 201, own.body);
+    const ownSms = await h.request(owner, 'POST', '/api/v1/phone/sms', { to: phone(20), body: 'Hello', lead_id: theirs });
+    assert.equal(ownSms.statusCode, 201, ownSms.body);
+    assert.deepEqual([own.json().lead_id, ownSms.json().lead_id], [theirs, theirs]);
   });
 
   test('bad input is a 4xx envelope, never a 500', async () => {

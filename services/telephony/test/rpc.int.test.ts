@@ -30,7 +30,7 @@ async function rejects(promise: Promise<unknown>, code: string) {
 
 test('a sequence queues a call and an SMS over NATS; the do-not-call list refuses both', async () => {
   const identity = testIdentity();
-  const lead = newId('lead');
+  const lead = await h.lead(identity);
   const call = await caller.call(telephonyRpc.queueCall, identity, {
     to: '+14155550601',
     lead_id: lead,
@@ -65,6 +65,20 @@ test('a sequence queues a call and an SMS over NATS; the do-not-call list refuse
   assert.equal(removed.deleted, true);
   const list = await caller.call(telephonyRpc.listDnc, identity, {});
   assert.equal(list.data.length, 0);
+});
+
+test("over NATS too, another organization's lead is not_found on lead_id and nothing is written", async () => {
+  const owner = testIdentity();
+  const stranger = testIdentity();
+  const lead = await h.lead(owner);
+  const notFoundLead = (error: unknown) => error instanceof ApiError && error.code === 'not_found' && error.param === 'lead_id';
+  await assert.rejects(caller.call(telephonyRpc.queueCall, stranger, { to: '+14155550611', lead_id: lead, source: 'mcp' }), notFoundLead);
+  await assert.rejects(
+    caller.call(telephonyRpc.sendSms, stranger, { to: '+14155550611', body: 'hi', lead_id: lead, source: 'mcp' }),
+    notFoundLead,
+  );
+  assert.equal((await caller.call(telephonyRpc.listCalls, stranger, {})).data.length, 0);
+  assert.equal((await caller.call(telephonyRpc.listSms, stranger, {})).data.length, 0);
 });
 
 test('reads over NATS match REST and stay inside the organization', async () => {

@@ -18,9 +18,11 @@ const org = testIdentity();
 describe('SMS', () => {
   test('sends through the sandbox: queued, then sent and delivered, with segments and cost', async () => {
     const body = 'Ünïcode → needs UCS-2 and this message is long enough to need a second segment for sure.';
-    const response = await h.request(org, 'POST', '/api/v1/phone/sms', { to: '+14155550301', body, lead_id: newId('lead') });
+    const lead = await h.lead(org);
+    const response = await h.request(org, 'POST', '/api/v1/phone/sms', { to: '+14155550301', body, lead_id: lead });
     assert.equal(response.statusCode, 201, response.body);
     const queued = response.json() as Sms;
+    assert.equal(queued.lead_id, lead);
     assert.equal(queued.status, 'queued');
     assert.equal(queued.segments, 2);
     const delivered = await eventually(async () => {

@@ -41,6 +41,15 @@ describe('address guard', () => {
     assert.match(urlProblem('https://127.0.0.1/in', production) ?? '', /private/);
     assert.match(urlProblem('https://[::1]:8443/in', production) ?? '', /private/);
     assert.match(urlProblem('https://169.254.169.254/latest', production) ?? '', /private/);
+    // IPv6 forms that carry an IPv4 address (kit's table test lists them all).
+    for (const url of [
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[2002:7f00:1::]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+    ]) {
+      assert.match(urlProblem(url, { requireHttps: false, allowPrivateAddresses: false }) ?? '', /private/, url);
+    }
     assert.match(urlProblem('https://localhost/in', production) ?? '', /public host/);
     assert.match(urlProblem('https://metadata.google.internal/', production) ?? '', /public host/);
     assert.match(urlProblem('https://user:pw@hooks.example.com/', production) ?? '', /credentials/);

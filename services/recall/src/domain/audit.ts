@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '@voice/kit';
+import { ApiError, type Logger } from '@voice/kit';
 import type { MarketingAudit, RecommendationSeverity } from '@voice/proto';
 import type { Redis } from 'ioredis';
 import { type PageFindings, readPage, unreachablePage } from './html.js';
-import { type FetchedPage, fetchPage, PageFetchError, type PageFetchOptions } from './page-fetch.js';
+import { checkTarget, type FetchedPage, fetchPage, PageFetchError, type PageFetchOptions } from './page-fetch.js';
 
 export const auditNotice = 'This is the free public audit. An API-key version with brand scoring across models is coming soon.';
 
@@ -94,16 +94,31 @@ export function auditScore(checks: readonly Check[]): number {
   return total === 0 ? 0 : Math.round((100 * passed) / total);
 }
 
-/** Fetches the page (SSRF-guarded, bounded) and audits it. A refused URL is 400; an unreachable page is 502. */
-export async function runMarketingAudit(url: string, fetchOptions: PageFetchOptions): Promise<MarketingAudit> {
+/**
+ * Fetches the page (SSRF-guarded, bounded) and audits it. Its callers are anonymous, so they learn only what
+ * they sent: a URL that is malformed, of another scheme, or names a private address literally is 400 with
+ * the reason; anything learned by trying (what a name resolves to, whether it resolves, a connection's
+ * error) is one generic 502, the same for a name that points inside our network as for one that does not
+ * exist, and the details go to the log.
+ */
+export async function runMarketingAudit(
+  url: string,
+  fetchOptions: PageFetchOptions,
+  logger: Pick<Logger, 'info'>,
+): Promise<MarketingAudit> {
+  try {
+    checkTarget(url, fetchOptions.isAllowedAddress);
+  } catch (error) {
+    if (error instanceof PageFetchError)
+      throw new ApiError('invalid_request', `This URL cannot be audited: ${error.message}.`, { param: 'url' });
+    throw error;
+  }
   let fetched: FetchedPage;
   try {
     fetched = await fetchPage(url, fetchOptions);
   } catch (error) {
-    if (error instanceof PageFetchError && (error.reason === 'blocked_address' || error.reason === 'invalid_url')) {
-      throw new ApiError('invalid_request', `This URL cannot be audited: ${error.message}.`, { param: 'url' });
-    }
-    throw new ApiError('upstream_failed', `We could not load ${url}: ${(error as Error).message}.`, { param: 'url' });
+    logger.info({ err: error, url, reason: (error as PageFetchError).reason }, 'public audit could not load the page');
+    throw new ApiError('upstream_failed', 'We could not load this page to audit it.', { param: 'url' });
   }
   const page = readPage(fetched.body, { url: fetched.finalUrl, status: fetched.status });
   const checks = auditChecks(page, fetched);
@@ -141,11 +156,16 @@ export interface AuditCache {
  * The audit, reused for `ttlSeconds` per URL: many visitors auditing one site cost it one fetch, so the
  * public endpoint cannot be used to hammer a third party. A cache outage only means fetching again.
  */
-export async function cachedMarketingAudit(url: string, fetchOptions: PageFetchOptions, cache: AuditCache): Promise<MarketingAudit> {
+export async function cachedMarketingAudit(
+  url: string,
+  fetchOptions: PageFetchOptions,
+  cache: AuditCache,
+  logger: Pick<Logger, 'info'>,
+): Promise<MarketingAudit> {
   const key = `${cache.prefix}audit:page:${createHash('sha256').update(url).digest('base64url')}`;
   const stored = await cache.redis.get(key).catch(() => null);
   if (stored !== null) return JSON.parse(stored) as MarketingAudit;
-  const audit = await runMarketingAudit(url, fetchOptions);
+  const audit = await runMarketingAudit(url, fetchOptions, logger);
   await cache.redis.set(key, JSON.stringify(audit), 'EX', cache.ttlSeconds).catch(() => undefined);
   return audit;
 }

@@ -48,7 +48,7 @@ function hostOf(url: URL): string {
 }
 
 /** Parses and checks a URL before any connection: http(s), no credentials, an allowed literal address. */
-export function checkTarget(raw: string, isAllowed: (address: string) => boolean): URL {
+export function checkTarget(raw: string, isAllowed: (address: string) => boolean = isPublicAddress): URL {
   let url: URL;
   try {
     url = new URL(raw);

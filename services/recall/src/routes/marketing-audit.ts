@@ -30,11 +30,12 @@ export function marketingAuditRoutes(app: HttpApp, deps: RecallServiceDeps): voi
         });
       }
       void reply.headers(headers);
-      return cachedMarketingAudit(request.body.url, deps.pageFetch, {
-        redis: deps.redis,
-        prefix: deps.env.REDIS_PREFIX,
-        ttlSeconds: deps.env.PUBLIC_AUDIT_CACHE_SECONDS,
-      });
+      return cachedMarketingAudit(
+        request.body.url,
+        deps.pageFetch,
+        { redis: deps.redis, prefix: deps.env.REDIS_PREFIX, ttlSeconds: deps.env.PUBLIC_AUDIT_CACHE_SECONDS },
+        request.log,
+      );
     },
   );
 

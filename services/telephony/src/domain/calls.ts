@@ -16,6 +16,7 @@ import { isFinal, statusesBefore } from './call-status.js';
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked } from './dnc.js';
 import { publishCallEvent } from './events.js';
+import { assertOwnLead } from './leads.js';
 import { routeInbound } from './routing.js';
 
 /** The callback URL carriers report a call's progress to, through the gateway's public hooks path. */
@@ -39,6 +40,7 @@ export async function queueCall(context: TelephonyContext, identity: Identity, i
       fingerprint: request,
     },
     async () => {
+      await assertOwnLead(context, identity, request.lead_id);
       await assertContactAllowed(context, identity.org_id, request.to, 'voice');
       const row = await createOutboundCall(context.prisma, identity.org_id, {
         ...request,

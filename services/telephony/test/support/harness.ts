@@ -1,7 +1,10 @@
 import { type Bus, type HttpApp, parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext } from '@voice/kit/testing';
-import type { EventEnvelope, EventType, Identity } from '@voice/proto';
+import { type EventEnvelope, type EventType, type Identity, leadsRpc } from '@voice/proto';
 import type { LightMyRequestResponse } from 'fastify';
+import { buildApp as buildLeads } from '../../../leads/src/app.js';
+import { connectDeps as connectLeads } from '../../../leads/src/deps.js';
+import { envSchema as leadsEnvSchema } from '../../../leads/src/env.js';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type TelephonyDeps } from '../../src/deps.js';
 import { envSchema } from '../../src/env.js';
@@ -17,6 +20,8 @@ export interface Harness {
     payload?: unknown,
     headers?: Record<string, string>,
   ): Promise<LightMyRequestResponse>;
+  /** A new lead of the identity's organization, made by the real leads service (started on first use). */
+  lead(identity: Identity): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -25,10 +30,28 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const ctx = await createTestContext();
   const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, SANDBOX_TIME_SCALE: '0.002', DIAL_BACKOFF_MS: '20', ...env }));
   const app = await buildApp(deps);
+  // Calls and messages name leads, which telephony checks with the leads service over NATS.
+  let leads: Promise<{ close(): Promise<void> }> | undefined;
+  const startLeads = async () => {
+    const leadsDeps = await connectLeads(parseEnv(leadsEnvSchema, ctx.env));
+    const leadsApp = await buildLeads(leadsDeps);
+    await leadsApp.ready();
+    return {
+      async close() {
+        await leadsApp.close();
+        await leadsDeps.close();
+      },
+    };
+  };
   return {
     ctx,
     deps,
     app,
+    async lead(identity) {
+      leads ??= startLeads();
+      await leads;
+      return (await deps.bus.call(leadsRpc.createLead, identity, { name: 'Test lead' })).id;
+    },
     request(identity, method, url, payload, headers = {}) {
       return app.inject({
         method,
@@ -38,6 +61,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       });
     },
     async close() {
+      await (await leads)?.close();
       await app.close();
       await deps.close();
       await ctx.cleanup();
