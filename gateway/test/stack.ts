@@ -5,6 +5,7 @@ import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
 import { buildApp, type GatewayOptions } from '../src/app.js';
 import { connectDeps, type GatewayDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
+import { recordKeyEnd } from '../src/quota/quota.js';
 
 /** A gateway under test, with the operator commands wired to its database and NATS namespace. */
 export interface TestGateway {
@@ -25,7 +26,8 @@ export async function startGateway(
   return {
     app,
     deps,
-    admin: (command) => runAdminCommand(deps.prisma, deps.bus, command),
+    admin: (command) =>
+      runAdminCommand(deps.prisma, deps.bus, command, (end) => recordKeyEnd(deps.redis, { prefix: deps.env.REDIS_PREFIX, ...end })),
     async close() {
       await app.close();
       await deps.close();

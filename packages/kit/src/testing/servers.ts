@@ -60,7 +60,7 @@ export interface OwnServer {
   port: number;
   /** Kills the server at once (SIGKILL): whatever it held in memory is gone. */
   kill(): Promise<void>;
-  /** Starts it again on the same port. */
+  /** Starts it again on the same port; nothing if it runs. */
   start(): Promise<void>;
   /** Kills it and starts it again: for Redis without persistence, a restart that lost every key. */
   restart(): Promise<void>;
@@ -76,6 +76,7 @@ function ownServer(name: string, command: string, args: (port: number, dir: stri
       url: `${protocol}://127.0.0.1:${port}`,
       port,
       async start() {
+        if (child && child.exitCode === null && child.signalCode === null) return;
         child = spawn(command, args(port, dir), { stdio: 'ignore' });
         await waitForPort(port, child, name);
       },
