@@ -5,7 +5,8 @@ import type { GatewayEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { KeyCache, keyChangesSubject } from './keys/cache.js';
 import { findGrantByHash } from './keys/store.js';
-import { defineQuotaCommand } from './quota/quota.js';
+import { auditedRequests } from './quota/counted-requests.js';
+import { type CountedRequests, defineQuotaCommand } from './quota/quota.js';
 
 export interface GatewayDeps {
   env: GatewayEnv;
@@ -17,6 +18,8 @@ export interface GatewayDeps {
   redis: Redis;
   bus: Bus;
   keys: KeyCache;
+  /** Where a quota counter Redis does not have is rebuilt from. */
+  countedRequests: CountedRequests;
   /** The clock quota periods are computed from; tests move it across month and day boundaries. */
   now: () => Date;
   close(): Promise<void>;
@@ -54,6 +57,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     redis,
     bus,
     keys,
+    countedRequests: auditedRequests(prisma),
     now: options.now ?? (() => new Date()),
     async close() {
       await bus.drain();

@@ -8,12 +8,11 @@ import { pino } from 'pino';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
-import { runAdminCommand } from '../src/admin/commands.js';
 import { buildApp } from '../src/app.js';
 import { AuditWriter } from '../src/audit/writer.js';
 import { connectDeps, type GatewayDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { bearer, Relay } from './stack.js';
+import { adminOf, bearer, Relay } from './stack.js';
 
 /** A logger whose JSON lines the test reads. */
 function capturedLogger(name: string): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -63,12 +62,12 @@ describe('Postgres unreachable: 503 unavailable with Retry-After, not 500', () =
     });
     gateway = await buildApp(gatewayDeps, { auditWorker: false });
     await gateway.ready();
-    const org = (await runAdminCommand(gatewayDeps.prisma, gatewayDeps.bus, { kind: 'org.create', name: 'Acme', plan: 'pro' })) as {
+    const org = (await adminOf(gatewayDeps)({ kind: 'org.create', name: 'Acme', plan: 'pro' })) as {
       id: string;
     };
     const create = async () =>
       (
-        (await runAdminCommand(gatewayDeps.prisma, gatewayDeps.bus, {
+        (await adminOf(gatewayDeps)({
           kind: 'key.create',
           orgId: org.id,
           scope: 'read-write',

@@ -5,6 +5,7 @@ import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
 import { buildApp, type GatewayOptions } from '../src/app.js';
 import { connectDeps, type GatewayDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
+import { recordKeyEnd } from '../src/quota/quota.js';
 
 /** A gateway under test, with the operator commands wired to its database and NATS namespace. */
 export interface TestGateway {
@@ -25,12 +26,18 @@ export async function startGateway(
   return {
     app,
     deps,
-    admin: (command) => runAdminCommand(deps.prisma, deps.bus, command),
+    admin: adminOf(deps),
     async close() {
       await app.close();
       await deps.close();
     },
   };
+}
+
+/** The operator commands, wired to a gateway's database, NATS namespace and Redis (revocation markers). */
+export function adminOf(deps: GatewayDeps): (command: AdminCommand) => Promise<unknown> {
+  return (command) =>
+    runAdminCommand(deps.prisma, deps.bus, command, (end) => recordKeyEnd(deps.redis, { prefix: deps.env.REDIS_PREFIX, ...end }));
 }
 
 /** Creates an organization and a key; returns the raw key. */

@@ -15,10 +15,12 @@ const required = (name) => {
 
 const redis = new Redis(required('REDIS_URL'));
 defineQuotaCommand(redis);
-const counted = { prefix: `${required('REDIS_PREFIX')}bare:`, orgId: required('BARE_ORG_ID'), lineageId: 'bench' };
+const counted = { prefix: `${required('REDIS_PREFIX')}bare:`, orgId: required('BARE_ORG_ID'), keyId: 'bench', lineageId: 'bench' };
+// No durable record here: the counters start from zero, once, as the gateway's would in a new month.
+const nothingCountedYet = { ofLineage: async () => 0, ofOrganization: async () => 0 };
 const app = Fastify({ logger: false });
 app.addHook('onRequest', async () => {
-  await countRequest(redis, { ...counted, monthlyQuota: 2_000_000_000, dailyLimit: null, now: new Date() });
+  await countRequest(redis, { ...counted, monthlyQuota: 2_000_000_000, dailyLimit: null, now: new Date() }, nothingCountedYet);
 });
 app.get('/readyz', async () => ({ status: 'ready' }));
 await app.register(proxy, { upstream: required('BARE_UPSTREAM'), prefix: '/api/v1/phone', rewritePrefix: '/api/v1/phone', http2: false });

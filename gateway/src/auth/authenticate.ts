@@ -10,6 +10,8 @@ import { requiredScope } from './scopes.js';
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const secondsUntil = (date: Date, now: Date) => Math.max(1, Math.ceil((date.getTime() - now.getTime()) / 1000));
 
+const revokedMessage = 'This API key was revoked or rotated; use its replacement.';
+
 function bearerKey(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -31,7 +33,7 @@ export async function authenticate(deps: GatewayDeps, request: FastifyRequest, r
   if (!grant) throw new ApiError('unknown_key', 'This API key is not valid.');
   const now = deps.now();
   if (grant.status === 'revoked' || (grant.expiresAt !== null && grant.expiresAt <= now)) {
-    throw new ApiError('revoked', 'This API key was revoked or rotated; use its replacement.');
+    throw new ApiError('revoked', revokedMessage);
   }
   const needed = requiredScope(request.method, path);
   if (!scopeAllows(grant.scope, needed)) {
@@ -42,19 +44,30 @@ export async function authenticate(deps: GatewayDeps, request: FastifyRequest, r
   try {
     // The connection fails fast while Redis is away and bounds every command by QUOTA_TIMEOUT_MS
     // (deps.ts), so a hung Redis is a 503 here, never a held request.
-    decision = await countRequest(deps.redis, {
-      prefix: deps.env.REDIS_PREFIX,
-      orgId: grant.orgId,
-      lineageId: grant.lineageId,
-      monthlyQuota: grant.monthlyQuota,
-      dailyLimit: planLimits[grant.plan].dailyRequests,
-      now,
-    });
+    decision = await countRequest(
+      deps.redis,
+      {
+        prefix: deps.env.REDIS_PREFIX,
+        orgId: grant.orgId,
+        keyId: grant.id,
+        lineageId: grant.lineageId,
+        monthlyQuota: grant.monthlyQuota,
+        dailyLimit: planLimits[grant.plan].dailyRequests,
+        now,
+      },
+      deps.countedRequests,
+    );
   } catch (error) {
     request.log.error({ err: error }, 'quota check failed');
     throw new ApiError('unavailable', 'Usage metering is unavailable; retry shortly.', { headers: { 'retry-after': '1' } });
   }
 
+  // Revoked or past its rotation grace by the marker the admin command wrote: this replica's cached copy
+  // of the key is stale, whether or not the NATS broadcast reached it.
+  if (decision.verdict === 'revoked') {
+    deps.keys.invalidate({ hashes: [hash] });
+    throw new ApiError('revoked', revokedMessage);
+  }
   const remaining = Math.max(0, grant.monthlyQuota - decision.monthlyUsed);
   void reply.headers({
     'x-ratelimit-limit': String(grant.monthlyQuota),

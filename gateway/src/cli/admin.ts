@@ -9,12 +9,14 @@
 //   npm run admin -- key rotate KEY_ID [--grace-seconds S]
 //   npm run admin -- key revoke KEY_ID
 import { parseArgs } from 'node:util';
-import { ApiError, Bus, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
+import { ApiError, Bus, connectRedis, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
 import { planSchema, scopeSchema } from '@voice/proto';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { runAdminCommand } from '../admin/commands.js';
+import { type AdminCommand, type RecordKeyEnd, runAdminCommand } from '../admin/commands.js';
 import { envSchema } from '../env.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { recordKeyEnd } from '../quota/quota.js';
 
 const usage = `usage:
   admin org create --name N --plan lite|starter|pro|enterprise
@@ -54,7 +56,8 @@ const env = parseEnv(envSchema);
 const logger = createLogger('admin', 'silent');
 const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'gateway', { maxConnections: 2 }) });
 // Key changes are broadcast so every gateway replica drops its cached copy at once. Without NATS the
-// change still lands; replicas then see it when their cache entry expires (KEY_CACHE_TTL_MS).
+// change still lands: revocations and rotations reach replicas through Redis (below), plan changes when
+// their cache entry expires (KEY_CACHE_TTL_MS).
 const bus = await Bus.connect({
   url: env.NATS_URL,
   name: 'gateway-admin',
@@ -62,6 +65,14 @@ const bus = await Bus.connect({
   logger,
   secret: env.INTERNAL_SIGNING_SECRET,
 }).catch(() => undefined);
+// Revocation and rotation also record the key's end in Redis, which every replica checks on each request:
+// connected only by the commands that need it, and failing them loudly when Redis does not answer.
+let redis: Promise<Redis> | undefined;
+const recordEnd: RecordKeyEnd = async (end) => {
+  redis ??= connectRedis(env.REDIS_URL, { failFast: true, startupTimeoutMs: 5_000 });
+  await recordKeyEnd(await redis, { prefix: env.REDIS_PREFIX, ...end });
+};
+const run = (command: AdminCommand) => runAdminCommand(prisma, bus, command, recordEnd);
 
 try {
   const [resource, verb, target] = positionals;
@@ -92,28 +103,28 @@ try {
   const result = await (() => {
     switch (command) {
       case 'org create':
-        return runAdminCommand(prisma, bus, { kind: 'org.create', name: required('--name', values.name), plan: plan() });
+        return run({ kind: 'org.create', name: required('--name', values.name), plan: plan() });
       case 'org list':
-        return runAdminCommand(prisma, bus, { kind: 'org.list' });
+        return run({ kind: 'org.list' });
       case 'org set-plan':
-        return runAdminCommand(prisma, bus, { kind: 'org.set-plan', orgId: required('ORG_ID', target ?? values.org), plan: plan() });
+        return run({ kind: 'org.set-plan', orgId: required('ORG_ID', target ?? values.org), plan: plan() });
       case 'key create':
-        return runAdminCommand(prisma, bus, {
+        return run({
           kind: 'key.create',
           orgId: required('--org', values.org),
           scope: scope(),
           monthlyQuota: number('quota', values.quota),
         });
       case 'key list':
-        return runAdminCommand(prisma, bus, { kind: 'key.list', orgId: required('--org', values.org) });
+        return run({ kind: 'key.list', orgId: required('--org', values.org) });
       case 'key rotate':
-        return runAdminCommand(prisma, bus, {
+        return run({
           kind: 'key.rotate',
           keyId: required('KEY_ID', target),
           graceSeconds: number('grace-seconds', values['grace-seconds'], 24 * 60 * 60),
         });
       case 'key revoke':
-        return runAdminCommand(prisma, bus, { kind: 'key.revoke', keyId: required('KEY_ID', target) });
+        return run({ kind: 'key.revoke', keyId: required('KEY_ID', target) });
       default:
         throw new UsageError(`unknown command "${command.trim()}"`);
     }
@@ -125,5 +136,6 @@ try {
   fail('internal', (error as Error).message, 1);
 } finally {
   await bus?.drain().catch(() => {});
+  (await redis?.catch(() => undefined))?.disconnect();
   await prisma.$disconnect();
 }

@@ -7,8 +7,8 @@ interface Entry {
 
 /**
  * Key lookups by hash, kept in memory briefly so the hot path does not query Postgres. Revocation,
- * rotation and plan changes are broadcast over NATS and drop entries on every replica at once; the TTL
- * only bounds staleness if a broadcast is ever missed.
+ * rotation and plan changes are broadcast over NATS and drop entries on every replica at once; a key's
+ * end is also checked by the quota call, and the TTL bounds staleness if both are ever missed.
  */
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();

@@ -60,6 +60,21 @@ export const envSchema = baseEnvSchema
     DIAL_BACKOFF_MS: z.coerce.number().int().min(1).default(2_000),
     /** How often queued calls and messages without a dialer job are re-enqueued (lost enqueue, Redis flush). */
     DIAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+    /**
+     * A call placed or ringing this long without news from the carrier is failed (`no_carrier_report`): its
+     * progress lived in a Redis job or callback that was lost. Twilio gives up ringing after 600 s.
+     */
+    CALL_RINGING_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60_000),
+    /** The same for a call in progress; Twilio ends a call after 4 hours by default. */
+    CALL_IN_PROGRESS_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(5 * 60 * 60_000),
     /** The sandbox simulates real durations (seconds of ringing, minutes of talk); this factor shrinks them. */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(1).default(1),
     /** Price of one started minute and of one SMS segment, in minor units of TELEPHONY_CURRENCY (sandbox). */

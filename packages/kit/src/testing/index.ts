@@ -208,3 +208,4 @@ export async function createTestContext(): Promise<TestContext> {
   };
 }
 export * from './identity.js';
+export * from './servers.js';

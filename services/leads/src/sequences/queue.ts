@@ -1,8 +1,14 @@
 import { bullmqConnectionOptions } from '@voice/kit';
-import { Queue } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import type { LeadsEnv } from '../env.js';
 
 export const stepQueueName = 'sequence-steps';
+
+/**
+ * Finished jobs are not the record of anything (enrollments in Postgres are): completed ones are kept an
+ * hour, failed ones the last 5,000, so Redis does not grow with traffic.
+ */
+export const jobRetention = { removeOnComplete: { age: 3_600 }, removeOnFail: { count: 5_000 } } satisfies JobsOptions;
 
 /** One job runs one step of one enrollment. */
 export interface StepJobData {
@@ -40,8 +46,7 @@ export async function scheduleStep(queue: StepQueue, env: LeadsEnv, job: StepJob
       delay: Math.max(0, Math.round(job.delaySeconds * 1000 * env.SEQUENCE_DELAY_SCALE)),
       attempts: stepAttempts,
       backoff: { type: 'exponential', delay: 1_000 },
-      removeOnComplete: { count: 1_000 },
-      removeOnFail: { count: 5_000 },
+      ...jobRetention,
     },
   );
 }

@@ -6,6 +6,12 @@ import type { TelephonyEnv } from '../env.js';
 
 export const queueNames = { dial: 'dial', sms: 'sms', sandbox: 'sandbox-carrier' } as const;
 
+/**
+ * Finished jobs are not the record of anything (Postgres is): completed ones are kept an hour, failed ones
+ * the last 5,000 per queue for inspection, so Redis does not grow with traffic.
+ */
+export const jobRetention = { removeOnComplete: { age: 3_600 }, removeOnFail: { count: 5_000 } } satisfies JobsOptions;
+
 export interface RecordJob {
   orgId: string;
   id: string;
@@ -29,8 +35,7 @@ export class DialerQueues implements DialerQueue {
     this.jobOptions = {
       attempts: env.DIAL_MAX_ATTEMPTS,
       backoff: { type: 'exponential', delay: env.DIAL_BACKOFF_MS },
-      removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
-      removeOnFail: { age: 7 * 24 * 60 * 60 },
+      ...jobRetention,
     };
   }
 

@@ -2,7 +2,7 @@ import { bullmqConnectionOptions, type Logger } from '@voice/kit';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { CarrierError } from '../carrier/carrier.js';
 import type { SandboxStep } from '../carrier/sandbox.js';
-import { applyCallReport, dialCall, failCall } from '../domain/calls.js';
+import { applyCallReport, dialCall, failCall, failStuckCalls } from '../domain/calls.js';
 import type { TelephonyContext } from '../domain/context.js';
 import { sandboxConversation, sandboxScript } from '../domain/sandbox-script.js';
 import { applySmsReport, deliverSms, failSms } from '../domain/sms.js';
@@ -103,7 +103,7 @@ export interface DialerWorkers {
 
 /**
  * Starts the dialer: workers for calls, messages and (with the sandbox carrier) the simulation, plus a
- * sweeper that re-enqueues queued records whose job was lost. A crashed worker's jobs are picked up again
+ * sweeper that re-enqueues queued records whose job was lost and fails calls stuck past their deadline. A crashed worker's jobs are picked up again
  * by BullMQ's stalled-job check; every step is idempotent by record id.
  */
 export function startDialer(context: TelephonyContext, queues: DialerQueues, logger: Logger): DialerWorkers {
@@ -126,14 +126,16 @@ export function startDialer(context: TelephonyContext, queues: DialerQueues, log
     worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'dialer worker error'));
   }
 
+  // A timer of this process, not a Redis job: it must run when Redis has lost every job, and so from start.
   const sweep = async () => {
     const olderThan = new Date(Date.now() - context.env.DIAL_SWEEP_INTERVAL_MS);
     for (const call of await staleQueuedCalls(context.prisma, olderThan)) await queues.enqueueCall(call.orgId, call.id);
     for (const sms of await staleQueuedSms(context.prisma, olderThan)) await queues.enqueueSms(sms.orgId, sms.id);
+    await failStuckCalls(context);
   };
-  const timer = setInterval(() => {
-    sweep().catch((error: unknown) => logger.warn({ err: error }, 'dialer sweep failed'));
-  }, context.env.DIAL_SWEEP_INTERVAL_MS);
+  const runSweep = () => sweep().catch((error: unknown) => logger.warn({ err: error }, 'dialer sweep failed'));
+  void runSweep();
+  const timer = setInterval(runSweep, context.env.DIAL_SWEEP_INTERVAL_MS);
   timer.unref();
 
   return {

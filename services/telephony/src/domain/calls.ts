@@ -8,7 +8,9 @@ import {
   createOutboundCall,
   findCallByCarrierId,
   findCallRow,
+  stuckCalls,
   transitionCall,
+  transitionUnchangedCall,
   updateCall,
 } from '../store/calls.js';
 import { toCall } from './call-records.js';
@@ -164,6 +166,34 @@ export async function dialCall(context: TelephonyContext, orgId: string, callId:
 /** The dialer gave up on a call (carrier refused it, or every retry failed). */
 export async function failCall(context: TelephonyContext, orgId: string, callId: string, endReason: string) {
   return applyCallReport(context, orgId, callId, { status: 'failed', endReason });
+}
+
+/**
+ * Fails the calls stuck past their status's deadline (`CALL_RINGING_TIMEOUT_MS`, `CALL_IN_PROGRESS_TIMEOUT_MS`)
+ * with `no_carrier_report`, announced with `call.failed`: their next step was a Redis job (the sandbox)
+ * or a carrier callback that is lost, and nothing else would ever end them. Read from Postgres, so it
+ * works after Redis lost its data; safe on every replica at once (a call moves only if unchanged).
+ */
+export async function failStuckCalls(context: TelephonyContext, now = new Date()): Promise<number> {
+  const stuck = await stuckCalls(context.prisma, {
+    ringingBefore: new Date(now.getTime() - context.env.CALL_RINGING_TIMEOUT_MS),
+    inProgressBefore: new Date(now.getTime() - context.env.CALL_IN_PROGRESS_TIMEOUT_MS),
+  });
+  let failed = 0;
+  for (const call of stuck) {
+    const row = await transitionUnchangedCall(context.prisma, call.orgId, call, {
+      status: 'failed',
+      endReason: 'no_carrier_report',
+      endedAt: now,
+    });
+    if (!row) continue;
+    failed++;
+    context.logger.warn({ call_id: row.id, was: call.status, since: call.updatedAt }, 'call without carrier report failed');
+    await publishCallEvent(context.bus, row).catch((error: unknown) =>
+      context.logger.warn({ err: error, call_id: row.id }, 'call.failed of a stuck call not published'),
+    );
+  }
+  return failed;
 }
 
 /** TwiML that hands an answered call to the voice agent, or a short notice when none is configured. */

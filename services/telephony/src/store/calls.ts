@@ -150,6 +150,40 @@ export async function staleQueuedCalls(prisma: PrismaClient, olderThan: Date, li
 }
 
 /**
+ * Calls with no change for longer than their status allows: placed or ringing since `ringingBefore`, in
+ * progress since `inProgressBefore`. Across organizations by design, like `staleQueuedCalls`.
+ */
+export async function stuckCalls(prisma: PrismaClient, cutoffs: { ringingBefore: Date; inProgressBefore: Date }, limit = 500) {
+  return prisma.call.findMany({
+    where: {
+      OR: [
+        { status: 'queued', carrierCallId: { not: null }, updatedAt: { lt: cutoffs.ringingBefore } },
+        { status: 'ringing', updatedAt: { lt: cutoffs.ringingBefore } },
+        { status: 'in_progress', updatedAt: { lt: cutoffs.inProgressBefore } },
+      ],
+    },
+    select: { id: true, orgId: true, status: true, updatedAt: true },
+    orderBy: { updatedAt: 'asc' },
+    take: limit,
+  });
+}
+
+/**
+ * Moves a call only if it is still exactly as it was read (status and last change), so a carrier report
+ * or another replica's sweep that got there first wins.
+ */
+export async function transitionUnchangedCall(
+  prisma: PrismaClient,
+  orgId: string,
+  seen: { id: string; status: CallStatus; updatedAt: Date },
+  data: Prisma.CallUpdateManyMutationInput,
+): Promise<CallRow | null> {
+  const { count } = await prisma.call.updateMany({ where: { orgId, id: seen.id, status: seen.status, updatedAt: seen.updatedAt }, data });
+  if (count === 0) return null;
+  return prisma.call.findFirst({ where: { orgId, id: seen.id } });
+}
+
+/**
  * The call a carrier callback is about. Carriers know our call id (it is in the callback URL), not the
  * organization, so this is the one lookup by id alone; everything after it is scoped to the row's org.
  */

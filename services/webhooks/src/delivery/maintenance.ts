@@ -3,7 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { maxAttempts } from '../domain/retry-schedule.js';
 import { deleteExpiredLogOfAllOrganizations, overdueDeliveriesOfAllOrganizations } from '../store/maintenance.js';
-import { enqueueDeliveries } from './queue.js';
+import { enqueueDeliveries, jobRetention } from './queue.js';
 
 export const maintenanceQueueName = 'webhook-maintenance';
 
@@ -44,18 +44,40 @@ export interface Maintenance {
   close(): Promise<void>;
 }
 
+const schedulerId = 'webhook-maintenance';
+
+/**
+ * Creates the maintenance job scheduler if Redis does not have it: at start, and again on every replica's
+ * timer. The scheduler lives only in Redis, so a Redis that restarts without its data loses it, and with
+ * it every future run; re-creating it "at each run" cannot work, as no run comes any more. An existing
+ * scheduler is left alone, so replicas checking it do not shift its schedule. A new one runs at once.
+ */
+export async function ensureMaintenanceScheduler(queue: Queue, intervalMs: number): Promise<boolean> {
+  if (await queue.getJobScheduler(schedulerId)) return false;
+  await queue.upsertJobScheduler(schedulerId, { every: intervalMs }, { name: 'maintain', opts: jobRetention });
+  return true;
+}
+
 /** Runs `runMaintenance` every `WEBHOOK_MAINTENANCE_INTERVAL_MS` on one replica at a time (a BullMQ job scheduler). */
 export async function startMaintenance(deps: WebhooksDeps): Promise<Maintenance> {
   const { env, logger } = deps;
   const options = { connection: bullmqConnectionOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}bull` };
   const queue = new Queue(maintenanceQueueName, options);
   queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue error'));
-  await queue.upsertJobScheduler('webhook-maintenance', { every: env.WEBHOOK_MAINTENANCE_INTERVAL_MS }, { name: 'maintain' });
+  await ensureMaintenanceScheduler(queue, env.WEBHOOK_MAINTENANCE_INTERVAL_MS);
   const worker = new Worker(maintenanceQueueName, async () => runMaintenance(deps), { ...options, concurrency: 1 });
   worker.on('failed', (_job, error) => logger.warn({ err: error }, 'webhook maintenance failed; next run retries'));
   worker.on('error', (error) => logger.warn({ err: error }, 'maintenance worker error'));
+  const check = setInterval(() => {
+    ensureMaintenanceScheduler(queue, env.WEBHOOK_MAINTENANCE_INTERVAL_MS).then(
+      (created) => created && logger.warn('webhook maintenance scheduler was missing from Redis (data lost?); created again'),
+      (error: unknown) => logger.warn({ err: error }, 'webhook maintenance scheduler not checked'),
+    );
+  }, env.WEBHOOK_MAINTENANCE_INTERVAL_MS);
+  check.unref();
   return {
     async close() {
+      clearInterval(check);
       await worker.close();
       await queue.close();
     },

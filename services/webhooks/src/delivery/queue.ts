@@ -1,6 +1,12 @@
-import type { Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 
 export const deliveryQueueName = 'webhook-deliveries';
+
+/**
+ * Finished jobs are not the record of anything (the delivery log in Postgres is): completed ones are kept
+ * an hour, failed ones the last 5,000 per queue, so Redis does not grow with traffic.
+ */
+export const jobRetention = { removeOnComplete: { age: 3_600 }, removeOnFail: { count: 5_000 } } satisfies JobsOptions;
 
 /** A job carries only ids: the worker reads the endpoint at attempt time, so rotations and disables apply. */
 export interface DeliveryJob {
@@ -25,8 +31,7 @@ export async function enqueueDeliveries(queue: Queue<DeliveryJob>, orgId: string
         jobId: deliveryId,
         attempts: maxAttempts,
         backoff: { type: scheduleBackoff },
-        removeOnComplete: { age: 3_600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3_600 },
+        ...jobRetention,
       },
     })),
   );

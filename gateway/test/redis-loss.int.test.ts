@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
+import { redisAppendOnly } from '../src/quota/persistence.js';
+import { quotaKeys } from '../src/quota/quota.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+
+/** Polls `read` until `done` holds, or fails after `timeoutMs` (a bound, not an assertion on speed). */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read().catch(() => undefined);
+    if (value !== undefined && done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met; last value ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('Redis restarts without its data: the quota counters continue from the audit log', () => {
+  // A Redis of this file's own, restarted without its data: the shared one is never flushed.
+  let redis: OwnServer;
+  let ctx: TestContext;
+  let gateway: TestGateway;
+
+  before(async () => {
+    redis = await startOwnRedis();
+    ctx = await createTestContext();
+    gateway = await startGateway(ctx, { REDIS_URL: redis.url, AUDIT_PUBLISH_MS: '20', AUDIT_FLUSH_MS: '20' });
+  });
+  after(async () => {
+    await gateway?.close();
+    await ctx?.cleanup();
+    await redis?.close();
+  });
+
+  const usage = (key: string) => gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) });
+
+  test("the key's month and the organization's day go on from where they were, and the quota still ends at its limit", async () => {
+    const { key, orgId, keyId } = await createOrgWithKey(gateway, { quota: 10 });
+    for (let i = 0; i < 6; i++) assert.equal((await usage(key)).statusCode, 200);
+    // The six requests are in the audit log before Redis goes.
+    await eventually(
+      () => gateway.deps.prisma.auditRecord.count({ where: { orgId } }),
+      (count) => count === 6,
+    );
+    const counters = quotaKeys(ctx.redisPrefix, orgId, keyId, new Date());
+    assert.equal(await gateway.deps.redis.get(counters.monthly), '6');
+
+    await redis.restart();
+    await eventually(
+      () => gateway.deps.redis.dbsize(),
+      (keys) => keys === 0,
+    );
+
+    const first = await usage(key);
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.headers['x-ratelimit-remaining'], '3', 'the seventh request of the month, not the first');
+    assert.equal(await gateway.deps.redis.get(counters.monthly), '7');
+    assert.equal(await gateway.deps.redis.get(counters.daily), '7');
+    assert.ok((await gateway.deps.redis.ttl(counters.monthly)) > 0, 'the rebuilt counter still expires after its month');
+    const rest = [];
+    for (let i = 0; i < 5; i++) rest.push((await usage(key)).statusCode);
+    assert.deepEqual(rest, [200, 200, 200, 429, 429]);
+  });
+
+  test('the gateway tells whether Redis writes an append-only file', async () => {
+    assert.equal(await redisAppendOnly(gateway.deps.redis), false);
+    await gateway.deps.redis.config('SET', 'appendonly', 'yes');
+    assert.equal(await redisAppendOnly(gateway.deps.redis), true);
+    await gateway.deps.redis.config('SET', 'appendonly', 'no');
+  });
+});

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { createTestContext, freePort, type OwnServer, startOwnNats, type TestContext } from '@voice/kit/testing';
+import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
+import { recordKeyEnd } from '../src/quota/quota.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+
+const run = promisify(execFile);
+
+describe('revocation reaches every replica through Redis, with NATS down', () => {
+  // A NATS of this file's own, which the test stops: the shared one is never touched.
+  let nats: OwnServer;
+  let ctx: TestContext;
+  let replicas: TestGateway[];
+  let urls: string[];
+
+  before(async () => {
+    nats = await startOwnNats();
+    ctx = await createTestContext();
+    replicas = [];
+    urls = [];
+    for (let i = 0; i < 2; i++) {
+      const gateway = await startGateway(ctx, { NATS_URL: nats.url }, { auditWorker: false });
+      await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+      replicas.push(gateway);
+      urls.push(`http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`);
+    }
+  });
+  after(async () => {
+    // NATS back (if a failed test left it stopped), so the replicas drain and close as they would.
+    await nats?.start().catch(() => {});
+    for (const gateway of replicas ?? []) await gateway.close();
+    await ctx?.cleanup();
+    await nats?.close();
+  });
+
+  /** The admin command as the CLI runs it when it cannot reach NATS: no broadcast, only Postgres and Redis. */
+  const adminWithoutNats = (command: AdminCommand) => {
+    const first = replicas[0];
+    assert.ok(first);
+    return runAdminCommand(first.deps.prisma, undefined, command, (end) =>
+      recordKeyEnd(first.deps.redis, { prefix: first.deps.env.REDIS_PREFIX, ...end }),
+    );
+  };
+  /** NATS back, and every replica connected to it again (the admin commands of the next test broadcast). */
+  const restartNats = async () => {
+    await nats.start();
+    for (const gateway of replicas) {
+      for (let connected = false; !connected; ) {
+        connected = await gateway.deps.bus.ping().then(
+          () => true,
+          () => false,
+        );
+        if (!connected) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  };
+  const statusOn = async (url: string, key: string) => {
+    const response = await fetch(`${url}/api/v1/usage`, { headers: bearer(key) });
+    const body = (await response.json()) as { error?: { code: string } };
+    return response.status === 401 ? body.error?.code : response.status;
+  };
+
+  test('a revoked key is refused by both replicas from the next request, with NATS stopped', async () => {
+    const first = replicas[0];
+    assert.ok(first);
+    const { key, keyId } = await createOrgWithKey(first, { quota: 1_000 });
+    // Both replicas have the key cached as valid.
+    for (const url of urls) assert.equal(await statusOn(url, key), 200);
+    await nats.kill();
+    await adminWithoutNats({ kind: 'key.revoke', keyId });
+    for (const url of urls) assert.equal(await statusOn(url, key), 'revoked');
+    await restartNats();
+  });
+
+  test('a rotation without grace retires the old key on both replicas from the next request, with NATS stopped', async () => {
+    const first = replicas[0];
+    assert.ok(first);
+    const { key, keyId } = await createOrgWithKey(first, { quota: 1_000 });
+    for (const url of urls) assert.equal(await statusOn(url, key), 200);
+    await nats.kill();
+    const rotated = (await adminWithoutNats({ kind: 'key.rotate', keyId, graceSeconds: 0 })) as { key: string };
+    for (const url of urls) {
+      assert.equal(await statusOn(url, key), 'revoked');
+      assert.equal(await statusOn(url, rotated.key), 200);
+    }
+    await restartNats();
+  });
+
+  test('a rotation with grace keeps the old key working until the grace ends', async () => {
+    const first = replicas[0];
+    assert.ok(first);
+    const { key, keyId } = await createOrgWithKey(first, { quota: 1_000 });
+    await adminWithoutNats({ kind: 'key.rotate', keyId, graceSeconds: 3_600 });
+    for (const url of urls) assert.equal(await statusOn(url, key), 200);
+  });
+
+  test('the CLI exits non-zero, saying so, when it cannot record the revocation in Redis', async () => {
+    const first = replicas[0];
+    assert.ok(first);
+    const { key, keyId } = await createOrgWithKey(first, { quota: 1_000 });
+    const deadRedis = `redis://127.0.0.1:${await freePort()}`;
+    const failure = await run('npm', ['run', '--silent', 'admin', '--', 'key', 'revoke', keyId], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, ...ctx.env, NATS_URL: nats.url, REDIS_URL: deadRedis },
+    }).then(
+      () => assert.fail('the CLI should exit non-zero'),
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal(failure.code, 1);
+    const { error } = JSON.parse(failure.stderr.split('\n')[0] ?? '');
+    assert.equal(error.code, 'unavailable');
+    assert.match(error.message, /revoked in Postgres, but not recorded in Redis/);
+    assert.match(error.message, /Run the command again/);
+    // Postgres has it, so replicas refuse the key once their cached copy expires or the broadcast lands.
+    const stored = await first.deps.prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+    assert.equal(stored.status, 'revoked');
+    for (const url of urls) assert.equal(await statusOn(url, key), 'revoked', 'the broadcast over NATS still dropped the cached copies');
+  });
+});
