@@ -207,3 +207,4 @@ export async function createTestContext(): Promise<TestContext> {
   };
 }
 export * from './identity.js';
+export * from './nats-server.js';
