@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { EventEnvelope } from '@voice/proto';
 import pg from 'pg';
 import { createLogger } from '../src/logger.js';
 import { Bus } from '../src/nats.js';
 import { commitWithEvents, OutboxRelay, type OutboxWriter } from '../src/outbox.js';
 import { schemaPoolConfig } from '../src/prisma.js';
-import { createTestDatabase, startOwnNatsServer } from '../src/testing/index.js';
+import { createTestDatabase, startOwnNatsServer, storedEventCount } from '../src/testing/index.js';
 
 // Every service declares the same outbox table; the leads schema's serves these tests of the mechanism.
 const schema = 'leads';
@@ -79,15 +78,9 @@ describe('transactional outbox', () => {
     while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
-  async function streamInfo(): Promise<{ messages: number }> {
-    const manager = await jetstreamManager(reader.connection);
-    const info = await manager.streams.info(reader.streamName);
-    return { messages: info.state.messages };
-  }
-
   /** What a durable consumer receives of the stream: each stored message once, repeats already dropped. */
   async function stored(): Promise<EventEnvelope[]> {
-    const { messages } = await streamInfo();
+    const messages = await storedEventCount(reader);
     const events: EventEnvelope[] = [];
     await reader.consume({ durable: `check_${randomBytes(3).toString('hex')}` }, async (event) => {
       events.push(event);
@@ -159,7 +152,7 @@ describe('transactional outbox', () => {
     const relay = new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, pollMs: 200 }).start();
     try {
       await untilPublished();
-      assert.equal((await streamInfo()).messages, 15, 'JetStream stored each event once');
+      assert.equal(await storedEventCount(reader), 15, 'JetStream stored each event once');
       assertOncePerId(await stored(), written);
     } finally {
       await relay.stop();

@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { LeadsEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -10,6 +10,8 @@ export interface LeadsDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
+  /** Publishes the events that changes wrote to the outbox table. */
+  outbox: OutboxRelay;
   /** Idempotency keys of creates. */
   redis: Redis;
   /** Delayed jobs that run sequence steps. */
@@ -20,6 +22,7 @@ export interface LeadsDeps {
 export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('leads', env.LOG_LEVEL)): Promise<LeadsDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'leads') });
   const bus = await Bus.connect({ url: env.NATS_URL, name: 'leads', namespace: env.NATS_NAMESPACE, logger });
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'leads' }).start();
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const stepQueue = createStepQueue(env);
   return {
@@ -27,9 +30,11 @@ export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('
     logger,
     prisma,
     bus,
+    outbox,
     redis,
     stepQueue,
     async close() {
+      await outbox.stop();
       await bus.drain();
       await stepQueue.close();
       redis.disconnect();

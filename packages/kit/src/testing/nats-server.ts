@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { Bus } from '../nats.js';
 
 /** A nats-server with JetStream that a test owns, so it can stop and restart it without touching the shared one. */
 export interface OwnNatsServer {
@@ -59,4 +61,10 @@ export async function startOwnNatsServer(port: number): Promise<OwnNatsServer> {
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** How many events the bus's stream holds: a publish JetStream dropped as a duplicate adds none. */
+export async function storedEventCount(bus: Bus): Promise<number> {
+  const manager = await jetstreamManager(bus.connection);
+  return (await manager.streams.info(bus.streamName)).state.messages;
 }
