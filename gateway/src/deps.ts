@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, prismaAdapter, schemaPoolConfig } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter, schemaPoolConfig } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { GatewayEnv } from './env.js';
@@ -16,6 +16,8 @@ export interface GatewayDeps {
   /** Fail-fast connection for the request path: commands fail at once while Redis is away. */
   redis: Redis;
   bus: Bus;
+  /** Publishes `org.plan_changed` events the admin commands wrote to the outbox table; every replica runs one. */
+  outbox: OutboxRelay;
   keys: KeyCache;
   /** The clock quota periods are computed from; tests move it across month and day boundaries. */
   now: () => Date;
@@ -34,6 +36,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
   const redis = await connectRedis(env.REDIS_URL, { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS });
   defineQuotaCommand(redis);
   const bus = await Bus.connect({ url: env.NATS_URL, name: 'gateway', namespace: env.NATS_NAMESPACE, logger });
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'gateway' }).start();
   const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), {
     ttlMs: env.KEY_CACHE_TTL_MS,
     unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000),
@@ -47,9 +50,11 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     auditPool,
     redis,
     bus,
+    outbox,
     keys,
     now: options.now ?? (() => new Date()),
     async close() {
+      await outbox.stop();
       await bus.drain();
       redis.disconnect();
       await Promise.all([prisma.$disconnect(), auditPool.end()]);
