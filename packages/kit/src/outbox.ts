@@ -138,6 +138,7 @@ export class OutboxRelay {
   private readonly pool: pg.Pool;
   private readonly options: Required<Omit<OutboxRelayOptions, 'bus' | 'logger' | 'databaseUrl' | 'schema'>>;
   private running: Promise<void> | undefined;
+  private stopped: Promise<void> | undefined;
   private stopping = false;
   private nudged = false;
   private failures = 0;
@@ -171,11 +172,14 @@ export class OutboxRelay {
   }
 
   /** Finishes the round in progress and closes the relay's connection; rows left pending wait for the next start. */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    await this.running;
-    await this.pool.end();
+    this.stopped ??= (async () => {
+      await this.running;
+      await this.pool.end();
+    })();
+    return this.stopped;
   }
 
   /**
@@ -191,7 +195,7 @@ export class OutboxRelay {
       const { rows } = await client.query<PendingRow>(selectHeads, [limit]);
       // Heads of distinct aggregates: no order to keep between them, so they are published together.
       const results = await Promise.allSettled(
-        rows.map((row) =>
+        rows.map(async (row) =>
           this.config.bus.publishEnvelope(JSON.parse(row.envelope) as EventEnvelope, { timeoutMs: this.options.publishTimeoutMs }),
         ),
       );
