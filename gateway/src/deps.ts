@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, prismaAdapter, schemaPoolConfig } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter, schemaPoolConfig } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { GatewayEnv } from './env.js';
@@ -17,6 +17,8 @@ export interface GatewayDeps {
   /** Fail-fast connection for the request path: commands fail at once while Redis is away. */
   redis: Redis;
   bus: Bus;
+  /** Publishes `org.plan_changed` events the admin commands wrote to the outbox table; every replica runs one. */
+  outbox: OutboxRelay;
   keys: KeyCache;
   /** Where a quota counter Redis does not have is rebuilt from. */
   countedRequests: CountedRequests;
@@ -43,6 +45,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'gateway' }).start();
   const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), {
     ttlMs: env.KEY_CACHE_TTL_MS,
     unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000),
@@ -56,10 +59,12 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     auditPool,
     redis,
     bus,
+    outbox,
     keys,
     countedRequests: auditedRequests(prisma),
     now: options.now ?? (() => new Date()),
     async close() {
+      await outbox.stop();
       await bus.drain();
       redis.disconnect();
       await Promise.all([prisma.$disconnect(), auditPool.end()]);

@@ -1,67 +1,16 @@
 // Audit records across NATS outages and a shutdown: the gateway runs against a nats-server this file starts
 // on a port of its own (with its own JetStream store), stops and starts again, never the shared one.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from '@voice/kit';
-import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { createTestContext, type OwnServer, startOwnNats, type TestContext } from '@voice/kit/testing';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { connectDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
-
-const natsPort = Number(process.env.AUDIT_OUTAGE_NATS_PORT ?? 17_401);
-const natsUrl = `nats://127.0.0.1:${natsPort}`;
-
-function answers(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(natsPort, '127.0.0.1');
-    socket.once('connect', () => {
-      resolve(true);
-      socket.destroy();
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** A nats-server with JetStream on a file store that outlives its restarts, as a production server's does. */
-class OwnNats {
-  private process: ChildProcess | undefined;
-  private readonly storeDir = mkdtempSync(join(tmpdir(), 'audit-outage-nats-'));
-
-  async start(): Promise<void> {
-    if (this.process && this.process.exitCode === null) return;
-    // Another server on the port (one left over by a killed run) would make every outage a pretend one.
-    if (await answers()) throw new Error(`something already listens on port ${natsPort}`);
-    const server = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
-    this.process = server;
-    while (!(await answers())) {
-      if (server.exitCode !== null) throw new Error(`nats-server exited (${server.exitCode})`);
-      await sleep(50);
-    }
-  }
-
-  async stop(): Promise<void> {
-    const running = this.process;
-    this.process = undefined;
-    if (!running || running.exitCode !== null) return;
-    running.kill('SIGTERM');
-    await once(running, 'exit');
-  }
-
-  async remove(): Promise<void> {
-    await this.stop();
-    rmSync(this.storeDir, { recursive: true, force: true });
-  }
-}
 
 /** Authenticated calls at a steady pace until stopped; every answer's request id is kept. */
 function steadyLoad(gateway: TestGateway, key: string) {
@@ -108,18 +57,17 @@ function assertOneRecordEach(requestIds: string[], audited: string[]): void {
 
 describe('audit records are kept while NATS is away', () => {
   let ctx: TestContext;
-  let nats: OwnNats;
+  let nats: OwnServer;
   let gateway: TestGateway;
 
   before(async () => {
     ctx = await createTestContext();
-    nats = new OwnNats();
-    await nats.start();
-    gateway = await startGateway(ctx, { NATS_URL: natsUrl, AUDIT_PUBLISH_MS: '100', AUDIT_FLUSH_MS: '100' }, { auditWorker: true });
+    nats = await startOwnNats();
+    gateway = await startGateway(ctx, { NATS_URL: nats.url, AUDIT_PUBLISH_MS: '100', AUDIT_FLUSH_MS: '100' }, { auditWorker: true });
   });
   after(async () => {
     await gateway?.close();
-    await nats?.remove();
+    await nats?.close();
     await ctx?.cleanup();
   });
 
@@ -149,7 +97,7 @@ describe('audit records are kept while NATS is away', () => {
         },
       }),
     );
-    const env = parseEnv(envSchema, { ...ctx.env, NATS_URL: natsUrl, AUDIT_PUBLISH_MS: '100', AUDIT_MAX_HELD_RECORDS: '20' });
+    const env = parseEnv(envSchema, { ...ctx.env, NATS_URL: nats.url, AUDIT_PUBLISH_MS: '100', AUDIT_MAX_HELD_RECORDS: '20' });
     const deps = await connectDeps(env, { logger });
     const small = await buildApp(deps, { auditWorker: false });
     try {
@@ -178,7 +126,7 @@ describe('audit records are kept while NATS is away', () => {
   });
 
   test('records held at shutdown are published when NATS returns within the wait, before close resolves', async () => {
-    const env = parseEnv(envSchema, { ...ctx.env, NATS_URL: natsUrl, AUDIT_PUBLISH_MS: '100', AUDIT_SHUTDOWN_WAIT_MS: '30000' });
+    const env = parseEnv(envSchema, { ...ctx.env, NATS_URL: nats.url, AUDIT_PUBLISH_MS: '100', AUDIT_SHUTDOWN_WAIT_MS: '30000' });
     const deps = await connectDeps(env);
     const closing = await buildApp(deps, { auditWorker: false });
     const { key, keyId } = await createOrgWithKey(gateway, { quota: 1_000 });

@@ -59,8 +59,6 @@ export async function runAdminCommand(
     case 'org.set-plan': {
       const result = await setPlan(prisma, command.orgId, command.plan);
       await announce(bus, { orgId: command.orgId });
-      // Services that gate features by plan (webhooks) hear it durably, even if they are down right now.
-      await bus?.publish('org.plan_changed', command.orgId, { plan: command.plan });
       return result;
     }
     case 'key.create': {

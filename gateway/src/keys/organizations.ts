@@ -1,4 +1,4 @@
-import { ApiError, newId } from '@voice/kit';
+import { ApiError, insertOutboxRows, newId, PendingEvents } from '@voice/kit';
 import { type Plan, planLimits } from '@voice/proto';
 import type { Organization, PrismaClient } from '../generated/prisma/client.js';
 
@@ -27,7 +27,9 @@ export async function getOrganization(prisma: PrismaClient, orgId: string) {
 
 /**
  * Changes the plan. Moving to a plan without read-write keys narrows every key of the organization to
- * `read` in the same transaction, so no key keeps a scope its plan does not allow.
+ * `read` in the same transaction, so no key keeps a scope its plan does not allow. `org.plan_changed` is
+ * written to the outbox in that transaction too: services that gate features by plan (webhooks) hear it
+ * durably, even if NATS or they are down right now, once a gateway replica's relay publishes it.
  */
 export async function setPlan(prisma: PrismaClient, orgId: string, plan: Plan) {
   return prisma.$transaction(async (tx) => {
@@ -39,6 +41,9 @@ export async function setPlan(prisma: PrismaClient, orgId: string, plan: Plan) {
       const result = await tx.apiKey.updateMany({ where: { orgId, scope: 'read_write' }, data: { scope: 'read' } });
       narrowedKeys = result.count;
     }
+    const events = new PendingEvents();
+    events.add('org.plan_changed', orgId, { plan }, { aggregateId: orgId });
+    await insertOutboxRows(tx, events.entries);
     return { organization: toOrganizationRecord(row), narrowed_keys: narrowedKeys };
   });
 }

@@ -10,6 +10,7 @@ export * from './ids.js';
 export * from './logger.js';
 export * from './nats.js';
 export * from './network.js';
+export * from './outbox.js';
 export * from './pagination.js';
 export * from './prisma.js';
 export * from './process.js';

@@ -282,7 +282,6 @@ export class Bus {
 
   /** Publishes a domain event durably; resolves once JetStream has stored it. */
   async publish(type: EventType, orgId: string, data: Record<string, unknown>, options: { id?: string } = {}): Promise<EventEnvelope> {
-    await this.ensureStream();
     const event: EventEnvelope = {
       id: options.id ?? newId('event'),
       type,
@@ -290,8 +289,20 @@ export class Bus {
       org_id: orgId,
       data,
     };
-    await this.js.publish(this.subject(eventSubject(type)), encoder.encode(JSON.stringify(event)), { msgID: event.id });
+    await this.publishEnvelope(event);
     return event;
+  }
+
+  /**
+   * Publishes an event built earlier (an outbox row), with its id as JetStream's de-duplication id: publishing
+   * the same event again within the stream's duplicate window stores nothing new.
+   */
+  async publishEnvelope(event: EventEnvelope, options: { timeoutMs?: number } = {}): Promise<void> {
+    await this.ensureStream();
+    await this.js.publish(this.subject(eventSubject(event.type)), encoder.encode(JSON.stringify(event)), {
+      msgID: event.id,
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    });
   }
 
   /**

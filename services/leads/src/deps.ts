@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { LeadsEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -10,6 +10,8 @@ export interface LeadsDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
+  /** Publishes the events that changes wrote to the outbox table. */
+  outbox: OutboxRelay;
   /** Idempotency keys of creates. */
   redis: Redis;
   /** Delayed jobs that run sequence steps. */
@@ -26,6 +28,7 @@ export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'leads' }).start();
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const stepQueue = createStepQueue(env);
   return {
@@ -33,9 +36,11 @@ export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('
     logger,
     prisma,
     bus,
+    outbox,
     redis,
     stepQueue,
     async close() {
+      await outbox.stop();
       await bus.drain();
       await stepQueue.close();
       redis.disconnect();

@@ -1,4 +1,4 @@
-import { Bus, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import { SlackClient } from './channels/slack.js';
 import { TelegramBot } from './channels/telegram.js';
 import type { McpEnv } from './env.js';
@@ -10,6 +10,8 @@ export interface McpDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
+  /** Publishes the events that changes wrote to the outbox table. */
+  outbox: OutboxRelay;
   /** Absent without TELEGRAM_BOT_TOKEN: organizations cannot link Telegram then. */
   telegram: TelegramBot | undefined;
   slack: SlackClient;
@@ -33,12 +35,14 @@ export async function connectDeps(
     secret: env.INTERNAL_SIGNING_SECRET,
     requestTimeoutMs: env.RPC_TIMEOUT_MS,
   });
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'mcp' }).start();
   const background = new Set<Promise<unknown>>();
   const deps: McpDeps = {
     env,
     logger,
     prisma,
     bus,
+    outbox,
     telegram: env.TELEGRAM_BOT_TOKEN
       ? new TelegramBot({ token: env.TELEGRAM_BOT_TOKEN, apiBaseUrl: env.TELEGRAM_API_BASE_URL, timeoutMs: env.MESSAGING_TIMEOUT_MS })
       : undefined,
@@ -47,6 +51,7 @@ export async function connectDeps(
     background,
     async close() {
       await Promise.allSettled([...background]);
+      await outbox.stop();
       await bus.drain();
       await prisma.$disconnect();
     },

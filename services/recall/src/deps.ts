@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import { readBrandPage } from './domain/audit.js';
 import type { BrandScoreDeps } from './domain/brand-score.js';
@@ -17,6 +17,8 @@ export interface RecallServiceDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
+  /** Publishes `recall.brand_scored` events written to the outbox table. */
+  outbox: OutboxRelay;
   redis: Redis;
   /** The configured model providers, OpenAI first; empty when no key is set. */
   providers: LlmProvider[];
@@ -63,6 +65,7 @@ export async function connectDeps(env: RecallEnv, logger: Logger = createLogger(
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'recall' }).start();
   const providers = configuredProviders(env);
   const pageFetch: PageFetchOptions = { timeoutMs: env.PAGE_FETCH_TIMEOUT_MS, maxBytes: env.PAGE_FETCH_MAX_BYTES };
   return {
@@ -70,6 +73,7 @@ export async function connectDeps(env: RecallEnv, logger: Logger = createLogger(
     logger,
     prisma,
     bus,
+    outbox,
     redis,
     providers,
     pageFetch,
@@ -86,6 +90,7 @@ export async function connectDeps(env: RecallEnv, logger: Logger = createLogger(
       checkPage: env.BRAND_PAGE_CHECK ? (url) => readBrandPage(url, pageFetch) : undefined,
     },
     async close() {
+      await outbox.stop();
       await bus.drain();
       redis.disconnect();
       await prisma.$disconnect();

@@ -1,6 +1,6 @@
 // The operations REST routes and NATS handlers share, so both paths behave identically: each takes the
 // caller's identity (for the organization and the quota figures it reports) and validated input.
-import { idempotent } from '@voice/kit';
+import { idempotent, insertOutboxRows, PendingEvents } from '@voice/kit';
 import type {
   AddDocumentInput,
   BrandScoreInput,
@@ -48,22 +48,27 @@ export async function brandScoreOperation(
     partial: parts.partial,
     api: usageOf(identity),
   };
-  // The score is already paid for in model calls: a NATS hiccup is logged, not turned into an error.
-  await deps.bus
-    .publish('recall.brand_scored', identity.org_id, {
-      brand: input.brand,
-      url: input.url,
-      score: parts.score,
-      verdict: parts.verdict,
-      partial: parts.partial,
-      providers: parts.probes.map((probe) => ({
-        provider: probe.provider,
-        model: probe.model,
-        status: probe.status,
-        signal_score: probe.signal_score,
-      })),
-    })
-    .catch((error: unknown) => deps.logger.warn({ err: error }, 'recall.brand_scored not published'));
+  // A score changes no record, but it is paid for in model calls and subscribers count on its event: the
+  // event row is the one write, so it survives a NATS outage and the answer does not wait for NATS. If even
+  // that write fails, the score is still answered and the loss logged.
+  const events = new PendingEvents();
+  events.add('recall.brand_scored', identity.org_id, {
+    brand: input.brand,
+    url: input.url,
+    score: parts.score,
+    verdict: parts.verdict,
+    partial: parts.partial,
+    providers: parts.probes.map((probe) => ({
+      provider: probe.provider,
+      model: probe.model,
+      status: probe.status,
+      signal_score: probe.signal_score,
+    })),
+  });
+  await insertOutboxRows(deps.prisma, events.entries).then(
+    () => deps.outbox.nudge(),
+    (error: unknown) => deps.logger.error({ err: error }, 'recall.brand_scored not recorded'),
+  );
   return response;
 }
 

@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { CarrierAdapter } from './carrier/carrier.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
 import { TwilioCarrier } from './carrier/twilio.js';
@@ -11,6 +11,7 @@ import { PrismaClient } from './generated/prisma/client.js';
 /** Everything the telephony service talks to, made once per process (or per test) and closed in order. */
 export interface TelephonyDeps extends TelephonyContext {
   queues: DialerQueues;
+  outbox: OutboxRelay;
   /** Set by buildApp when this process runs the dialer (DIALER_ENABLED). */
   workers: DialerWorkers | undefined;
   close(): Promise<void>;
@@ -44,6 +45,7 @@ export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogg
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'telephony' }).start();
   const queues = new DialerQueues(env);
   const deps: TelephonyDeps = {
     env,
@@ -51,6 +53,7 @@ export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogg
     prisma,
     redis,
     bus,
+    outbox,
     queues,
     dialer: queues,
     carrier: createCarrier(env, queues),
@@ -59,6 +62,7 @@ export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogg
       // Workers first (they finish their current job), then what they use.
       await deps.workers?.close();
       await queues.close();
+      await outbox.stop();
       await bus.drain();
       await redis.quit().catch(() => redis.disconnect());
       await prisma.$disconnect();

@@ -306,15 +306,17 @@ describe('SMS through Twilio', () => {
     const them = '+14155550204';
     const ours = '+15005550006';
     assert.equal((await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'Reply STOP to opt out.' })).statusCode, 201);
-    // The event stream refuses the first sms.received (a JetStream outage at the worst moment).
-    const publish = h.deps.bus.publish.bind(h.deps.bus);
+    await eventually(() => events.find((event) => event.type === 'sms.sent' && event.org_id === identity.org_id));
+    // The process fails right after the message is filed with its event, before the opt-out is applied
+    // (the first commit that wakes the outbox relay is the filing).
+    const nudge = h.deps.outbox.nudge.bind(h.deps.outbox);
     let failNext = true;
-    h.deps.bus.publish = async (...args: Parameters<typeof publish>) => {
-      if (failNext && args[0] === 'sms.received') {
+    h.deps.outbox.nudge = () => {
+      if (failNext) {
         failNext = false;
-        throw new Error('simulated JetStream outage');
+        throw new Error('simulated failure after filing');
       }
-      return publish(...args);
+      nudge();
     };
     try {
       const params = { MessageSid: `SM${'e'.repeat(32)}`, From: them, To: ours, Body: 'STOP' };
@@ -322,14 +324,16 @@ describe('SMS through Twilio', () => {
       assert.notEqual(first.statusCode, 200, 'Twilio is told to retry');
       const check = async () =>
         (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json() as { listed: boolean };
-      assert.equal((await check()).listed, true, 'the opt-out is applied before the event is published');
+      assert.equal((await check()).listed, false, 'the first delivery stopped before the opt-out');
       assert.equal((await twilioPost('/api/hooks/twilio/sms/inbound', params)).statusCode, 200);
-      assert.equal((await check()).listed, true);
+      assert.equal((await check()).listed, true, 'the retry applies it');
+      h.deps.outbox.nudge();
       await eventually(() => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
+      assert.equal(events.filter((event) => event.type === 'sms.received' && event.org_id === identity.org_id).length, 1, 'filed once');
       const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'more marketing' });
       assert.equal(refused.statusCode, 422);
     } finally {
-      h.deps.bus.publish = publish;
+      h.deps.outbox.nudge = nudge;
     }
   });
 

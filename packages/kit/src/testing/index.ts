@@ -209,3 +209,4 @@ export async function createTestContext(): Promise<TestContext> {
 }
 export * from './identity.js';
 export * from './servers.js';
+export * from './streams.js';

@@ -60,6 +60,8 @@ export interface OwnServer {
   port: number;
   /** Kills the server at once (SIGKILL): whatever it held in memory is gone. */
   kill(): Promise<void>;
+  /** Stops it cleanly (SIGTERM), as an orderly outage does; what it keeps on disk stays for `start`. */
+  stop(): Promise<void>;
   /** Starts it again on the same port; nothing if it runs. */
   start(): Promise<void>;
   /** Kills it and starts it again: for Redis without persistence, a restart that lost every key. */
@@ -81,6 +83,7 @@ function ownServer(name: string, command: string, args: (port: number, dir: stri
         await waitForPort(port, child, name);
       },
       kill: () => stopChild(child, 'SIGKILL'),
+      stop: () => stopChild(child, 'SIGTERM'),
       async restart() {
         await server.kill();
         await server.start();
@@ -103,7 +106,7 @@ export const startOwnRedis = ownServer(
   'redis',
 );
 
-/** A nats-server of the test's own, with JetStream (its storage in a temporary directory). */
+/** A nats-server of the test's own, with JetStream on a file store that outlives its restarts, as a production server's does. */
 export const startOwnNats = ownServer(
   'nats',
   'nats-server',

@@ -4,7 +4,7 @@ import type { LeadsDeps } from '../deps.js';
 import type { Invoice as InvoiceRow } from '../generated/prisma/client.js';
 import { deleteInvoiceIn, findInvoice, insertInvoice, updateInvoiceIn } from '../store/invoices.js';
 import { assertLead, assertWorkspace } from '../store/references.js';
-import { publishEvent } from './events.js';
+import { withEvents } from './events.js';
 import { priceInvoice } from './invoice-math.js';
 import { toInvoice } from './records.js';
 
@@ -82,11 +82,13 @@ export async function sendInvoice(deps: LeadsDeps, identity: Identity, id: strin
     throw new ApiError('invalid_request', 'The invoice has no customer; set lead_id first.', { param: 'lead_id' });
   if ((before.lines as unknown[]).length === 0)
     throw new ApiError('invalid_request', 'The invoice has no lines; add at least one.', { param: 'lines' });
-  const after = await updateInvoiceIn(deps.prisma, orgId, id, ['draft'], { status: 'sent', sentAt: new Date() });
-  if (!after) throw notInStatus(await findInvoice(deps.prisma, orgId, id), 'sent', 'draft');
-  const invoice = toInvoice(after);
-  await publishEvent(deps, 'invoice.sent', orgId, invoice);
-  return invoice;
+  return withEvents(deps, async (tx, events) => {
+    const after = await updateInvoiceIn(tx, orgId, id, ['draft'], { status: 'sent', sentAt: new Date() });
+    if (!after) throw notInStatus(await findInvoice(tx, orgId, id), 'sent', 'draft');
+    const invoice = toInvoice(after);
+    events.add('invoice.sent', orgId, invoice, { aggregateId: id });
+    return invoice;
+  });
 }
 
 export async function markInvoicePaid(deps: LeadsDeps, identity: Identity, id: string): Promise<Invoice> {

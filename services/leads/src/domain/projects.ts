@@ -4,7 +4,7 @@ import type { LeadsDeps } from '../deps.js';
 import type { Project as ProjectRow } from '../generated/prisma/client.js';
 import { deleteProjectRow, findProject, insertProject, updateProjectIn } from '../store/projects.js';
 import { assertLead, assertWorkspace } from '../store/references.js';
-import { publishEvent } from './events.js';
+import { withEvents } from './events.js';
 import { toProject } from './records.js';
 
 // A project is active, then ready, then delivered. Delivery is its own operation (it tells the customer);
@@ -68,9 +68,11 @@ export async function deliverProject(deps: LeadsDeps, identity: Identity, id: st
   const before = await findProject(deps.prisma, orgId, id);
   if (before.status === 'delivered') throw delivered(before);
   if (before.leadId === null) throw new ApiError('invalid_request', 'The project has no customer to deliver to.', { param: 'lead_id' });
-  const after = await updateProjectIn(deps.prisma, orgId, id, ['active', 'ready'], { status: 'delivered', deliveredAt: new Date() });
-  if (!after) throw delivered(await findProject(deps.prisma, orgId, id));
-  const project = toProject(after);
-  await publishEvent(deps, 'project.delivered', orgId, project);
-  return project;
+  return withEvents(deps, async (tx, events) => {
+    const after = await updateProjectIn(tx, orgId, id, ['active', 'ready'], { status: 'delivered', deliveredAt: new Date() });
+    if (!after) throw delivered(await findProject(tx, orgId, id));
+    const project = toProject(after);
+    events.add('project.delivered', orgId, project, { aggregateId: id });
+    return project;
+  });
 }

@@ -6,7 +6,7 @@ import { findEnrollment, insertEnrollments, listEnrollments, stopEnrollmentRow }
 import { existingLeadIds, findLead } from '../store/leads.js';
 import { assertWorkspace } from '../store/references.js';
 import { deleteSequenceRow, findSequence, insertSequence, updateSequenceRow } from '../store/sequences.js';
-import { publishEvent } from './events.js';
+import { withEvents } from './events.js';
 import { sequenceSteps, toEnrollment, toSequence } from './records.js';
 
 /** When the first step runs, for an enrollment starting at `start`. */
@@ -67,23 +67,27 @@ export async function enrollLeads(deps: LeadsDeps, identity: Identity, sequenceI
   if (missing) throw new ApiError('not_found', `No such lead: ${missing}.`, { param: 'lead_ids' });
   const steps = sequenceSteps(sequence);
   const now = new Date();
-  const { created, active } = await insertEnrollments(
-    deps.prisma,
-    orgId,
-    sequenceId,
-    uniqueLeadIds.map((leadId) => ({
-      id: newId('enrollment'),
-      leadId,
-      status: 'active' as const,
-      activeSlot: true,
-      steps,
-      currentStep: 0,
-      nextStepAt: firstStepAt(steps, now, deps.env.SEQUENCE_DELAY_SCALE),
-      enrolledByKeyId: identity.key_id,
-      enrolledByPlan: identity.plan,
-      startedAt: now,
-    })),
-  );
+  const { created, active } = await withEvents(deps, async (tx, events) => {
+    const inserted = await insertEnrollments(
+      tx,
+      orgId,
+      sequenceId,
+      uniqueLeadIds.map((leadId) => ({
+        id: newId('enrollment'),
+        leadId,
+        status: 'active' as const,
+        activeSlot: true,
+        steps,
+        currentStep: 0,
+        nextStepAt: firstStepAt(steps, now, deps.env.SEQUENCE_DELAY_SCALE),
+        enrolledByKeyId: identity.key_id,
+        enrolledByPlan: identity.plan,
+        startedAt: now,
+      })),
+    );
+    for (const row of inserted.created) events.add('enrollment.started', orgId, toEnrollment(row), { aggregateId: row.id });
+    return inserted;
+  });
   for (const row of created) {
     await scheduleStep(deps.stepQueue, deps.env, {
       org_id: orgId,
@@ -91,7 +95,6 @@ export async function enrollLeads(deps: LeadsDeps, identity: Identity, sequenceI
       step: 0,
       delaySeconds: steps[0]?.delay_seconds ?? 0,
     });
-    await publishEvent(deps, 'enrollment.started', orgId, toEnrollment(row));
   }
   // The active enrollments were read before any step was scheduled, so every requested lead has one,
   // new or existing (unless an existing one finished in that instant), in the order the leads were given.
@@ -117,11 +120,13 @@ export async function stopEnrollment(
   if (row.status !== 'active') {
     throw new ApiError('conflict', `The enrollment is already ${row.status}.`, { param: where.enrollmentId ? 'enrollment_id' : 'lead_id' });
   }
-  const stopped = await stopEnrollmentRow(deps.prisma, orgId, row.id, reason, new Date());
-  const after = await findEnrollment(deps.prisma, orgId, { id: row.id }, 'enrollment_id');
-  if (stopped) await publishEvent(deps, 'enrollment.stopped', orgId, toEnrollment(after));
-  else throw new ApiError('conflict', `The enrollment is already ${after.status}.`, { param: 'enrollment_id' });
-  return toEnrollment(after);
+  return withEvents(deps, async (tx, events) => {
+    const stopped = await stopEnrollmentRow(tx, orgId, row.id, reason, new Date());
+    const after = toEnrollment(await findEnrollment(tx, orgId, { id: row.id }, 'enrollment_id'));
+    if (!stopped) throw new ApiError('conflict', `The enrollment is already ${after.status}.`, { param: 'enrollment_id' });
+    events.add('enrollment.stopped', orgId, after, { aggregateId: row.id });
+    return after;
+  });
 }
 
 export async function getEnrollment(deps: LeadsDeps, identity: Identity, sequenceId: string, enrollmentId: string): Promise<Enrollment> {

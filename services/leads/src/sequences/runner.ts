@@ -2,7 +2,7 @@ import { ApiError, bullmqConnectionOptions, newId } from '@voice/kit';
 import { type EnrollmentStepResult, type Identity, planSchema, type SequenceStep, telephonyRpc } from '@voice/proto';
 import { type Job, Worker } from 'bullmq';
 import type { LeadsDeps } from '../deps.js';
-import { publishEvent } from '../domain/events.js';
+import { withEvents } from '../domain/events.js';
 import { markContacted } from '../domain/leads.js';
 import { enrollmentHistory, sequenceSteps, toEnrollment } from '../domain/records.js';
 import type { Lead as LeadRow } from '../generated/prisma/client.js';
@@ -127,18 +127,23 @@ export async function processStepJob(deps: LeadsDeps, job: Job<StepJobData>): Pr
   const result: EnrollmentStepResult = { step: index, type: step?.type ?? 'wait', at: now.toISOString(), ...run };
   const next = steps[index + 1];
   const last = next === undefined;
-  const advanced = await advanceEnrollment(deps.prisma, orgId, enrollmentId, index, {
-    currentStep: index + 1,
-    history: [...enrollmentHistory(enrollment), result],
-    nextStepAt: last ? null : new Date(now.getTime() + next.delay_seconds * 1000 * deps.env.SEQUENCE_DELAY_SCALE),
-    ...(last ? { status: 'completed' as const, activeSlot: null, completedAt: now } : {}),
+  const advanced = await withEvents(deps, async (tx, events) => {
+    const row = await advanceEnrollment(tx, orgId, enrollmentId, index, {
+      currentStep: index + 1,
+      history: [...enrollmentHistory(enrollment), result],
+      nextStepAt: last ? null : new Date(now.getTime() + next.delay_seconds * 1000 * deps.env.SEQUENCE_DELAY_SCALE),
+      ...(last ? { status: 'completed' as const, activeSlot: null, completedAt: now } : {}),
+    });
+    if (!row) return null; // stopped while the step ran
+    if (run.outcome === 'done' && step?.type !== 'wait') {
+      await markContacted(tx, events, orgId, enrollment.leadId, now, `${enrollmentId}:${index}`);
+    }
+    if (last) {
+      events.add('enrollment.completed', orgId, toEnrollment(row), { id: `evt_${enrollmentId.slice(4)}done`, aggregateId: enrollmentId });
+    }
+    return row;
   });
-  if (!advanced) return; // stopped while the step ran
-  if (run.outcome === 'done' && step?.type !== 'wait') await markContacted(deps, orgId, enrollment.leadId, now, `${enrollmentId}:${index}`);
-  if (last) {
-    await publishEvent(deps, 'enrollment.completed', orgId, toEnrollment(advanced), `evt_${enrollmentId.slice(4)}done`);
-    return;
-  }
+  if (!advanced || last) return;
   await scheduleStep(deps.stepQueue, deps.env, {
     org_id: orgId,
     enrollment_id: enrollmentId,

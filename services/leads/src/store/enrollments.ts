@@ -29,7 +29,7 @@ export async function latestEnrollmentsOfLead(prisma: PrismaClient, orgId: strin
 }
 
 export async function findEnrollment(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   where: { id?: string; sequenceId?: string; leadId?: string; status?: 'active' },
   param: string,
@@ -50,7 +50,7 @@ export async function findEnrollmentForRun(prisma: PrismaClient, orgId: string, 
  * Returns the active enrollment of every requested lead, new or existing, and which ones are new.
  */
 export async function insertEnrollments(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   sequenceId: string,
   rows: Array<Omit<Prisma.EnrollmentCreateManyInput, 'orgId' | 'sequenceId'>>,
@@ -69,7 +69,7 @@ export async function insertEnrollments(
  * enrollment, or a step another attempt already recorded, changes nothing (returns null).
  */
 export async function advanceEnrollment(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   fromStep: number,
@@ -80,7 +80,7 @@ export async function advanceEnrollment(
   return prisma.enrollment.findFirst({ where: { orgId, id } });
 }
 
-export async function stopEnrollmentRow(prisma: PrismaClient, orgId: string, id: string, reason: string, at: Date) {
+export async function stopEnrollmentRow(prisma: Prisma.TransactionClient, orgId: string, id: string, reason: string, at: Date) {
   const { count } = await prisma.enrollment.updateMany({
     where: { orgId, id, status: 'active' },
     data: { status: 'stopped', activeSlot: null, stoppedReason: reason, stoppedAt: at, nextStepAt: null },

@@ -21,7 +21,7 @@ export async function listInvoices(prisma: PrismaClient, orgId: string, query: L
   return toPage(rows, limit, filters, toInvoice);
 }
 
-export async function findInvoice(prisma: PrismaClient, orgId: string, id: string) {
+export async function findInvoice(prisma: Prisma.TransactionClient, orgId: string, id: string) {
   const row = await prisma.invoice.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('invoice', 'id');
   return row;
@@ -36,7 +36,7 @@ export async function insertInvoice(prisma: PrismaClient, orgId: string, data: O
  * statement, so two concurrent sends cannot both succeed. Null when the invoice was not in such a status.
  */
 export async function updateInvoiceIn(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   fromStatuses: InvoiceStatus[],

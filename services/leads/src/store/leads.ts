@@ -80,22 +80,21 @@ export async function findLeadIfAny(prisma: PrismaClient, orgId: string, id: str
   return prisma.lead.findFirst({ where: { orgId, id } });
 }
 
+/** A lead and its first note, in the caller's transaction (which also records `lead.created`). */
 export async function insertLead(
-  prisma: PrismaClient,
+  tx: Prisma.TransactionClient,
   orgId: string,
   data: Omit<Prisma.LeadUncheckedCreateInput, 'orgId'>,
   firstNote?: { id: string; body: string },
 ) {
-  return prisma.$transaction(async (tx) => {
-    const row = await tx.lead.create({ data: { ...data, orgId } });
-    if (firstNote) await tx.leadNote.create({ data: { id: firstNote.id, orgId, leadId: row.id, body: firstNote.body } });
-    return row;
-  });
+  const row = await tx.lead.create({ data: { ...data, orgId } });
+  if (firstNote) await tx.leadNote.create({ data: { id: firstNote.id, orgId, leadId: row.id, body: firstNote.body } });
+  return row;
 }
 
 /** Updates a lead when `where` still holds (besides org and id); null when it did not match. */
 export async function updateLeadWhere(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   where: Prisma.LeadWhereInput,
@@ -106,7 +105,7 @@ export async function updateLeadWhere(
   return prisma.lead.findFirst({ where: { orgId, id } });
 }
 
-export async function deleteLeadRow(prisma: PrismaClient, orgId: string, id: string) {
+export async function deleteLeadRow(prisma: Prisma.TransactionClient, orgId: string, id: string) {
   const { count } = await prisma.lead.deleteMany({ where: { orgId, id } });
   if (count === 0) throw notFound('lead', 'id');
 }

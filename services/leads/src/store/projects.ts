@@ -21,7 +21,7 @@ export async function listProjects(prisma: PrismaClient, orgId: string, query: L
   return toPage(rows, limit, filters, toProject);
 }
 
-export async function findProject(prisma: PrismaClient, orgId: string, id: string) {
+export async function findProject(prisma: Prisma.TransactionClient, orgId: string, id: string) {
   const row = await prisma.project.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('project', 'id');
   return row;
@@ -33,7 +33,7 @@ export async function insertProject(prisma: PrismaClient, orgId: string, data: O
 
 /** Changes a project only while it is in one of `fromStatuses` (one statement); null otherwise. */
 export async function updateProjectIn(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   fromStatuses: ProjectStatus[],

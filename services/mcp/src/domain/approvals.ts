@@ -1,4 +1,4 @@
-import { ApiError, newId, toApiError } from '@voice/kit';
+import { ApiError, newId, type PendingEvents, toApiError } from '@voice/kit';
 import {
   type ApprovalChannelKind,
   type ApprovalTool,
@@ -32,6 +32,7 @@ import {
 import { findChannel, listChannels } from '../store/channels.js';
 import { approvalActions, type Caller } from './approval-actions.js';
 import { argumentsDigest, canonicalJson } from './canonical.js';
+import { type McpTx, withEvents } from './events.js';
 
 export function callerFor(deps: McpDeps, identity: Identity): Caller {
   return <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>) => deps.bus.call(rpc, identity, input);
@@ -105,13 +106,13 @@ async function deliver(deps: McpDeps, row: ApprovalRow): Promise<Delivery[]> {
   );
 }
 
-async function publishResolved(deps: McpDeps, row: ApprovalRow): Promise<void> {
-  const { result: _result, ...approval } = toApproval(row, deps.now());
-  await deps.bus
-    .publish('approval.resolved', row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
-      id: `evt_res_${row.id}`,
-    })
-    .catch((error: unknown) => deps.logger.error({ err: error, approval_id: row.id }, 'approval.resolved not published'));
+/** Records `approval.requested` or `approval.resolved` in the transaction that changed the approval. */
+function recordApprovalEvent(events: PendingEvents, type: 'approval.requested' | 'approval.resolved', row: ApprovalRow, now: Date) {
+  const { result: _result, ...approval } = toApproval(row, now);
+  events.add(type, row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
+    id: `evt_${type === 'approval.requested' ? 'req' : 'res'}_${row.id}`,
+    aggregateId: row.id,
+  });
 }
 
 /** Edits every message the request was sent as, so none keeps live buttons after the approval is resolved. */
@@ -178,20 +179,16 @@ export async function requestApproval(
     expiresAt: new Date(now.getTime() + deps.env.APPROVAL_TTL_SECONDS * 1000),
   });
   const deliveries = await deliver(deps, row);
-  await saveDeliveries(deps.prisma, row.orgId, row.id, deliveries);
   const sent = deliveries.filter((delivery) => delivery.status === 'sent');
+  await withEvents(deps, async (tx, events) => {
+    await saveDeliveries(tx, row.orgId, row.id, deliveries);
+    if (sent.length > 0) recordApprovalEvent(events, 'approval.requested', await findApproval(tx, row.orgId, row.id), now);
+  });
   if (sent.length === 0) {
     const why = deliveries.map((delivery) => `${delivery.channel}: ${delivery.error}`).join('; ');
     await failUndelivered(deps.prisma, row.orgId, row.id, `Not delivered to any channel (${why}).`, now);
     throw new ApiError('upstream_failed', `The approval request ${row.id} could not be sent (${why}). Nothing was done; retry later.`);
   }
-  const stored = await findApproval(deps.prisma, row.orgId, row.id);
-  const { result: _result, ...approval } = toApproval(stored, now);
-  await deps.bus
-    .publish('approval.requested', row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
-      id: `evt_req_${row.id}`,
-    })
-    .catch((error: unknown) => deps.logger.error({ err: error, approval_id: row.id }, 'approval.requested not published'));
   return {
     status: 'pending_approval',
     approval_id: row.id,
@@ -226,7 +223,11 @@ async function execute(deps: McpDeps, row: ApprovalRow): Promise<ApprovalRow> {
     if (apiError.code === 'internal') deps.logger.error({ err: error, approval_id: row.id }, 'approved action failed');
     outcome = { status: 'failed', code: apiError.code, message: apiError.message };
   }
-  return finishExecution(deps.prisma, row.orgId, row.id, outcome);
+  return withEvents(deps, async (tx, events) => {
+    const finished = await finishExecution(tx, row.orgId, row.id, outcome);
+    recordApprovalEvent(events, 'approval.resolved', finished, deps.now());
+    return finished;
+  });
 }
 
 export interface Tap {
@@ -263,16 +264,21 @@ export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
     };
   }
   const now = deps.now();
-  const claimed = await claimPending(deps.prisma, row.orgId, row.id, tap.decision === 'approve' ? 'approved' : 'rejected', {
-    by: tap.actor,
-    via: tap.via,
-    at: now,
+  // A rejection resolves the approval here, so it is recorded with its event; an approval resolves when
+  // its action has run (execute).
+  const claimed = await withEvents(deps, async (tx, events) => {
+    const done = await claimPending(tx, row.orgId, row.id, tap.decision === 'approve' ? 'approved' : 'rejected', {
+      by: tap.actor,
+      via: tap.via,
+      at: now,
+    });
+    if (done && tap.decision === 'reject') recordApprovalEvent(events, 'approval.resolved', await findApproval(tx, row.orgId, row.id), now);
+    return done;
   });
   if (!claimed) {
-    const [expired] = await expireDue(deps.prisma, now, { orgId: row.orgId, id: row.id });
+    const [expired] = await expireApprovals(deps, (tx) => expireDue(tx, now, { orgId: row.orgId, id: row.id }));
     if (expired) {
       await closeMessages(deps, expired);
-      await publishResolved(deps, expired);
       return { acted: false, notice: `This approval expired at ${row.expiresAt.toISOString()}; nothing was done.`, approval: expired };
     }
     const current = await findApproval(deps.prisma, row.orgId, row.id);
@@ -288,7 +294,6 @@ export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
   const resolved =
     tap.decision === 'approve' ? await execute(deps, { ...row, status: 'approved' }) : await findApproval(deps.prisma, row.orgId, row.id);
   await closeMessages(deps, resolved);
-  await publishResolved(deps, resolved);
   const notice =
     resolved.status === 'executed'
       ? 'Approved: done.'
@@ -301,16 +306,25 @@ export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
 /** An approved action runs within one RPC deadline; one still `approved` long after that was interrupted. */
 const staleExecutionMs = 5 * 60 * 1000;
 
+/** Resolves approvals without a person (expiry, an interrupted execution), each with its `approval.resolved`. */
+function expireApprovals(deps: McpDeps, change: (tx: McpTx) => Promise<ApprovalRow[]>): Promise<ApprovalRow[]> {
+  return withEvents(deps, async (tx, events) => {
+    const rows = await change(tx);
+    for (const row of rows) recordApprovalEvent(events, 'approval.resolved', row, deps.now());
+    return rows;
+  });
+}
+
 /**
- * Marks approvals past their expiry `expired`, and interrupted executions `failed`; edits their messages and
- * publishes `approval.resolved`.
+ * Marks approvals past their expiry `expired`, and interrupted executions `failed`, with their
+ * `approval.resolved` events; then edits their messages.
  */
 export async function sweepExpired(deps: McpDeps): Promise<number> {
   const now = deps.now();
-  const expired = [...(await expireDue(deps.prisma, now)), ...(await failStale(deps.prisma, now, staleExecutionMs))];
-  for (const row of expired) {
-    await closeMessages(deps, row);
-    await publishResolved(deps, row);
-  }
+  const expired = await expireApprovals(deps, async (tx) => [
+    ...(await expireDue(tx, now)),
+    ...(await failStale(tx, now, staleExecutionMs)),
+  ]);
+  for (const row of expired) await closeMessages(deps, row);
   return expired.length;
 }

@@ -102,7 +102,7 @@ export async function findWaiting(
   });
 }
 
-export async function findApproval(prisma: PrismaClient, orgId: string, id: string): Promise<ApprovalRow> {
+export async function findApproval(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<ApprovalRow> {
   const row = await prisma.approval.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('approval', 'approval_id');
   return row;
@@ -137,7 +137,7 @@ export async function listApprovals(prisma: PrismaClient, orgId: string, query: 
   return toPage(rows, limit, filters, (row) => toApproval(row, now));
 }
 
-export async function saveDeliveries(prisma: PrismaClient, orgId: string, id: string, deliveries: Delivery[]): Promise<void> {
+export async function saveDeliveries(prisma: Prisma.TransactionClient, orgId: string, id: string, deliveries: Delivery[]): Promise<void> {
   await prisma.approval.updateMany({ where: { orgId, id }, data: { deliveries: deliveries as Prisma.InputJsonValue } });
 }
 
@@ -146,7 +146,7 @@ export async function saveDeliveries(prisma: PrismaClient, orgId: string, id: st
  * replicas, exactly one gets `true`. An approval past its expiry cannot be approved or rejected.
  */
 export async function claimPending(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   to: 'approved' | 'rejected',
@@ -160,7 +160,11 @@ export async function claimPending(
 }
 
 /** Marks pending approvals past their expiry `expired`; returns the ones this call marked. */
-export async function expireDue(prisma: PrismaClient, now: Date, orgAndId?: { orgId: string; id: string }): Promise<ApprovalRow[]> {
+export async function expireDue(
+  prisma: Prisma.TransactionClient,
+  now: Date,
+  orgAndId?: { orgId: string; id: string },
+): Promise<ApprovalRow[]> {
   const where: Prisma.ApprovalWhereInput = { status: 'pending', expiresAt: { lte: now }, ...(orgAndId ?? {}) };
   const due = await prisma.approval.findMany({ where, take: 500, orderBy: { expiresAt: 'asc' } });
   const marked: ApprovalRow[] = [];
@@ -178,7 +182,7 @@ export async function expireDue(prisma: PrismaClient, now: Date, orgAndId?: { or
  * Approvals left `approved` by a process that died while running the action: after `staleMs` they are
  * `failed` with a message that says the action may or may not have run, rather than `approved` forever.
  */
-export async function failStale(prisma: PrismaClient, now: Date, staleMs: number): Promise<ApprovalRow[]> {
+export async function failStale(prisma: Prisma.TransactionClient, now: Date, staleMs: number): Promise<ApprovalRow[]> {
   const stale = await prisma.approval.findMany({
     where: { status: 'approved', resolvedAt: { lte: new Date(now.getTime() - staleMs) } },
     take: 500,
@@ -197,7 +201,7 @@ export async function failStale(prisma: PrismaClient, now: Date, staleMs: number
 }
 
 export async function finishExecution(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   outcome: { status: 'executed'; result: Record<string, unknown> } | { status: 'failed'; code: string; message: string },

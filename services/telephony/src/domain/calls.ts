@@ -17,7 +17,7 @@ import { toCall } from './call-records.js';
 import { isFinal, statusesBefore } from './call-status.js';
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked } from './dnc.js';
-import { publishCallEvent } from './events.js';
+import { recordCallEvent, withEvents } from './events.js';
 import { assertOwnLead } from './leads.js';
 import { routeInbound } from './routing.js';
 
@@ -44,15 +44,16 @@ export async function queueCall(context: TelephonyContext, identity: Identity, i
     async () => {
       await assertOwnLead(context, identity, request.lead_id);
       await assertContactAllowed(context, identity.org_id, request.to, 'voice');
-      const row = await createOutboundCall(context.prisma, identity.org_id, {
-        ...request,
-        from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
+      const row = await withEvents(context, async (tx, events) => {
+        const created = await createOutboundCall(tx, identity.org_id, {
+          ...request,
+          from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
+        });
+        recordCallEvent(events, created);
+        return created;
       });
-      // The call exists from here on: a failed announcement or enqueue must not fail the request (a retry
-      // would queue a second call). The dialer announces again and the sweeper enqueues again.
-      await publishCallEvent(context.bus, row).catch((error: unknown) =>
-        context.logger.warn({ err: error, call_id: row.id }, 'call.queued not published; the dialer will retry'),
-      );
+      // The call exists from here on: a failed enqueue must not fail the request (a retry would queue a
+      // second call). The sweeper enqueues again.
       await context.dialer
         .enqueueCall(row.orgId, row.id)
         .catch((error: unknown) => context.logger.warn({ err: error, call_id: row.id }, 'dial job not enqueued; the sweeper will retry'));
@@ -64,10 +65,10 @@ export async function queueCall(context: TelephonyContext, identity: Identity, i
 
 /** Cancels a call that has not started ringing. Anything later is 409: hang-ups are the carrier's. */
 export async function cancelCall(context: TelephonyContext, orgId: string, id: string) {
-  const row = await transitionCall(context.prisma, orgId, id, ['queued'], {
-    status: 'canceled',
-    endReason: 'canceled',
-    endedAt: new Date(),
+  const row = await withEvents(context, async (tx, events) => {
+    const canceled = await transitionCall(tx, orgId, id, ['queued'], { status: 'canceled', endReason: 'canceled', endedAt: new Date() });
+    if (canceled) recordCallEvent(events, canceled);
+    return canceled;
   });
   if (!row) {
     const current = await findCallRow(context.prisma, orgId, id);
@@ -78,7 +79,6 @@ export async function cancelCall(context: TelephonyContext, orgId: string, id: s
       .cancelCall(row.carrierCallId)
       .catch((error: unknown) => context.logger.warn({ err: error, call_id: id }, 'carrier cancel failed'));
   }
-  await publishCallEvent(context.bus, row);
   return toCall(row);
 }
 
@@ -95,9 +95,9 @@ export interface CallReport {
 }
 
 /**
- * Applies a status report from the carrier (callback or simulation step). Only forward moves apply; a
- * repeat of the current status republishes its event under the same id, so a step retried after a
- * crash between the update and the publish still announces it.
+ * Applies a status report from the carrier (callback or simulation step). Only forward moves apply, each
+ * recorded with its event in one transaction; a repeat of the current status records its event again
+ * under the same id, which JetStream drops as a duplicate.
  */
 export async function applyCallReport(
   context: TelephonyContext,
@@ -120,14 +120,16 @@ export async function applyCallReport(
     data.costCurrency = context.env.TELEPHONY_CURRENCY;
   }
   if (report.carrierCallId !== undefined) data.carrierCallId = report.carrierCallId;
-  const moved = await transitionCall(context.prisma, orgId, callId, statusesBefore(report.status), data);
-  if (moved) {
-    await publishCallEvent(context.bus, moved);
-    return moved;
-  }
-  const current = await findCallRow(context.prisma, orgId, callId);
-  if (current.status === report.status) await publishCallEvent(context.bus, current);
-  return null;
+  return withEvents(context, async (tx, events) => {
+    const moved = await transitionCall(tx, orgId, callId, statusesBefore(report.status), data);
+    if (moved) {
+      recordCallEvent(events, moved);
+      return moved;
+    }
+    const current = await findCallRow(tx, orgId, callId);
+    if (current.status === report.status) recordCallEvent(events, current);
+    return null;
+  });
 }
 
 export type DialResult = 'placed' | 'adopted' | 'skipped' | 'blocked';
@@ -138,9 +140,12 @@ export type DialResult = 'placed' | 'adopted' | 'skipped' | 'blocked';
  * for it, and re-checks the do-not-call list at the last moment.
  */
 export async function dialCall(context: TelephonyContext, orgId: string, callId: string): Promise<DialResult> {
-  const claimed = await claimForDial(context.prisma, orgId, callId);
+  const claimed = await withEvents(context, async (tx, events) => {
+    const row = await claimForDial(tx, orgId, callId);
+    if (row) recordCallEvent(events, row);
+    return row;
+  });
   if (!claimed) return 'skipped';
-  await publishCallEvent(context.bus, claimed);
   if (await isBlocked(context, orgId, claimed.toNumber, 'voice')) {
     await applyCallReport(context, orgId, callId, { status: 'canceled', endReason: 'dnc_listed' });
     return 'blocked';
@@ -181,17 +186,14 @@ export async function failStuckCalls(context: TelephonyContext, now = new Date()
   });
   let failed = 0;
   for (const call of stuck) {
-    const row = await transitionUnchangedCall(context.prisma, call.orgId, call, {
-      status: 'failed',
-      endReason: 'no_carrier_report',
-      endedAt: now,
+    const row = await withEvents(context, async (tx, events) => {
+      const moved = await transitionUnchangedCall(tx, call.orgId, call, { status: 'failed', endReason: 'no_carrier_report', endedAt: now });
+      if (moved) recordCallEvent(events, moved);
+      return moved;
     });
     if (!row) continue;
     failed++;
     context.logger.warn({ call_id: row.id, was: call.status, since: call.updatedAt }, 'call without carrier report failed');
-    await publishCallEvent(context.bus, row).catch((error: unknown) =>
-      context.logger.warn({ err: error, call_id: row.id }, 'call.failed of a stuck call not published'),
-    );
   }
   return failed;
 }
@@ -217,7 +219,9 @@ export async function receiveCall(
     context.logger.info({ to: call.to }, 'inbound call to an unrouted number rejected');
     return null;
   }
-  const row = await createInboundCall(context.prisma, route.orgId, { ...call, leadId: route.leadId, workspaceId: route.workspaceId });
-  await publishCallEvent(context.bus, row);
-  return row;
+  return withEvents(context, async (tx, events) => {
+    const row = await createInboundCall(tx, route.orgId, { ...call, leadId: route.leadId, workspaceId: route.workspaceId });
+    recordCallEvent(events, row);
+    return row;
+  });
 }

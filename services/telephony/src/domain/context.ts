@@ -1,4 +1,4 @@
-import type { Bus, Logger } from '@voice/kit';
+import type { Bus, Logger, OutboxRelay } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { CarrierAdapter } from '../carrier/carrier.js';
 import type { TelephonyEnv } from '../env.js';
@@ -16,6 +16,8 @@ export interface TelephonyContext {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
+  /** Publishes the events that changes wrote to the outbox table; nudged after each such commit. */
+  outbox: Pick<OutboxRelay, 'nudge'>;
   redis: Redis;
   carrier: CarrierAdapter;
   dialer: DialerQueue;

@@ -5,7 +5,7 @@ import { createInboundSms, createOutboundSms, findSmsByCarrierId, findSmsRow, ty
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked, optInBySms, optOutBySms } from './dnc.js';
 import { isOptIn, isOptOut } from './dnc-rules.js';
-import { publishSmsEvent } from './events.js';
+import { recordSmsEvent, type TelephonyTx, withEvents } from './events.js';
 import { assertOwnLead } from './leads.js';
 import { toSms } from './records.js';
 import { routeInbound } from './routing.js';
@@ -50,14 +50,24 @@ const smsRank: Record<SmsStatus, number> = {
 };
 const smsStatusesBefore = (next: SmsStatus) => (Object.keys(smsRank) as SmsStatus[]).filter((status) => smsRank[status] < smsRank[next]);
 
-async function moveSms(
+async function moveSms(tx: TelephonyTx, orgId: string, smsId: string, status: SmsStatus, data: Prisma.SmsUpdateManyMutationInput) {
+  return transitionSms(tx, orgId, smsId, smsStatusesBefore(status), { ...data, status });
+}
+
+/** Moves a message forward and records its event in the same transaction; null when it had moved past. */
+function moveSmsWithEvent(
   context: TelephonyContext,
   orgId: string,
   smsId: string,
   status: SmsStatus,
   data: Prisma.SmsUpdateManyMutationInput,
+  type: Parameters<typeof recordSmsEvent>[1],
 ) {
-  return transitionSms(context.prisma, orgId, smsId, smsStatusesBefore(status), { ...data, status });
+  return withEvents(context, async (tx, events) => {
+    const row = await moveSms(tx, orgId, smsId, status, data);
+    if (row) recordSmsEvent(events, type, row);
+    return row;
+  });
 }
 
 export type SendResult = 'sent' | 'skipped' | 'blocked';
@@ -70,14 +80,17 @@ export async function deliverSms(context: TelephonyContext, orgId: string, smsId
   const current = await findSmsRow(context.prisma, orgId, smsId);
   if (current.status !== 'queued' && current.status !== 'sending') return 'skipped';
   if (await isBlocked(context, orgId, current.toNumber, 'sms')) {
-    const blocked = await moveSms(context, orgId, smsId, 'blocked_dnc', {
-      errorCode: 'dnc_blocked',
-      errorMessage: 'The number was put on the do-not-call list before the message went out.',
-    });
-    if (blocked) await publishSmsEvent(context.bus, 'sms.failed', blocked);
+    await moveSmsWithEvent(
+      context,
+      orgId,
+      smsId,
+      'blocked_dnc',
+      { errorCode: 'dnc_blocked', errorMessage: 'The number was put on the do-not-call list before the message went out.' },
+      'sms.failed',
+    );
     return 'blocked';
   }
-  await moveSms(context, orgId, smsId, 'sending', { sendAttempts: { increment: 1 } });
+  await moveSms(context.prisma, orgId, smsId, 'sending', { sendAttempts: { increment: 1 } });
   const sent = await context.carrier.sendSms({
     smsId,
     orgId,
@@ -87,18 +100,19 @@ export async function deliverSms(context: TelephonyContext, orgId: string, smsId
     segments: current.segments,
     statusCallbackUrl: smsStatusCallbackUrl(context.env.PUBLIC_BASE_URL, smsId),
   });
-  const row = await moveSms(context, orgId, smsId, 'sent', {
-    carrierMessageId: sent.carrierMessageId,
-    sentAt: new Date(),
-    ...(sent.costAmount === null ? {} : { costAmount: sent.costAmount, costCurrency: context.env.TELEPHONY_CURRENCY }),
+  await withEvents(context, async (tx, events) => {
+    const row = await moveSms(tx, orgId, smsId, 'sent', {
+      carrierMessageId: sent.carrierMessageId,
+      sentAt: new Date(),
+      ...(sent.costAmount === null ? {} : { costAmount: sent.costAmount, costCurrency: context.env.TELEPHONY_CURRENCY }),
+    });
+    recordSmsEvent(events, 'sms.sent', row ?? (await findSmsRow(tx, orgId, smsId)));
   });
-  await publishSmsEvent(context.bus, 'sms.sent', row ?? (await findSmsRow(context.prisma, orgId, smsId)));
   return 'sent';
 }
 
 export async function failSms(context: TelephonyContext, orgId: string, smsId: string, error: { code: string; message: string }) {
-  const row = await moveSms(context, orgId, smsId, 'failed', { errorCode: error.code, errorMessage: error.message });
-  if (row) await publishSmsEvent(context.bus, 'sms.failed', row);
+  await moveSmsWithEvent(context, orgId, smsId, 'failed', { errorCode: error.code, errorMessage: error.message }, 'sms.failed');
 }
 
 /** A delivery report from the carrier. */
@@ -112,9 +126,7 @@ export async function applySmsReport(
     report.status === 'delivered'
       ? { deliveredAt: new Date() }
       : { errorCode: report.errorCode ?? report.status, errorMessage: `The carrier reported the message ${report.status}.` };
-  const row = await moveSms(context, orgId, smsId, report.status, data);
-  if (row) await publishSmsEvent(context.bus, report.status === 'delivered' ? 'sms.delivered' : 'sms.failed', row);
-  return row;
+  return moveSmsWithEvent(context, orgId, smsId, report.status, data, report.status === 'delivered' ? 'sms.delivered' : 'sms.failed');
 }
 
 /**
@@ -129,10 +141,10 @@ export async function receiveSms(
   if (message.carrierMessageId) {
     const seen = await findSmsByCarrierId(context.prisma, message.carrierMessageId);
     if (seen) {
-      // A redelivery: finish what the first delivery may not have (the opt-out, the event). Both are
-      // idempotent, so a STOP is never lost to a failure between filing the message and acting on it.
+      // A redelivery: finish what the first delivery may not have (the opt-out). It is idempotent, so a
+      // STOP is never lost to a failure between filing the message and acting on it; the message's event
+      // was recorded with it.
       await applyConsent(context, await routeInbound(context, message.to, message.from), message);
-      await publishSmsEvent(context.bus, 'sms.received', seen);
       return seen;
     }
   }
@@ -142,18 +154,20 @@ export async function receiveSms(
     context.logger.info({ to: message.to }, 'inbound SMS to an unrouted number dropped');
     return null;
   }
-  const row = await createInboundSms(context.prisma, latest.orgId, {
-    from: message.from,
-    to: message.to,
-    body: message.body,
-    segments: smsSegments(message.body || ' '),
-    carrierMessageId: message.carrierMessageId,
-    leadId: latest.leadId,
-    workspaceId: latest.workspaceId,
+  const row = await withEvents(context, async (tx, events) => {
+    const created = await createInboundSms(tx, latest.orgId, {
+      from: message.from,
+      to: message.to,
+      body: message.body,
+      segments: smsSegments(message.body || ' '),
+      carrierMessageId: message.carrierMessageId,
+      leadId: latest.leadId,
+      workspaceId: latest.workspaceId,
+    });
+    recordSmsEvent(events, 'sms.received', created);
+    return created;
   });
-  // Consent first: it is what must never be lost; the event can be published again on a redelivery.
   await applyConsent(context, conversations, message);
-  await publishSmsEvent(context.bus, 'sms.received', row);
   return row;
 }
 

@@ -35,7 +35,7 @@ export async function listCalls(prisma: PrismaClient, orgId: string, query: List
   return toPage(rows, limit, filters, toCallListItem);
 }
 
-export async function findCallRow(prisma: PrismaClient, orgId: string, id: string): Promise<CallRow> {
+export async function findCallRow(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<CallRow> {
   const row = await prisma.call.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('call', 'id');
   return row;
@@ -46,7 +46,7 @@ export async function getCall(prisma: PrismaClient, orgId: string, id: string) {
 }
 
 export async function createOutboundCall(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   input: Omit<QueueCallInput, 'idempotency_key'> & { from: string },
 ): Promise<CallRow> {
@@ -72,7 +72,7 @@ export async function createOutboundCall(
  * the call was not in one of those statuses.
  */
 export async function transitionCall(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   from: readonly CallStatus[],
@@ -90,7 +90,7 @@ export async function updateCall(prisma: PrismaClient, orgId: string, id: string
 /**
  * Claims a queued, not yet placed call for one dial attempt. Null when it was canceled or already placed.
  */
-export async function claimForDial(prisma: PrismaClient, orgId: string, id: string): Promise<CallRow | null> {
+export async function claimForDial(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<CallRow | null> {
   const { count } = await prisma.call.updateMany({
     where: { orgId, id, status: 'queued', carrierCallId: null },
     data: { dialAttempts: { increment: 1 } },
@@ -173,7 +173,7 @@ export async function stuckCalls(prisma: PrismaClient, cutoffs: { ringingBefore:
  * or another replica's sweep that got there first wins.
  */
 export async function transitionUnchangedCall(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   seen: { id: string; status: CallStatus; updatedAt: Date },
   data: Prisma.CallUpdateManyMutationInput,
@@ -197,7 +197,7 @@ export async function findCallByCarrierId(prisma: PrismaClient, carrierCallId: s
 }
 
 export async function createInboundCall(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   input: { from: string; to: string; carrierCallId: string; leadId: string | null; workspaceId: string | null },
 ): Promise<CallRow> {

@@ -1,7 +1,7 @@
 import { decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import type { DncChannel, ListDncQuery } from '@voice/proto';
 import { toDncEntry } from '../domain/records.js';
-import type { DncEntry as DncRow, DncSource, PrismaClient } from '../generated/prisma/client.js';
+import type { DncEntry as DncRow, DncSource, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { afterKeyset } from './keyset.js';
 
 export type { DncRow };
@@ -29,7 +29,7 @@ export async function entriesForPhone(prisma: PrismaClient, orgId: string, phone
 
 /** Inserts the entry unless the number is already listed for that channel; says which happened. */
 export async function insertDnc(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   entry: { phone: string; channel: DncChannel; reason: string | null; source: DncSource; createdBy: string | null },
 ): Promise<{ row: DncRow; created: boolean }> {
@@ -53,7 +53,7 @@ export async function insertDnc(
   return { row, created: count === 1 };
 }
 
-export async function deleteDnc(prisma: PrismaClient, orgId: string, id: string): Promise<DncRow> {
+export async function deleteDnc(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<DncRow> {
   const row = await prisma.dncEntry.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('do-not-call entry', 'id');
   const { count } = await prisma.dncEntry.deleteMany({ where: { orgId, id } });
@@ -61,7 +61,12 @@ export async function deleteDnc(prisma: PrismaClient, orgId: string, id: string)
   return row;
 }
 
-export async function deleteDncBySource(prisma: PrismaClient, orgId: string, phone: string, source: DncSource): Promise<DncRow[]> {
+export async function deleteDncBySource(
+  prisma: Prisma.TransactionClient,
+  orgId: string,
+  phone: string,
+  source: DncSource,
+): Promise<DncRow[]> {
   const rows = await prisma.dncEntry.findMany({ where: { orgId, phone, source } });
   if (rows.length > 0) await prisma.dncEntry.deleteMany({ where: { orgId, id: { in: rows.map((row) => row.id) } } });
   return rows;

@@ -24,7 +24,7 @@ export async function listSms(prisma: PrismaClient, orgId: string, query: ListSm
   return toPage(rows, limit, filters, toSms);
 }
 
-export async function findSmsRow(prisma: PrismaClient, orgId: string, id: string): Promise<SmsRow> {
+export async function findSmsRow(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<SmsRow> {
   const row = await prisma.sms.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('sms', 'id');
   return row;
@@ -54,7 +54,7 @@ export async function createOutboundSms(
 }
 
 export async function createInboundSms(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   input: {
     from: string;
@@ -87,7 +87,7 @@ export async function createInboundSms(
 
 /** Conditional status change, like transitionCall: null when the message was not in one of `from`. */
 export async function transitionSms(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
   from: readonly SmsStatus[],

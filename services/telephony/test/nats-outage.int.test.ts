@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type OwnServer, startOwnNats, testIdentity } from '@voice/kit/testing';
+import type { EventEnvelope } from '@voice/proto';
+import { eventually, type Harness, startHarness } from './support/harness.js';
+
+// A nats-server of this file's own, so the test can stop it.
+let nats: OwnServer;
+let h: Harness;
+before(async () => {
+  nats = await startOwnNats();
+  h = await startHarness({ NATS_URL: nats.url });
+});
+after(async () => {
+  await h?.close();
+  await nats?.close();
+});
+
+test('calls and do-not-call entries are written while NATS is down; their events are delivered once after it returns', async () => {
+  const identity = testIdentity();
+  const received: EventEnvelope[] = [];
+  await h.deps.bus.consume({ durable: 'outage-check', types: ['call.queued', 'dnc.added'] }, async (event) => {
+    received.push(event);
+  });
+  await nats.stop();
+  const callIds: string[] = [];
+  for (let index = 0; index < 8; index++) {
+    const response = await h.request(identity, 'POST', '/api/v1/phone/calls', { to: `+1415555${String(3100 + index)}` });
+    assert.equal(response.statusCode, 201, 'queuing a call does not wait for NATS');
+    callIds.push(response.json().id);
+  }
+  const dncIds: string[] = [];
+  for (let index = 0; index < 4; index++) {
+    const response = await h.request(identity, 'POST', '/api/v1/phone/dnc', { phone: `+1415555${String(3200 + index)}`, channel: 'all' });
+    assert.equal(response.statusCode, 201, 'listing a number does not wait for NATS');
+    dncIds.push(response.json().id);
+  }
+  assert.ok((await h.deps.prisma.outboxEvent.count()) >= 12, 'every event kept while NATS is away');
+  await nats.start();
+  const ofType = (type: string) => received.filter((event) => event.type === type);
+  await eventually(
+    () => (ofType('call.queued').length >= 8 && ofType('dnc.added').length >= 4 ? true : undefined),
+    60_000,
+    'the queued calls and listings to be announced',
+  );
+  await eventually(async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), 60_000, 'the outbox to drain');
+  // The dialer records call.queued again (same id) when it claims each call; JetStream keeps one.
+  assert.deepEqual(
+    ofType('call.queued')
+      .map((event) => event.data.call_id)
+      .sort(),
+    [...callIds].sort(),
+  );
+  assert.deepEqual(
+    ofType('dnc.added')
+      .map((event) => event.data.dnc_id)
+      .sort(),
+    [...dncIds].sort(),
+  );
+});
