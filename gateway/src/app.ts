@@ -1,5 +1,6 @@
 import { createHttpApp, type HttpApp, newId, urlPath } from '@voice/kit';
 import { gatewayRpc } from '@voice/proto';
+import { Registry } from 'prom-client';
 import { AuditPublisher } from './audit/publisher.js';
 import { applyAuditRetention } from './audit/retention.js';
 import { listAuditLog } from './audit/store.js';
@@ -8,7 +9,6 @@ import { authenticate } from './auth/authenticate.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
 import { keyStanding } from './keys/store.js';
-import { gatewayMetrics } from './metrics.js';
 import { registerProxies } from './proxy/upstreams.js';
 import { openApiRoute } from './routes/openapi.js';
 import { usageOf, usageRoutes } from './routes/usage.js';
@@ -23,8 +23,11 @@ export interface GatewayOptions {
  * proxy to the service with the caller's identity in signed headers.
  */
 export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}): Promise<HttpApp> {
+  // The gateway's own metrics (the audit buffer's) beside the process metrics, on the one /metrics.
+  const metrics = new Registry();
   const app = await createHttpApp({
     name: 'gateway',
+    metrics,
     logger: deps.logger,
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     acceptRequestId: false,
@@ -42,10 +45,6 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
   });
 
   // One audit record per authenticated API call, collected off the request path and published in batches.
-  // Made ready now, while NATS is known to answer: kit's bus keeps a JetStream manager that failed to come
-  // up, so a gateway whose first publish fell in an outage would never publish again.
-  await deps.bus.ensureStream();
-  const metrics = gatewayMetrics(app);
   const auditPublisher = new AuditPublisher(deps.bus, deps.logger, {
     flushMs: deps.env.AUDIT_PUBLISH_MS,
     flushAt: 1_000,

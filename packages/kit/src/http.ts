@@ -9,6 +9,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { ApiError, envelope, installErrorHandling, toApiError } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
@@ -20,6 +21,8 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Readiness checks by dependency name, e.g. `{ postgres, redis, nats }`. */
   readiness: Record<string, ReadinessCheck>;
+  /** The registry `/metrics` serves, for a deployable that adds metrics of its own; a new one by default. */
+  metrics?: Registry;
   /** Development only: `/readyz` shows each failed dependency's error text (hosts, ports, server messages). */
   showDependencyErrors?: boolean;
   /** Largest accepted request body; larger ones get 413. */
@@ -120,7 +123,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     }
     done();
   });
-  await app.register(healthPlugin, { checks: options.readiness, showErrors: options.showDependencyErrors ?? false });
+  await app.register(healthPlugin, {
+    checks: options.readiness,
+    showErrors: options.showDependencyErrors ?? false,
+    ...(options.metrics ? { registry: options.metrics } : {}),
+  });
   // Every route's zod schemas become its OpenAPI description; the gateway merges these into the public
   // document, so the schemas that validate requests are the ones published.
   await app.register(fastifySwagger, {

@@ -275,8 +275,12 @@ export class Bus {
   }
 
   private managerPromise: Promise<JetStreamManager> | undefined;
+  /** Shared once it exists; one that failed (NATS away at the first use) is asked for again next time. */
   private manager(): Promise<JetStreamManager> {
-    this.managerPromise ??= jetstreamManager(this.connection);
+    this.managerPromise ??= jetstreamManager(this.connection).catch((error: unknown) => {
+      this.managerPromise = undefined;
+      throw error;
+    });
     return this.managerPromise;
   }
 
