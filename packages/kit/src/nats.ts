@@ -27,7 +27,7 @@ import {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { withDeadline } from './deadline.js';
-import { ApiError, toApiError } from './errors.js';
+import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
 import { newId } from './ids.js';
 import { findNulCharacter } from './text.js';
@@ -192,6 +192,7 @@ export class Bus {
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.code === 'internal') this.logger.error({ err: error, subject: definition.subject }, 'rpc handler failed');
+      else if (apiError.status >= 500) this.logger.warn({ reason: dependencyReason(error), subject: definition.subject }, apiError.message);
       reply = { ok: false, error: apiError.toWire() };
     }
     message.respond(encoder.encode(JSON.stringify(reply)));
