@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const running = new Set<BenchProcess>();
-// A bench that fails halfway must not leave servers behind.
+// A bench that fails halfway must not leave servers behind, those still starting included.
+const children = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const server of running) server.child.kill('SIGKILL');
+  for (const child of children) child.kill('SIGKILL');
 });
 
 export interface BenchProcess {
@@ -45,9 +46,10 @@ export async function freePort(): Promise<number> {
     if (port === undefined) throw new Error('no port');
     return port;
   }
-  for (; nextInRange <= Number(portRange[2]); nextInRange++) {
-    const port = await listensOn(nextInRange);
-    if (port !== undefined) return nextInRange++;
+  // Each candidate is taken before the await, so that calls made together try different ports.
+  while (nextInRange <= Number(portRange[2])) {
+    const candidate = nextInRange++;
+    if ((await listensOn(candidate)) !== undefined) return candidate;
   }
   throw new Error(`no free port left in BENCH_PORTS=${process.env.BENCH_PORTS}`);
 }
@@ -150,6 +152,8 @@ export async function startProcess(
       LOG_LEVEL: options.logFile ? (options.logLevel ?? 'warn') : 'silent',
     },
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   if (log !== undefined) closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`))));
