@@ -50,8 +50,10 @@ process.once('exit', () => {
   postgres.stopNow();
   if (!flags.keep) rmSync(dir, { recursive: true, force: true });
 });
-process.once('SIGINT', () => process.exit(130));
-process.once('SIGTERM', () => process.exit(143));
+// `on`, not `once`: Ctrl-C reaches this process twice (from the terminal and relayed by tsx), and a second
+// signal without a handler would end it before the exit handler has run.
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
 
 // ---- the stack -----------------------------------------------------------------------------------------
 interface Deployable {
