@@ -2,15 +2,16 @@
 // (`npm run build`, what the images run), not TypeScript through tsx. Reads how much CPU each one spends,
 // so a figure can say where the time went and not only how many requests got through.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const running = new Set<BenchProcess>();
-// A bench that fails halfway must not leave servers behind.
+// A bench that fails halfway must not leave servers behind, those still starting included.
+const children = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const server of running) server.child.kill('SIGKILL');
+  for (const child of children) child.kill('SIGKILL');
 });
 
 export interface BenchProcess {
@@ -22,13 +23,35 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
+// BENCH_PORTS=17500-17799: take ports from that range only (a shared machine where each user has its own),
+// in turn, so that two servers started together are not handed the same one. Otherwise any free port.
+const portRange = /^(\d+)-(\d+)$/.exec(process.env.BENCH_PORTS ?? '');
+let nextInRange = Number(portRange?.[1]);
+
+async function listensOn(port: number): Promise<number | undefined> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const bound = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (!bound) return undefined;
   const address = server.address();
   await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
+  return address === null || typeof address === 'string' ? undefined : address.port;
+}
+
+export async function freePort(): Promise<number> {
+  if (!portRange) {
+    const port = await listensOn(0);
+    if (port === undefined) throw new Error('no port');
+    return port;
+  }
+  // Each candidate is taken before the await, so that calls made together try different ports.
+  while (nextInRange <= Number(portRange[2])) {
+    const candidate = nextInRange++;
+    if ((await listensOn(candidate)) !== undefined) return candidate;
+  }
+  throw new Error(`no free port left in BENCH_PORTS=${process.env.BENCH_PORTS}`);
 }
 
 const clockTicksPerSecond = (() => {
@@ -93,28 +116,55 @@ export function buildWorkspaces(workspaces: string[]): void {
   if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
 }
 
+export interface StartOptions {
+  /** A given port (a process restarted where its clients expect it); a free one otherwise. */
+  port?: number;
+  /** Appends the process's stdout and stderr there, at `logLevel` (default `warn`); otherwise silent. */
+  logFile?: string;
+  logLevel?: string;
+}
+
 /**
  * Starts a compiled entry point (a deployable's `dist/main.js`, or a bench server) on a free port and waits
  * until `probePath` answers 200.
  */
-export async function startProcess(name: string, entry: string, env: Record<string, string>, probePath = '/readyz'): Promise<BenchProcess> {
-  const port = await freePort();
+export async function startProcess(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  probePath = '/readyz',
+  options: StartOptions = {},
+): Promise<BenchProcess> {
+  const port = options.port ?? (await freePort());
   // BENCH_PROFILE_DIR: each server writes V8 CPU profiles there when it stops (open them in Chrome DevTools).
   const profileDir = process.env.BENCH_PROFILE_DIR;
   // A folder per server: a worker thread writes its own profile.
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${name.replaceAll(' ', '-')}-${port}`] : [];
+  const log = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const child = spawn(process.execPath, [...profile, entry], {
     cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent' },
+    stdio: log === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', log, log],
+    env: {
+      ...process.env,
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: options.logFile ? (options.logLevel ?? 'warn') : 'silent',
+    },
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  if (log !== undefined) closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`))));
   exited.catch(() => {});
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) await exited;
-    if (Date.now() > deadline) throw new Error(`${name} did not answer ${probePath} within 60 s`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not answer ${probePath} within 60 s`);
+    }
     const ok = await fetch(url + probePath, { signal: AbortSignal.timeout(1_000) }).then(
       (response) => response.ok,
       () => false,

@@ -42,6 +42,7 @@ function promptName(body: Record<string, unknown>): string {
 async function startFake(
   provider: 'openai' | 'anthropic',
   behaviour: FakeBehaviour,
+  port: number,
   render: (name: string, answer: Extract<FakeAnswer, { kind: 'json' | 'text' }>, body: Record<string, unknown>) => unknown,
 ): Promise<FakeProvider> {
   const sockets = new Set<import('node:net').Socket>();
@@ -83,16 +84,16 @@ async function startFake(
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  fake.baseUrl = provider === 'openai' ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`;
+  const { port: bound } = server.address() as AddressInfo;
+  fake.baseUrl = provider === 'openai' ? `http://127.0.0.1:${bound}/v1` : `http://127.0.0.1:${bound}`;
   return fake;
 }
 
 /** An OpenAI-compatible server: `POST /v1/chat/completions`, the answer as the message content. */
-export function startFakeOpenAi(behaviour: FakeBehaviour): Promise<FakeProvider> {
-  return startFake('openai', behaviour, (_name, answer, body) => ({
+export function startFakeOpenAi(behaviour: FakeBehaviour, port = 0): Promise<FakeProvider> {
+  return startFake('openai', behaviour, port, (_name, answer, body) => ({
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
@@ -110,8 +111,8 @@ export function startFakeOpenAi(behaviour: FakeBehaviour): Promise<FakeProvider>
 }
 
 /** An Anthropic-compatible server: `POST /v1/messages`, JSON answers as the forced tool call, text as text. */
-export function startFakeAnthropic(behaviour: FakeBehaviour): Promise<FakeProvider> {
-  return startFake('anthropic', behaviour, (name, answer, body) => ({
+export function startFakeAnthropic(behaviour: FakeBehaviour, port = 0): Promise<FakeProvider> {
+  return startFake('anthropic', behaviour, port, (name, answer, body) => ({
     id: `msg_${Math.random().toString(36).slice(2)}`,
     type: 'message',
     role: 'assistant',

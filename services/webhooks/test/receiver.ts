@@ -15,7 +15,8 @@ export type Respond = (request: ReceivedRequest, index: number) => number | 'hol
  * A webhook receiver on 127.0.0.1: records every request and answers as `respond` says. It speaks plain
  * HTTP, so the service's production sending code is what the tests exercise.
  */
-export async function startReceiver(respond: Respond = () => 200) {
+/** `port` 0 takes any free port; a fixed one lets a receiver that was closed come back at the same URL. */
+export async function startReceiver(respond: Respond = () => 200, port = 0) {
   const requests: ReceivedRequest[] = [];
   const held = new Set<ServerResponse>();
   const waiters: Array<() => void> = [];
@@ -35,10 +36,10 @@ export async function startReceiver(respond: Respond = () => 200) {
       response.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `http://127.0.0.1:${address.port}/hooks`,
     requests,
     setBehaviour(next: Respond) {
       behaviour = next;

@@ -21,7 +21,7 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   }
 }
 
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>) {
+async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, port: number) {
   const sockets = new Set<Socket>();
   const server: Server = createServer((request, response) => {
     handler(request, response).catch(() => {
@@ -33,7 +33,7 @@ async function listen(handler: (request: IncomingMessage, response: ServerRespon
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -62,7 +62,7 @@ export interface FakeTelegram {
 }
 
 /** The Bot API at `/bot<token>/<method>`: answers `{ok: true, result}`, or `{ok: false}` for a wrong token. */
-export async function startFakeTelegram(token: string): Promise<FakeTelegram> {
+export async function startFakeTelegram(token: string, port = 0): Promise<FakeTelegram> {
   let nextMessageId = 100;
   const fake: Omit<FakeTelegram, 'baseUrl' | 'close'> = {
     token,
@@ -95,7 +95,7 @@ export async function startFakeTelegram(token: string): Promise<FakeTelegram> {
     if (method === 'editMessageText') return send(response, 200, { ok: true, result: { message_id: body.message_id } });
     if (method === 'answerCallbackQuery') return send(response, 200, { ok: true, result: true });
     return send(response, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
-  });
+  }, port);
   return Object.assign(fake, { baseUrl: server.url, close: server.close });
 }
 
@@ -110,7 +110,7 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
+export async function startFakeSlack(botToken: string, port = 0): Promise<FakeSlack> {
   let nextTs = 1_700_000_000;
   const fake: Omit<FakeSlack, 'apiBaseUrl' | 'webhookUrl' | 'responseUrl' | 'close'> = {
     calls: [],
@@ -131,7 +131,7 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
     }
     response.writeHead(200, { 'content-type': 'text/plain' });
     response.end('ok');
-  });
+  }, port);
   return Object.assign(fake, {
     apiBaseUrl: `${server.url}/api`,
     webhookUrl: `${server.url}/services/T0001/B0001/webhooksecret`,
