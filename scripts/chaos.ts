@@ -222,7 +222,13 @@ try {
 
   // Events as JetStream holds them, read by a durable consumer of this script's own.
   const eventsById = new Map<string, Set<string>>();
-  const bus = await Bus.connect({ url: nats.url, name: 'chaos', namespace: '', logger: createLogger('chaos', 'silent') });
+  const bus = await Bus.connect({
+    url: nats.url,
+    name: 'chaos',
+    namespace: '',
+    logger: createLogger('chaos', 'silent'),
+    secret: env.INTERNAL_SIGNING_SECRET as string,
+  });
   await bus.consume({ durable: 'chaos-events', types: ['lead.created', 'dnc.added'] }, async (event) => {
     const id = String(event.data.id);
     const ids = eventsById.get(id) ?? new Set();
@@ -262,7 +268,11 @@ try {
       const id = String(request.headers['webhook-id']);
       receipts.set(id, (receipts.get(id) ?? 0) + 1);
     }
+    // The key's monthly quota counter against the durable record of what it counted: after Redis lost its
+    // data the gateway rebuilds the counter from the audit records, so the two stay equal.
+    const [auditedThisRun] = await query<{ n: number }>('SELECT count(*)::int AS n FROM gateway.audit_records WHERE org_id = $1', [org.id]);
     return {
+      quota: { counted: redis.sumOf(`*q:{${org.id}}:m:*`), audited: auditedThisRun?.n ?? 0 },
       audit: {
         expected: requestIds.length,
         recorded: audited.length,
@@ -406,7 +416,7 @@ try {
     const slowest = figures.slowest ? `${figures.slowest.endedAt - figures.slowest.startedAt} ms (${figures.slowest.op})` : 'n/a';
     const recovery = figures.recoveryMs === undefined ? 'none within 60 s' : `${figures.recoveryMs} ms`;
     const lastFailure = figures.lastFailureMs === undefined ? 'none' : `${figures.lastFailureMs} ms`;
-    const { audit, events, deliveries } = accounting;
+    const { quota, audit, events, deliveries } = accounting;
     const errors = errorLines() - errorsBefore;
     const crashed = crashes.slice(crashesBefore);
     say(`fault lasted ${seconds(faultEnd - faultStart)}, load ${seconds(loadMs)} (5 s before it, 5 s past the first success after it)`);
@@ -424,18 +434,19 @@ try {
       `events: ${events.committed} committed writes (${events.answered} answered 201), missing ${events.missing}, duplicated ${events.duplicated}`,
     );
     say(`deliveries: ${deliveries.events} events, missing ${deliveries.missing}, duplicated ${deliveries.duplicated}`);
+    say(`quota: the key's monthly counter reads ${quota.counted}; ${quota.audited} requests audited since the run began`);
     say(`processes that exited on their own: ${crashed.length === 0 ? 'none' : crashed.join(', ')}`);
     say(`error log lines ${errors}; waited ${seconds(drained)} for things to drain`);
     rows.push(
-      `| ${fault.name} | ${figures.sent} | ${histogram} | ${slowest} | ${recovery} | ${figures.status500} | ${figures.status503WithoutRetryAfter} of ${figures.status503} | ${audit.missing}/${audit.expected} (dup ${audit.duplicated}) | ${events.missing}/${events.committed} (dup ${events.duplicated}) | ${deliveries.missing}/${deliveries.events} (dup ${deliveries.duplicated}) | ${crashed.join(', ') || 'none'} |`,
+      `| ${fault.name} | ${figures.sent} | ${histogram} | ${slowest} | ${recovery} | ${figures.status500} | ${figures.status503WithoutRetryAfter} of ${figures.status503} | ${audit.missing}/${audit.expected} (dup ${audit.duplicated}) | ${events.missing}/${events.committed} (dup ${events.duplicated}) | ${deliveries.missing}/${deliveries.events} (dup ${deliveries.duplicated}) | ${quota.counted} / ${quota.audited} | ${crashed.join(', ') || 'none'} |`,
     );
   }
 
   say(`\n${ratePerSecond} requests/s over two gateway replicas; lost: missing/expected (dup: received more than once)\n`);
   say(
-    '| fault | requests | statuses | slowest | recovery | 500s | 503 without Retry-After | audit records lost | events lost | deliveries lost | exited on their own |',
+    '| fault | requests | statuses | slowest | recovery | 500s | 503 without Retry-After | audit records lost | events lost | deliveries lost | quota counted / audited | exited on their own |',
   );
-  say('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  say('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) say(row);
   say(`\ntook ${seconds(Date.now() - startedAt)}, of which the build ${seconds(builtAt - startedAt)}`);
 

@@ -84,6 +84,11 @@ export class RedisServer extends ChildServer {
     await waitForPort(this.port, 'redis-server');
     for (let i = 0; i < 100 && this.cli('ping') !== 'PONG'; i++) await sleep(100);
   }
+  /** The sum of the integer values of the keys matching a pattern (SCAN, then GET each). */
+  sumOf(pattern: string): number {
+    const keys = this.cli('--scan', '--pattern', pattern).split('\n').filter(Boolean);
+    return keys.reduce((sum, key) => sum + Number(this.cli('get', key)), 0);
+  }
   private cli(...args: string[]): string {
     return spawnSync('redis-cli', ['-p', String(this.port), ...args], { encoding: 'utf8' }).stdout.trim();
   }
