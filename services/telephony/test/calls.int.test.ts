@@ -300,33 +300,39 @@ describe('isolation and bad input', () => {
     assert.equal((await h.request(owner, 'GET', `/api/v1/phone/calls/${id}`)).statusCode, 200);
   });
 
-  test("a call or SMS naming another organization's lead, or an unknown one, is 404 on lead_id and writes nothing", async () => {
+  test("a call or SMS naming another organization's lead or workspace, or an unknown one, is 404 on that field and writes nothing", async () => {
     const owner = testIdentity();
     const stranger = testIdentity();
-    const theirs = await h.lead(owner);
+    const theirs = { lead_id: await h.lead(owner), workspace_id: await h.workspace(owner) };
+    const unknown = { lead_id: newId('lead'), workspace_id: newId('workspace') };
     for (const [url, body] of [
       ['/api/v1/phone/calls', { to: phone(20) }],
       ['/api/v1/phone/sms', { to: phone(20), body: 'Hello' }],
     ] as const) {
-      for (const lead of [theirs, newId('lead')]) {
-        const response = await h.request(stranger, 'POST', url, { ...body, lead_id: lead });
-        assert.equal(response.statusCode, 404, `${url} ${response.body}`);
-        assert.deepEqual(
-          { code: response.json().error.code, param: response.json().error.param },
-          { code: 'not_found', param: 'lead_id' },
-          url,
-        );
+      for (const param of ['lead_id', 'workspace_id'] as const) {
+        for (const id of [theirs[param], unknown[param]]) {
+          const response = await h.request(stranger, 'POST', url, { ...body, [param]: id });
+          assert.equal(response.statusCode, 404, `${url} ${param} ${response.body}`);
+          assert.deepEqual(
+            { code: response.json().error.code, param: response.json().error.param },
+            { code: 'not_found', param },
+            `${url} ${param}`,
+          );
+        }
       }
     }
     assert.equal(await h.deps.prisma.call.count({ where: { orgId: stranger.org_id } }), 0);
     assert.equal(await h.deps.prisma.sms.count({ where: { orgId: stranger.org_id } }), 0);
-    assert.equal(await h.deps.prisma.call.count({ where: { leadId: theirs } }), 0);
-    // The same lead works for its own organization.
-    const own = await h.request(owner, 'POST', '/api/v1/phone/calls', { to: phone(20), lead_id: theirs });
+    assert.equal(await h.deps.prisma.call.count({ where: { leadId: theirs.lead_id } }), 0);
+    assert.equal(await h.deps.prisma.call.count({ where: { workspaceId: theirs.workspace_id } }), 0);
+    // The same lead and workspace work for their own organization.
+    const own = await h.request(owner, 'POST', '/api/v1/phone/calls', { to: phone(20), ...theirs });
     assert.equal(own.statusCode, 201, own.body);
-    const ownSms = await h.request(owner, 'POST', '/api/v1/phone/sms', { to: phone(20), body: 'Hello', lead_id: theirs });
+    const ownSms = await h.request(owner, 'POST', '/api/v1/phone/sms', { to: phone(20), body: 'Hello', ...theirs });
     assert.equal(ownSms.statusCode, 201, ownSms.body);
-    assert.deepEqual([own.json().lead_id, ownSms.json().lead_id], [theirs, theirs]);
+    for (const record of [own.json(), ownSms.json()]) {
+      assert.deepEqual({ lead_id: record.lead_id, workspace_id: record.workspace_id }, theirs);
+    }
   });
 
   test('bad input is a 4xx envelope, never a 500', async () => {

@@ -18,7 +18,7 @@ import { isFinal, statusesBefore } from './call-status.js';
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked } from './dnc.js';
 import { recordCallEvent, withEvents } from './events.js';
-import { assertOwnLead } from './leads.js';
+import { assertOwnReferences } from './leads.js';
 import { routeInbound } from './routing.js';
 
 /** The callback URL carriers report a call's progress to, through the gateway's public hooks path. */
@@ -42,7 +42,7 @@ export async function queueCall(context: TelephonyContext, identity: Identity, i
       fingerprint: request,
     },
     async () => {
-      await assertOwnLead(context, identity, request.lead_id);
+      await assertOwnReferences(context, identity, request);
       await assertContactAllowed(context, identity.org_id, request.to, 'voice');
       const row = await withEvents(context, async (tx, events) => {
         const created = await createOutboundCall(tx, identity.org_id, {

@@ -6,7 +6,7 @@ import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked, optInBySms, optOutBySms } from './dnc.js';
 import { isOptIn, isOptOut } from './dnc-rules.js';
 import { recordSmsEvent, type TelephonyTx, withEvents } from './events.js';
-import { assertOwnLead } from './leads.js';
+import { assertOwnReferences } from './leads.js';
 import { toSms } from './records.js';
 import { routeInbound } from './routing.js';
 import { smsSegments } from './sms-segments.js';
@@ -21,7 +21,7 @@ export async function sendSms(context: TelephonyContext, identity: Identity, inp
   return idempotent(
     { redis: context.redis, prefix: context.env.REDIS_PREFIX, orgId: identity.org_id, operation: 'sms.send', key, fingerprint: request },
     async () => {
-      await assertOwnLead(context, identity, request.lead_id);
+      await assertOwnReferences(context, identity, request);
       await assertContactAllowed(context, identity.org_id, request.to, 'sms');
       const row = await createOutboundSms(context.prisma, identity.org_id, {
         ...request,

@@ -22,6 +22,8 @@ export interface Harness {
   ): Promise<LightMyRequestResponse>;
   /** A new lead of the identity's organization, made by the real leads service (started on first use). */
   lead(identity: Identity): Promise<string>;
+  /** A workspace of the identity's organization, made by the real leads service. */
+  workspace(identity: Identity): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       leads ??= startLeads();
       await leads;
       return (await deps.bus.call(leadsRpc.createLead, identity, { name: 'Test lead' })).id;
+    },
+    async workspace(identity) {
+      leads ??= startLeads();
+      await leads;
+      return (await deps.bus.call(leadsRpc.createWorkspace, identity, { name: 'Test workspace' })).id;
     },
     request(identity, method, url, payload, headers = {}) {
       return app.inject({
