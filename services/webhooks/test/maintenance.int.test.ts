@@ -1,43 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
-import type { WebhookDelivery, WebhookEndpointWithSecret } from '@voice/proto';
-import { buildApp, startDeliveries } from '../src/app.js';
+import type { HttpApp } from '@voice/kit';
+import { gatewayHeaders } from '@voice/kit/testing';
+import type { Identity, WebhookDelivery, WebhookEndpointWithSecret } from '@voice/proto';
 import { runMaintenance } from '../src/delivery/maintenance.js';
-import { connectDeps, type WebhooksDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
+import type { WebhooksDeps } from '../src/deps.js';
 import { createTestDelivery } from '../src/store/deliveries.js';
-import { eventually, type Receiver, startReceiver } from './receiver.js';
+import { type DeliveryStack, startDeliveryStack } from './delivery-stack.js';
+import { eventually, type Receiver } from './receiver.js';
 
-let ctx: TestContext;
+let stack: DeliveryStack;
 let deps: WebhooksDeps;
 let app: HttpApp;
-let background: { close(): Promise<void> };
 let target: Receiver;
-const identity = testIdentity();
+let identity: Identity;
 let endpoint: WebhookEndpointWithSecret;
 
 before(async () => {
-  ctx = await createTestContext();
-  deps = await connectDeps(
-    parseEnv(envSchema, { ...ctx.env, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,100' }),
-  );
-  app = await buildApp(deps);
-  background = await startDeliveries(deps);
-  target = await startReceiver(() => 200);
-  const url = '/api/v1/webhooks';
-  const created = await app.inject({ method: 'POST', url, headers: gatewayHeaders(identity, 'POST', url), payload: { url: target.url } });
-  endpoint = created.json() as WebhookEndpointWithSecret;
+  stack = await startDeliveryStack();
+  ({ deps, app, target, identity, endpoint } = stack);
 });
 
-after(async () => {
-  await target?.close();
-  await app?.close();
-  await background?.close();
-  await deps?.close();
-  await ctx?.cleanup();
-});
+after(() => stack?.close());
 
 async function getDelivery(id: string) {
   const url = `/api/v1/webhooks/${endpoint.id}/deliveries/${id}`;

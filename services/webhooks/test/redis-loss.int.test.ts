@@ -1,54 +1,33 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type OwnServer, startOwnRedis, type TestContext, testIdentity } from '@voice/kit/testing';
-import type { WebhookEndpointWithSecret } from '@voice/proto';
+import { type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
+import type { Identity, WebhookEndpointWithSecret } from '@voice/proto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { buildApp, startDeliveries } from '../src/app.js';
 import { maintenanceQueueName } from '../src/delivery/maintenance.js';
 import { enqueueDeliveries } from '../src/delivery/queue.js';
-import { connectDeps, type WebhooksDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
+import type { WebhooksDeps } from '../src/deps.js';
 import { createTestDelivery } from '../src/store/deliveries.js';
-import { eventually, type Receiver, startReceiver } from './receiver.js';
+import { type DeliveryStack, startDeliveryStack } from './delivery-stack.js';
+import { eventually, type Receiver } from './receiver.js';
 
 // A Redis of this file's own, restarted without its data: the shared one is never flushed.
 let redis: OwnServer;
+let stack: DeliveryStack;
 let ctx: TestContext;
 let deps: WebhooksDeps;
-let app: HttpApp;
-let background: { close(): Promise<void> };
 let target: Receiver;
-const identity = testIdentity();
+let identity: Identity;
 let endpoint: WebhookEndpointWithSecret;
 
 before(async () => {
   redis = await startOwnRedis();
-  ctx = await createTestContext();
-  deps = await connectDeps(
-    parseEnv(envSchema, {
-      ...ctx.env,
-      REDIS_URL: redis.url,
-      WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
-      WEBHOOK_RETRY_SCHEDULE_MS: '50,100',
-      WEBHOOK_MAINTENANCE_INTERVAL_MS: '200',
-    }),
-  );
-  app = await buildApp(deps);
-  background = await startDeliveries(deps);
-  target = await startReceiver(() => 200);
-  const url = '/api/v1/webhooks';
-  const created = await app.inject({ method: 'POST', url, headers: gatewayHeaders(identity, 'POST', url), payload: { url: target.url } });
-  endpoint = created.json() as WebhookEndpointWithSecret;
+  stack = await startDeliveryStack({ REDIS_URL: redis.url, WEBHOOK_MAINTENANCE_INTERVAL_MS: '200' });
+  ({ ctx, deps, target, identity, endpoint } = stack);
 });
 
 after(async () => {
-  await target?.close();
-  await app?.close();
-  await background?.close();
-  await deps?.close();
-  await ctx?.cleanup();
+  await stack?.close();
   await redis?.close();
 });
 
