@@ -122,6 +122,10 @@ export class AuditWriter {
       }
     }
     const client = await this.db.pool.connect();
+    // Checked out, the client is outside the pool's idle-error listener: a lost connection must fail this
+    // COPY (the batch is redelivered), not be an uncaught error.
+    const lost = (error: Error) => this.logger.warn({ err: error }, 'audit database connection lost');
+    client.on('error', lost);
     try {
       await pipeline(
         Readable.from([rows]),
@@ -132,6 +136,7 @@ export class AuditWriter {
         ),
       );
     } finally {
+      client.off('error', lost);
       client.release();
     }
   }

@@ -138,6 +138,8 @@ export class OutboxRelay {
   private readonly pool: pg.Pool;
   private readonly options: Required<Omit<OutboxRelayOptions, 'bus' | 'logger' | 'databaseUrl' | 'schema'>>;
   private running: Promise<void> | undefined;
+  /** A lost connection, idle or checked out, is replaced on next use; unhandled, it would end the process. */
+  private readonly onClientError = (error: Error) => this.config.logger.warn({ err: error }, 'outbox database connection lost');
   private stopped: Promise<void> | undefined;
   private stopping = false;
   private nudged = false;
@@ -156,7 +158,7 @@ export class OutboxRelay {
       connectionTimeoutMillis: 5_000,
     });
     // A connection lost while idle is replaced on next use; unhandled, the pool's error would end the process.
-    this.pool.on('error', (error) => config.logger.warn({ err: error }, 'outbox database connection lost'));
+    this.pool.on('error', this.onClientError);
   }
 
   /** Starts publishing in the background; idempotent. */
@@ -188,6 +190,9 @@ export class OutboxRelay {
    */
   async publishPending(): Promise<number> {
     const client = await this.pool.connect();
+    // The pool listens for errors of idle clients only: a connection lost while this one is checked out (say
+    // during a publish) would otherwise be an uncaught error. The next query on it fails, and it is dropped.
+    client.on('error', this.onClientError);
     let healthy = false;
     try {
       await client.query('BEGIN');
@@ -208,6 +213,7 @@ export class OutboxRelay {
       return published.length;
     } finally {
       if (!healthy) await client.query('ROLLBACK').catch(() => {});
+      client.off('error', this.onClientError);
       client.release(!healthy);
     }
   }
