@@ -11,7 +11,7 @@ import { createTestContext, type TestContext, testIdentity } from '@voice/kit/te
 import { type Identity, leadsRpc, type PendingApproval } from '@voice/proto';
 import { bearer, createOrgWithKey, startGateway, type TestGateway } from '../../../gateway/test/stack.js';
 import { buildApp as buildRecall } from '../../recall/src/app.js';
-import { connectDeps as connectRecall, type RecallServiceDeps } from '../../recall/src/deps.js';
+import { connectDeps as connectRecall, type RecallDeps } from '../../recall/src/deps.js';
 import { envSchema as recallEnvSchema } from '../../recall/src/env.js';
 import { type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi } from '../../recall/test/fake-providers.js';
 import { buildApp } from '../src/app.js';
@@ -44,7 +44,7 @@ describe('MCP through the gateway with the SDK client', () => {
   let gateway: TestGateway;
   let gatewayUrl: string;
   let platform: Platform;
-  let recall: { app: HttpApp; deps: RecallServiceDeps };
+  let recall: { app: HttpApp; deps: RecallDeps };
   let mcp: { app: HttpApp; deps: McpDeps };
   let telegram: FakeTelegram;
   let slack: FakeSlack;
