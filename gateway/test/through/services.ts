@@ -59,7 +59,7 @@ async function listen(app: HttpApp): Promise<string> {
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
-/** Starts the four services and the gateway pointed at them. Close it in `after`. */
+/** Starts the five services and the gateway pointed at them. Close it in `after`. */
 export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
   const ctx = await createTestContext();
   const closers: Array<() => Promise<unknown>> = [];
