@@ -12,7 +12,7 @@ import { buildApp as buildMcp } from '../../../services/mcp/src/app.js';
 import { connectDeps as connectMcp, type McpDeps } from '../../../services/mcp/src/deps.js';
 import { envSchema as mcpEnvSchema } from '../../../services/mcp/src/env.js';
 import { buildApp as buildRecall } from '../../../services/recall/src/app.js';
-import { connectDeps as connectRecall, type RecallServiceDeps } from '../../../services/recall/src/deps.js';
+import { connectDeps as connectRecall, type RecallDeps } from '../../../services/recall/src/deps.js';
 import { envSchema as recallEnvSchema } from '../../../services/recall/src/env.js';
 import { buildApp as buildTelephony } from '../../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../../services/telephony/src/deps.js';
@@ -35,7 +35,7 @@ export interface Platform {
   url: string;
   telephony: Running<TelephonyDeps>;
   leads: Running<LeadsDeps>;
-  recall: Running<RecallServiceDeps>;
+  recall: Running<RecallDeps>;
   mcp: Running<McpDeps>;
   webhooks: Running<WebhooksDeps>;
   /** An organization with a key (read-write on a Starter or better plan unless told otherwise). */
@@ -59,7 +59,7 @@ async function listen(app: HttpApp): Promise<string> {
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
-/** Starts the four services and the gateway pointed at them. Close it in `after`. */
+/** Starts the five services and the gateway pointed at them. Close it in `after`. */
 export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
   const ctx = await createTestContext();
   const closers: Array<() => Promise<unknown>> = [];

@@ -4,7 +4,7 @@ import { parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import { brandScoreResponseSchema, type EventEnvelope, recallRpc } from '@voice/proto';
 import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
+import { connectDeps, type RecallDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi, unawareAnswers } from './fake-providers.js';
 
@@ -12,7 +12,7 @@ const seedKeys = ['ok', 'brand', 'score', 'verdict', 'zinger', 'probes', 'recomm
 
 describe('brand score over fake OpenAI and Anthropic servers', () => {
   let ctx: TestContext;
-  let deps: RecallServiceDeps;
+  let deps: RecallDeps;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let openai: FakeProvider;
   let anthropic: FakeProvider;

@@ -4,7 +4,7 @@ import { parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import { recallRpc } from '@voice/proto';
 import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
+import { connectDeps, type RecallDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { type FakeProvider, startFakeAnthropic, startFakeOpenAi } from './fake-providers.js';
 
@@ -23,7 +23,7 @@ const password = {
 
 describe('knowledge base and recall', () => {
   let ctx: TestContext;
-  let deps: RecallServiceDeps;
+  let deps: RecallDeps;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let openai: FakeProvider;
   let anthropic: FakeProvider;

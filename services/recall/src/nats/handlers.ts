@@ -1,6 +1,6 @@
 import { requireScope } from '@voice/kit';
 import { type Identity, recallRpc } from '@voice/proto';
-import type { RecallServiceDeps } from '../deps.js';
+import type { RecallDeps } from '../deps.js';
 import { addDocumentOperation, brandScoreOperation, recallOperation } from '../operations.js';
 import { deleteDocument, getDocument, listDocuments, updateDocument } from '../store/documents.js';
 
@@ -11,7 +11,7 @@ function writer(identity: Identity): Identity {
 }
 
 /** The same operations as the REST routes, for the MCP service (service_recall, service_brand_score, …). */
-export function serveRecallRpc(deps: RecallServiceDeps): void {
+export function serveRecallRpc(deps: RecallDeps): void {
   const { bus, prisma } = deps;
   bus.serve(recallRpc.recall, (input, identity) => recallOperation(deps, identity, input));
   bus.serve(recallRpc.brandScore, (input, identity) => brandScoreOperation(deps, identity, input));

@@ -9,11 +9,11 @@ import {
   updateDocumentBodySchema,
 } from '@voice/proto';
 import { z } from 'zod';
-import type { RecallServiceDeps } from '../deps.js';
+import type { RecallDeps } from '../deps.js';
 import { addDocumentOperation } from '../operations.js';
 import { deleteDocument, getDocument, listDocuments, updateDocument } from '../store/documents.js';
 
-export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
+export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
   app.post(
     '/api/v1/knowledge/documents',
     {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
+import { connectDeps, type RecallDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 
 const page = `<!doctype html><html lang="en"><head>
@@ -18,7 +18,7 @@ const page = `<!doctype html><html lang="en"><head>
 
 describe('marketing audit', () => {
   let ctx: TestContext;
-  let deps: RecallServiceDeps;
+  let deps: RecallDeps;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let site: Server;
   let siteUrl: string;

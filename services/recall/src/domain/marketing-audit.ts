@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { type PageFindings, readPage, unreachablePage } from './html.js';
 import { checkTarget, type FetchedPage, fetchPage, PageFetchError, type PageFetchOptions } from './page-fetch.js';
 
-export const auditNotice = 'This is the free public audit. An API-key version with brand scoring across models is coming soon.';
+export const marketingAuditNotice = 'This is the free public audit. An API-key version with brand scoring across models is coming soon.';
 
 const weights: Record<RecommendationSeverity, number> = { critical: 4, high: 3, medium: 2, low: 1 };
 
@@ -17,7 +17,7 @@ interface Check {
 }
 
 /** The audit's checks, in a fixed order; each says what passed or what to fix. */
-export function auditChecks(page: PageFindings, fetched: { status: number; elapsedMs: number; truncated: boolean }): Check[] {
+export function marketingAuditChecks(page: PageFindings, fetched: { status: number; elapsedMs: number; truncated: boolean }): Check[] {
   const check = (id: string, passed: boolean, severity: RecommendationSeverity, ok: string, fix: string): Check => ({
     id,
     passed,
@@ -88,7 +88,7 @@ export function auditChecks(page: PageFindings, fetched: { status: number; elaps
 }
 
 /** 0-100: the weighted share of checks passed (critical 4, high 3, medium 2, low 1). */
-export function auditScore(checks: readonly Check[]): number {
+export function marketingAuditScore(checks: readonly Check[]): number {
   const total = checks.reduce((sum, check) => sum + weights[check.severity], 0);
   const passed = checks.reduce((sum, check) => sum + (check.passed ? weights[check.severity] : 0), 0);
   return total === 0 ? 0 : Math.round((100 * passed) / total);
@@ -121,17 +121,17 @@ export async function runMarketingAudit(
     throw new ApiError('upstream_failed', 'We could not load this page to audit it.', { param: 'url' });
   }
   const page = readPage(fetched.body, { url: fetched.finalUrl, status: fetched.status });
-  const checks = auditChecks(page, fetched);
+  const checks = marketingAuditChecks(page, fetched);
   return {
     ok: true,
     url,
     final_url: fetched.finalUrl,
     status: fetched.status,
-    score: auditScore(checks),
+    score: marketingAuditScore(checks),
     checks,
     fetched_in_ms: fetched.elapsedMs,
     checked_at: new Date().toISOString(),
-    notice: auditNotice,
+    notice: marketingAuditNotice,
   };
 }
 
@@ -146,7 +146,7 @@ export async function readBrandPage(url: string, fetchOptions: PageFetchOptions)
   }
 }
 
-export interface AuditCache {
+export interface MarketingAuditCache {
   redis: Redis;
   prefix: string;
   ttlSeconds: number;
@@ -159,7 +159,7 @@ export interface AuditCache {
 export async function cachedMarketingAudit(
   url: string,
   fetchOptions: PageFetchOptions,
-  cache: AuditCache,
+  cache: MarketingAuditCache,
   logger: Pick<Logger, 'info'>,
 ): Promise<MarketingAudit> {
   const key = `${cache.prefix}audit:page:${createHash('sha256').update(url).digest('base64url')}`;
