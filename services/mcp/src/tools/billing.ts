@@ -42,8 +42,8 @@ export const billingTools = [
     title: 'Change a draft invoice',
     description:
       'Changes a draft invoice: lines (replaced whole), due date, memo, currency, customer. Only drafts change; others are a conflict.',
-    annotations: { idempotentHint: true },
     operation: leadsRpc.updateInvoice,
+    annotations: { idempotentHint: true },
     input: updateInvoiceSchema.extend({ invoice_id: invoiceId }),
     rpcInput: updateById('invoice_id'),
   }),
@@ -71,8 +71,8 @@ export const billingTools = [
     title: 'Update a project',
     description:
       'Changes a project’s status (`active`/`ready`), notes, due date, name or deliverables. Delivery is service_deliver_project.',
-    annotations: { idempotentHint: true },
     operation: leadsRpc.updateProject,
+    annotations: { idempotentHint: true },
     input: updateProjectSchema.extend({ project_id: projectId }),
     rpcInput: updateById('project_id'),
   }),

@@ -24,16 +24,16 @@ export const sequenceTools = [
     title: 'Enroll leads in a sequence',
     description:
       'Starts a follow-up sequence for up to 100 leads. A lead already active in the sequence keeps its enrollment; steps to numbers on the do-not-call list are skipped.',
-    annotations: { idempotentHint: true, openWorldHint: true },
     operation: leadsRpc.enroll,
+    annotations: { idempotentHint: true, openWorldHint: true },
     input: enrollLeadsSchema.extend({ sequence_id: sequenceId }),
   }),
   defineTool({
     name: 'service_unenroll_sequence',
     title: 'Stop a lead’s enrollment',
     description: 'Stops a lead’s active enrollment in a sequence; no further steps run for it.',
-    annotations: { idempotentHint: true },
     operation: leadsRpc.unenrollLead,
+    annotations: { idempotentHint: true },
     input: stopEnrollmentSchema.extend({ sequence_id: sequenceId, lead_id: idSchema('lead').describe('The enrolled lead') }),
   }),
   defineTool({
