@@ -6,6 +6,7 @@ import { applyAuditRetention } from './audit/retention.js';
 import { listAuditLog } from './audit/store.js';
 import { AuditWriter } from './audit/writer.js';
 import { authenticate } from './auth/authenticate.js';
+import { ScopeAgreement } from './auth/scope-watch.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
 import { keyStanding } from './keys/store.js';
@@ -25,6 +26,7 @@ export interface GatewayOptions {
 export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}): Promise<HttpApp> {
   // The gateway's own metrics (the audit buffer's) beside the process metrics, on the one /metrics.
   const metrics = new Registry();
+  const scopeAgreement = new ScopeAgreement(deps.env, deps.logger);
   const app = await createHttpApp({
     name: 'gateway',
     metrics,
@@ -36,6 +38,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
       postgres: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: () => deps.redis.ping(),
       nats: () => deps.bus.ping(),
+      scopes: scopeAgreement.readiness,
     },
   });
 
@@ -75,6 +78,10 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
   openApiRoute(app, deps.env);
   usageRoutes(app, deps);
   await registerProxies(app, deps.env);
+  // The services' declared scopes are compared with the gateway's rule from start, not only when the
+  // OpenAPI document is asked for; ScopeAgreement says why a disagreement fails readiness.
+  app.addHook('onReady', async () => scopeAgreement.start(app));
+  app.addHook('onClose', async () => scopeAgreement.stop());
 
   deps.bus.serve(gatewayRpc.getUsage, (_input, identity) => usageOf(deps, identity));
   deps.bus.serve(gatewayRpc.keyStanding, (input, identity) => keyStanding(deps.prisma, identity.org_id, input.key_id, deps.now()));

@@ -306,16 +306,17 @@ export type MarketingAudit = z.infer<typeof marketingAuditSchema>;
 // NATS operations, for the MCP service (service_recall, service_brand_score, service_add_knowledge_document)
 
 export const recallRpc = {
-  recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema),
+  recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema, 'read'),
   /** Probes both providers; `unavailable` (503) without one, `upstream_failed` (502) when both fail. */
-  brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema),
-  addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema),
-  listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema),
-  getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema),
+  brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema, 'read'),
+  addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema, 'read-write'),
+  listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema, 'read'),
+  getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema, 'read'),
   updateDocument: defineRpc(
     'svc.recall.documents.update',
     z.object({ id: idSchema('document'), changes: updateDocumentBodySchema }),
     documentSchema,
+    'read-write',
   ),
-  deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema),
+  deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema, 'read-write'),
 };

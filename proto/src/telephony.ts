@@ -270,22 +270,22 @@ export type DncCheck = z.infer<typeof dncCheckSchema>;
 const byCallId = z.object({ id: idSchema('call') });
 
 export const telephonyRpc = {
-  listCalls: defineRpc('svc.telephony.calls.list', listCallsQuerySchema, callPageSchema),
-  getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema),
+  listCalls: defineRpc('svc.telephony.calls.list', listCallsQuerySchema, callPageSchema, 'read'),
+  getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema, 'read'),
   /** Queues an outbound call; a do-not-call number is `dnc_blocked` (422). */
-  queueCall: defineRpc('svc.telephony.calls.queue', queueCallInputSchema, callSchema),
+  queueCall: defineRpc('svc.telephony.calls.queue', queueCallInputSchema, callSchema, 'read-write'),
   /** Cancels a call that is still queued; any other status is `conflict` (409). */
-  cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema),
-  callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema),
-  listSms: defineRpc('svc.telephony.sms.list', listSmsQuerySchema, smsPageSchema),
-  getSms: defineRpc('svc.telephony.sms.get', z.object({ id: idSchema('sms') }), smsSchema),
+  cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema, 'read-write'),
+  callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema, 'read'),
+  listSms: defineRpc('svc.telephony.sms.list', listSmsQuerySchema, smsPageSchema, 'read'),
+  getSms: defineRpc('svc.telephony.sms.get', z.object({ id: idSchema('sms') }), smsSchema, 'read'),
   /** Sends an SMS; a do-not-call number is `dnc_blocked` (422). */
-  sendSms: defineRpc('svc.telephony.sms.send', sendSmsInputSchema, smsSchema),
-  listDnc: defineRpc('svc.telephony.dnc.list', listDncQuerySchema, dncPageSchema),
+  sendSms: defineRpc('svc.telephony.sms.send', sendSmsInputSchema, smsSchema, 'read-write'),
+  listDnc: defineRpc('svc.telephony.dnc.list', listDncQuerySchema, dncPageSchema, 'read'),
   /** Adds a number; adding one that is already listed for that channel returns the existing entry. */
-  addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema),
-  removeDnc: defineRpc('svc.telephony.dnc.remove', z.object({ id: idSchema('dnc') }), deletedDncSchema),
-  checkDnc: defineRpc('svc.telephony.dnc.check', checkDncQuerySchema, dncCheckSchema),
+  addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema, 'read-write'),
+  removeDnc: defineRpc('svc.telephony.dnc.remove', z.object({ id: idSchema('dnc') }), deletedDncSchema, 'read-write', { approval: true }),
+  checkDnc: defineRpc('svc.telephony.dnc.check', checkDncQuerySchema, dncCheckSchema, 'read'),
 };
 
 /**

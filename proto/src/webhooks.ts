@@ -150,11 +150,12 @@ export const webhookTestEventDataSchema = z.object({ endpoint_id: idSchema('webh
 const byEndpointId = z.object({ id: idSchema('webhook') });
 
 export const webhooksRpc = {
-  listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema),
-  getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema),
+  listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema, 'read'),
+  getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema, 'read'),
   listDeliveries: defineRpc(
     'svc.webhooks.deliveries.list',
     listDeliveriesQuerySchema.extend({ endpoint_id: idSchema('webhook') }),
     webhookDeliveryPageSchema,
+    'read',
   ),
 };

@@ -30,6 +30,7 @@ import { withDeadline } from './deadline.js';
 import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
 import { newId } from './ids.js';
+import { requireScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 
 const encoder = new TextEncoder();
@@ -152,7 +153,11 @@ export class Bus {
     return this.namespace ? `${eventsStreamName}_${this.namespace.toUpperCase()}` : eventsStreamName;
   }
 
-  /** Serves one operation with a queue group, so any number of replicas share the load. */
+  /**
+   * Serves one operation with a queue group, so any number of replicas share the load. The operation's
+   * declared scope is enforced here, before its input is read, as the REST services do for a route: a read
+   * key is refused a write whoever calls (`forbidden_scope`).
+   */
   serve<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>): void {
     const subscription = this.connection.subscribe(this.subject(definition.subject), {
       queue: this.subject(definition.subject),
@@ -178,6 +183,7 @@ export class Bus {
         throw error;
       }
       const request = rpcRequestSchema.parse(JSON.parse(decoder.decode(message.data)));
+      requireScope(request.identity, definition.scope);
       const nulPath = findNulCharacter(request.input);
       if (nulPath !== undefined) throw new ApiError('invalid_request', `${nulPath} contains a NUL character.`, { param: nulPath });
       const parsed = definition.input.safeParse(request.input);

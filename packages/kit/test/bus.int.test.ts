@@ -12,7 +12,7 @@ import { Bus } from '../src/nats.js';
 import { testIdentity, testSigningSecret } from '../src/testing/identity.js';
 import { testServerUrls } from '../src/testing/index.js';
 
-const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }));
+const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }), 'read');
 const logger = createLogger('test', 'silent');
 
 /** Two processes' worth of connections, in one namespace of their own. */
@@ -63,9 +63,22 @@ describe('NATS between services', () => {
     );
   });
 
+  test("an operation's declared scope is enforced when it is served: a read key is refused a write, before its handler", async () => {
+    const write = defineRpc('svc.test.write', z.object({}), z.object({ ran: z.number() }), 'read-write');
+    let ran = 0;
+    serviceA.serve(write, async () => ({ ran: ++ran }));
+    await serviceA.flush();
+    await assert.rejects(
+      serviceB.call(write, testIdentity({ scope: 'read' }), {}),
+      (error: unknown) => error instanceof ApiError && error.code === 'forbidden_scope' && error.status === 403,
+    );
+    assert.equal(ran, 0);
+    assert.deepEqual(await serviceB.call(write, testIdentity({ scope: 'read-write' }), {}), { ran: 1 });
+  });
+
   test('a request not signed with the secret is refused as unauthenticated, and the handler never runs', async () => {
-    const guarded = defineRpc('svc.test.guarded', z.object({ org: z.string() }), z.object({ ran: z.number() }));
-    const other = defineRpc('svc.test.other', z.object({ org: z.string() }), z.object({ ran: z.number() }));
+    const guarded = defineRpc('svc.test.guarded', z.object({ org: z.string() }), z.object({ ran: z.number() }), 'read');
+    const other = defineRpc('svc.test.other', z.object({ org: z.string() }), z.object({ ran: z.number() }), 'read');
     let ran = 0;
     for (const definition of [guarded, other]) serviceA.serve(definition, async () => ({ ran: ++ran }));
     await serviceA.flush();
@@ -114,7 +127,7 @@ describe('NATS between services', () => {
   });
 
   test('a subject nobody serves is unavailable, not a hang', async () => {
-    const nobody = defineRpc('svc.nobody.here', z.object({}), z.object({}));
+    const nobody = defineRpc('svc.nobody.here', z.object({}), z.object({}), 'read');
     await assert.rejects(
       serviceB.call(nobody, testIdentity(), {}),
       (error: unknown) => error instanceof ApiError && error.code === 'unavailable',
@@ -123,7 +136,7 @@ describe('NATS between services', () => {
 
   test('queue groups: replicas share requests, each request is answered once', async () => {
     const replica = await Bus.connect({ url: testServerUrls.nats, name: 'a2', namespace, logger, secret: testSigningSecret });
-    const shared = defineRpc('svc.test.shared', z.object({ n: z.number() }), z.object({ by: z.string() }));
+    const shared = defineRpc('svc.test.shared', z.object({ n: z.number() }), z.object({ by: z.string() }), 'read');
     serviceA.serve(shared, async () => ({ by: 'a' }));
     replica.serve(shared, async () => ({ by: 'a2' }));
     await Promise.all([serviceA.flush(), replica.flush()]);

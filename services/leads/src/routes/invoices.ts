@@ -4,6 +4,7 @@ import {
   idSchema,
   invoicePageSchema,
   invoiceSchema,
+  leadsRpc,
   listInvoicesQuerySchema,
   updateInvoiceSchema,
 } from '@voice/proto';
@@ -26,7 +27,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listInvoicesQuerySchema,
         response: { 200: invoicePageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listInvoices },
     },
     async (request) => listInvoices(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -40,20 +41,23 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: createInvoiceSchema,
         response: { 201: invoiceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.draftInvoice },
     },
     async (request, reply) => once(deps, request, reply, 'invoices.create', (identity) => draftInvoice(deps, identity, request.body)),
   );
   app.get(
     '/api/v1/invoices/:id',
-    { schema: { tags, summary: 'Get an invoice with its lines', params, response: { 200: invoiceSchema } }, config: { scope: 'read' } },
+    {
+      schema: { tags, summary: 'Get an invoice with its lines', params, response: { 200: invoiceSchema } },
+      config: { operation: leadsRpc.getInvoice },
+    },
     async (request) => getInvoice(deps, identityOf(request), request.params.id),
   );
   app.patch(
     '/api/v1/invoices/:id',
     {
       schema: { tags, summary: 'Change a draft invoice', params, body: updateInvoiceSchema, response: { 200: invoiceSchema } },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateInvoice },
     },
     async (request) => updateInvoice(deps, identityOf(request), request.params.id, request.body),
   );
@@ -61,7 +65,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/invoices/:id',
     {
       schema: { tags, summary: 'Delete a draft invoice', params, response: { 200: deletedResponse('invoice') } },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deleteInvoice },
     },
     async (request) => deleteInvoice(deps, identityOf(request), request.params.id),
   );
@@ -75,21 +79,24 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
         headers: idempotencyHeaders,
         response: { 200: invoiceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.sendInvoice },
     },
     async (request, reply) =>
       once(deps, request, reply, 'invoices.send', (identity) => sendInvoice(deps, identity, request.params.id), 200),
   );
   app.post(
     '/api/v1/invoices/:id/pay',
-    { schema: { tags, summary: 'Mark a sent invoice paid', params, response: { 200: invoiceSchema } }, config: { scope: 'read-write' } },
+    {
+      schema: { tags, summary: 'Mark a sent invoice paid', params, response: { 200: invoiceSchema } },
+      config: { operation: leadsRpc.markInvoicePaid },
+    },
     async (request) => markInvoicePaid(deps, identityOf(request), request.params.id),
   );
   app.post(
     '/api/v1/invoices/:id/void',
     {
       schema: { tags, summary: 'Void a draft or sent invoice', params, response: { 200: invoiceSchema } },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.voidInvoice },
     },
     async (request) => voidInvoice(deps, identityOf(request), request.params.id),
   );

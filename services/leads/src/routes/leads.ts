@@ -9,6 +9,7 @@ import {
   leadNoteSchema,
   leadPageSchema,
   leadSchema,
+  leadsRpc,
   listEnrollmentsQuerySchema,
   listLeadNotesQuerySchema,
   listLeadsQuerySchema,
@@ -35,7 +36,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listLeadsQuerySchema,
         response: { 200: leadPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listLeads },
     },
     async (request) => listLeads(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -48,7 +49,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: recentLeadsQuerySchema,
         response: { 200: leadPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.recentLeads },
     },
     async (request) => listRecentLeads(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -56,7 +57,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/leads',
     {
       schema: { tags, summary: 'Create a lead', headers: idempotencyHeaders, body: createLeadSchema, response: { 201: leadSchema } },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.createLead },
     },
     async (request, reply) => once(deps, request, reply, 'leads.create', (identity) => createLead(deps, identity, request.body)),
   );
@@ -64,7 +65,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/leads/:id',
     {
       schema: { tags, summary: 'Get a lead with its latest notes, enrollments and calls', params, response: { 200: leadDetailSchema } },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.getLead },
     },
     async (request) => getLeadDetail(deps, identityOf(request), request.params.id),
   );
@@ -78,7 +79,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateLeadSchema,
         response: { 200: leadSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateLead },
     },
     async (request) => updateLead(deps, identityOf(request), request.params.id, request.body),
   );
@@ -91,7 +92,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         params,
         response: { 200: deletedResponse('lead') },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deleteLead },
     },
     async (request) => deleteLead(deps, identityOf(request), request.params.id),
   );
@@ -105,7 +106,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listLeadNotesQuerySchema,
         response: { 200: leadNotePageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listLeadNotes },
     },
     async (request) => getLeadNotes(deps, identityOf(request), request.params.id, request.query),
   );
@@ -120,7 +121,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: createLeadNoteSchema,
         response: { 201: leadNoteSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.addLeadNote },
     },
     async (request, reply) =>
       once(deps, request, reply, 'leads.notes.create', (identity) => addLeadNote(deps, identity, request.params.id, request.body)),
@@ -135,7 +136,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listEnrollmentsQuerySchema.omit({ lead_id: true }),
         response: { 200: enrollmentPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listEnrollments },
     },
     async (request) => listEnrollmentsOf(deps, identityOf(request), { ...request.query, lead_id: request.params.id }),
   );

@@ -2,6 +2,7 @@ import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createProjectSchema,
   idSchema,
+  leadsRpc,
   listProjectsQuerySchema,
   projectPageSchema,
   projectSchema,
@@ -26,7 +27,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listProjectsQuerySchema,
         response: { 200: projectPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listProjects },
     },
     async (request) => listProjects(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -40,13 +41,13 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: createProjectSchema,
         response: { 201: projectSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.createProject },
     },
     async (request, reply) => once(deps, request, reply, 'projects.create', (identity) => createProject(deps, identity, request.body)),
   );
   app.get(
     '/api/v1/projects/:id',
-    { schema: { tags, summary: 'Get a project', params, response: { 200: projectSchema } }, config: { scope: 'read' } },
+    { schema: { tags, summary: 'Get a project', params, response: { 200: projectSchema } }, config: { operation: leadsRpc.getProject } },
     async (request) => getProject(deps, identityOf(request), request.params.id),
   );
   app.patch(
@@ -59,7 +60,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateProjectSchema,
         response: { 200: projectSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateProject },
     },
     async (request) => updateProject(deps, identityOf(request), request.params.id, request.body),
   );
@@ -67,7 +68,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/projects/:id',
     {
       schema: { tags, summary: 'Delete a project', params, response: { 200: deletedResponse('project') } },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deleteProject },
     },
     async (request) => deleteProject(deps, identityOf(request), request.params.id),
   );
@@ -81,7 +82,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         headers: idempotencyHeaders,
         response: { 200: projectSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deliverProject },
     },
     async (request, reply) =>
       once(deps, request, reply, 'projects.deliver', (identity) => deliverProject(deps, identity, request.params.id), 200),

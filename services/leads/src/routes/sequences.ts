@@ -6,6 +6,7 @@ import {
   enrollmentPageSchema,
   enrollmentSchema,
   idSchema,
+  leadsRpc,
   listEnrollmentsQuerySchema,
   listSequencesQuerySchema,
   sequencePageSchema,
@@ -37,7 +38,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/sequences',
     {
       schema: { tags, summary: 'List follow-up sequences', querystring: listSequencesQuerySchema, response: { 200: sequencePageSchema } },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listSequences },
     },
     async (request) => listSequences(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -51,13 +52,16 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: createSequenceSchema,
         response: { 201: sequenceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.createSequence },
     },
     async (request, reply) => once(deps, request, reply, 'sequences.create', (identity) => createSequence(deps, identity, request.body)),
   );
   app.get(
     '/api/v1/sequences/:id',
-    { schema: { tags, summary: 'Get a sequence with its steps', params, response: { 200: sequenceSchema } }, config: { scope: 'read' } },
+    {
+      schema: { tags, summary: 'Get a sequence with its steps', params, response: { 200: sequenceSchema } },
+      config: { operation: leadsRpc.getSequence },
+    },
     async (request) => getSequence(deps, identityOf(request), request.params.id),
   );
   app.patch(
@@ -70,7 +74,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateSequenceSchema,
         response: { 200: sequenceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateSequence },
     },
     async (request) => updateSequence(deps, identityOf(request), request.params.id, request.body),
   );
@@ -78,7 +82,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/sequences/:id',
     {
       schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedResponse('sequence') } },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deleteSequence },
     },
     async (request) => deleteSequence(deps, identityOf(request), request.params.id),
   );
@@ -92,7 +96,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listEnrollmentsQuerySchema,
         response: { 200: enrollmentPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listEnrollments },
     },
     async (request) => listEnrollmentsOf(deps, identityOf(request), { ...request.query, sequence_id: request.params.id }),
   );
@@ -107,7 +111,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: enrollLeadsSchema,
         response: { 201: enrollmentListSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.enroll },
     },
     async (request, reply) =>
       once(deps, request, reply, 'sequences.enroll', async (identity) => ({
@@ -118,7 +122,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/sequences/:id/enrollments/:enrollment_id',
     {
       schema: { tags, summary: 'Get an enrollment with its step history', params: enrollmentParams, response: { 200: enrollmentSchema } },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.getEnrollment },
     },
     async (request) => getEnrollment(deps, identityOf(request), request.params.id, request.params.enrollment_id),
   );
@@ -132,7 +136,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: stopEnrollmentSchema.nullish(),
         response: { 200: enrollmentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.unenroll },
     },
     async (request) =>
       stopEnrollment(

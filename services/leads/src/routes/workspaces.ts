@@ -2,6 +2,7 @@ import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createWorkspaceSchema,
   idSchema,
+  leadsRpc,
   listWorkspacesQuerySchema,
   updateWorkspaceSchema,
   workspacePageSchema,
@@ -26,7 +27,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listWorkspacesQuerySchema,
         response: { 200: workspacePageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listWorkspaces },
     },
     async (request) => listWorkspaces(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -40,13 +41,16 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: createWorkspaceSchema,
         response: { 201: workspaceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.createWorkspace },
     },
     async (request, reply) => once(deps, request, reply, 'workspaces.create', (identity) => createWorkspace(deps, identity, request.body)),
   );
   app.get(
     '/api/v1/workspaces/:id',
-    { schema: { tags, summary: 'Get a workspace', params, response: { 200: workspaceSchema } }, config: { scope: 'read' } },
+    {
+      schema: { tags, summary: 'Get a workspace', params, response: { 200: workspaceSchema } },
+      config: { operation: leadsRpc.getWorkspace },
+    },
     async (request) => getWorkspace(deps, identityOf(request), request.params.id),
   );
   app.patch(
@@ -59,7 +63,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateWorkspaceSchema,
         response: { 200: workspaceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateWorkspace },
     },
     async (request) => updateWorkspace(deps, identityOf(request), request.params.id, request.body),
   );
@@ -72,7 +76,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         params,
         response: { 200: deletedResponse('workspace') },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deleteWorkspace },
     },
     async (request) => deleteWorkspace(deps, identityOf(request), request.params.id),
   );

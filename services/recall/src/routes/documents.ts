@@ -6,6 +6,7 @@ import {
   documentPageSchema,
   documentSchema,
   listDocumentsQuerySchema,
+  recallRpc,
   updateDocumentBodySchema,
 } from '@voice/proto';
 import { z } from 'zod';
@@ -27,7 +28,7 @@ export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
         body: createDocumentBodySchema,
         response: { 201: documentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: recallRpc.addDocument },
     },
     async (request, reply) => {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
@@ -46,7 +47,7 @@ export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
         querystring: listDocumentsQuerySchema,
         response: { 200: documentPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: recallRpc.listDocuments },
     },
     async (request) => listDocuments(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -60,7 +61,7 @@ export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
         params: documentIdParamsSchema,
         response: { 200: documentSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: recallRpc.getDocument },
     },
     async (request) => getDocument(deps.prisma, identityOf(request).org_id, request.params.id),
   );
@@ -75,7 +76,7 @@ export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
         body: updateDocumentBodySchema,
         response: { 200: documentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: recallRpc.updateDocument },
     },
     async (request) => updateDocument(deps.prisma, identityOf(request).org_id, request.params.id, request.body),
   );
@@ -89,7 +90,7 @@ export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
         params: documentIdParamsSchema,
         response: { 200: deletedDocumentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: recallRpc.deleteDocument },
     },
     async (request) => deleteDocument(deps.prisma, identityOf(request).org_id, request.params.id),
   );

@@ -8,6 +8,7 @@ import {
   idSchema,
   listCallsQuerySchema,
   queueCallBodySchema,
+  telephonyRpc,
 } from '@voice/proto';
 import { z } from 'zod';
 import type { TelephonyDeps } from '../deps.js';
@@ -27,7 +28,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         querystring: listCallsQuerySchema,
         response: { 200: callPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.listCalls },
     },
     async (request) => listCalls(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -41,7 +42,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         querystring: callStatsQuerySchema,
         response: { 200: callStatsSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.callStats },
     },
     async (request) => callStats(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -55,7 +56,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         params: callParams,
         response: { 200: callSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.getCall },
     },
     async (request) => getCall(deps.prisma, identityOf(request).org_id, request.params.id),
   );
@@ -71,7 +72,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         body: queueCallBodySchema,
         response: { 200: callSchema, 201: callSchema, ...errors },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.queueCall },
     },
     async (request, reply) => {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
@@ -90,7 +91,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         params: callParams,
         response: { 200: callSchema, ...errors },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.cancelCall },
     },
     async (request) => cancelCall(deps, identityOf(request).org_id, request.params.id),
   );

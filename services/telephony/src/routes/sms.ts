@@ -1,5 +1,5 @@
 import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
-import { errorEnvelopeSchema, idSchema, listSmsQuerySchema, sendSmsBodySchema, smsPageSchema, smsSchema } from '@voice/proto';
+import { errorEnvelopeSchema, idSchema, listSmsQuerySchema, sendSmsBodySchema, smsPageSchema, smsSchema, telephonyRpc } from '@voice/proto';
 import { z } from 'zod';
 import type { TelephonyDeps } from '../deps.js';
 import { toSms } from '../domain/records.js';
@@ -11,7 +11,7 @@ export function smsRoutes(app: HttpApp, deps: TelephonyDeps): void {
     '/api/v1/phone/sms',
     {
       schema: { tags: ['sms'], summary: 'List messages, newest first', querystring: listSmsQuerySchema, response: { 200: smsPageSchema } },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.listSms },
     },
     async (request) => listSms(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -20,7 +20,7 @@ export function smsRoutes(app: HttpApp, deps: TelephonyDeps): void {
     '/api/v1/phone/sms/:id',
     {
       schema: { tags: ['sms'], summary: 'Get one message', params: z.object({ id: idSchema('sms') }), response: { 200: smsSchema } },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.getSms },
     },
     async (request) => toSms(await findSmsRow(deps.prisma, identityOf(request).org_id, request.params.id)),
   );
@@ -36,7 +36,7 @@ export function smsRoutes(app: HttpApp, deps: TelephonyDeps): void {
         body: sendSmsBodySchema,
         response: { 200: smsSchema, 201: smsSchema, 400: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.sendSms },
     },
     async (request, reply) => {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);

@@ -6,6 +6,7 @@ import {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
   webhookDeliveryWithEventSchema,
+  webhooksRpc,
 } from '@voice/proto';
 import { z } from 'zod';
 import { enqueueDeliveries } from '../delivery/queue.js';
@@ -32,7 +33,7 @@ export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
         querystring: listDeliveriesQuerySchema,
         response: { 200: webhookDeliveryPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: webhooksRpc.listDeliveries },
     },
     async (request) => listDeliveries(prisma, identityOf(request).org_id, request.params.id, request.query),
   );

@@ -10,6 +10,7 @@ import {
   webhookEndpointPageSchema,
   webhookEndpointSchema,
   webhookEndpointWithSecretSchema,
+  webhooksRpc,
 } from '@voice/proto';
 import { z } from 'zod';
 import { enqueueDeliveries } from '../delivery/queue.js';
@@ -80,7 +81,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         querystring: listWebhooksQuerySchema,
         response: { 200: webhookEndpointPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: webhooksRpc.listEndpoints },
     },
     async (request) => listEndpoints(prisma, identityOf(request).org_id, request.query),
   );
@@ -89,7 +90,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
     '/api/v1/webhooks/:id',
     {
       schema: { tags: ['webhooks'], summary: 'Get one endpoint', params: byId, response: { 200: webhookEndpointSchema } },
-      config: { scope: 'read' },
+      config: { operation: webhooksRpc.getEndpoint },
     },
     async (request) => toEndpoint(await getEndpointRow(prisma, identityOf(request).org_id, request.params.id)),
   );
