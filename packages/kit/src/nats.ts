@@ -31,6 +31,7 @@ import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
 import { newId } from './ids.js';
 import { findNulCharacter } from './text.js';
+import type { BackgroundWork } from './workers.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -313,9 +314,10 @@ export class Bus {
   /**
    * Consumes events with a durable consumer: events published while this process was down are delivered
    * when it comes back. An event is acknowledged only after the handler resolves; a handler that throws
-   * gets the event again after a back-off.
+   * gets the event again after a back-off. The returned work stops consuming (and waits for the events in
+   * hand) when closed; `drain` closes any still running.
    */
-  async consume(options: ConsumeOptions, handler: EventHandler): Promise<void> {
+  async consume(options: ConsumeOptions, handler: EventHandler): Promise<BackgroundWork> {
     await this.ensureStream();
     const manager = await this.manager();
     const durable = this.namespace ? `${this.namespace}_${options.durable}` : options.durable;
@@ -350,12 +352,14 @@ export class Bus {
       }
       await Promise.all(inFlight);
     })();
-    this.consumers.push({
-      stop: async () => {
+    let stopped: Promise<void> | undefined;
+    const stop = () =>
+      (stopped ??= (async () => {
         await messages.close();
         await done;
-      },
-    });
+      })());
+    this.consumers.push({ stop });
+    return { close: stop };
   }
 
   private async handleEvent(message: JsMsg, handler: EventHandler, durable: string): Promise<void> {
