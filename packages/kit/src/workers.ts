@@ -50,7 +50,7 @@ interface Closable {
  */
 export async function startWorkers<K extends string>(
   app: Closable,
-  enabled: ReadonlySet<K>,
+  enabled: ReadonlySet<NoInfer<K>>,
   starters: Record<K, WorkStarter>,
 ): Promise<void> {
   const running: BackgroundWork[] = [];
