@@ -3,7 +3,7 @@
 //   (a) the telephony service called directly (calls list, with the signed identity headers),
 //   (b) a bare @fastify/http-proxy in front of it doing one Lua quota call per request (lib/bare-proxy.mjs),
 //   (c) the full gateway: key check (cached), scope, the Lua quota call, audit records, signed proxy; a
-//       serving replica (AUDIT_WRITER=false) with a second gateway process running the audit writer,
+//       serving replica (WORKERS=outbox) with a second gateway process running the audit writer,
 //   (c*) one gateway process doing both, the default single-replica setup,
 //   (c−) the serving replica alone: its audit records are published but nobody inserts them, which says what
 //       the request path costs and what the audit inserts, running on the same two cores, add to (c).
@@ -58,7 +58,7 @@ const telephony = await startProcess('telephony', 'services/telephony/dist/main.
 const gatewayEnv = (context: typeof ctx, auditWriter: boolean) => ({
   ...productionEnv(context),
   TELEPHONY_URL: telephony.url,
-  AUDIT_WRITER: String(auditWriter),
+  WORKERS: auditWriter ? 'all' : 'outbox',
 });
 
 /** The proxies of one round, started afresh (in parallel) so that no case keeps a lucky or unlucky process. */

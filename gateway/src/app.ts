@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, newId, urlPath } from '@voice/kit';
+import { type BackgroundWork, createHttpApp, type HttpApp, newId, readinessChecks, startWorkers, urlPath } from '@voice/kit';
 import { gatewayRpc } from '@voice/proto';
 import { Registry } from 'prom-client';
 import { AuditPublisher } from './audit/publisher.js';
@@ -14,16 +14,11 @@ import { registerProxies } from './proxy/upstreams.js';
 import { openApiRoute } from './routes/openapi.js';
 import { usageOf, usageRoutes } from './routes/usage.js';
 
-export interface GatewayOptions {
-  /** Run the audit writer (JetStream consumer) and the retention job in this process. */
-  auditWorker?: boolean;
-}
-
 /**
  * The gateway, the only public entry: authenticate, check scope, count quota (one Lua call), audit, and
  * proxy to the service with the caller's identity in signed headers.
  */
-export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}): Promise<HttpApp> {
+export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   // The gateway's own metrics (the audit buffer's) beside the process metrics, on the one /metrics.
   const metrics = new Registry();
   const scopeAgreement = new ScopeAgreement(deps.env, deps.logger);
@@ -34,12 +29,7 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     acceptRequestId: false,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: {
-      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
-      redis: () => deps.redis.ping(),
-      nats: () => deps.bus.ping(),
-      scopes: scopeAgreement.readiness,
-    },
+    readiness: { ...readinessChecks(deps), scopes: scopeAgreement.readiness },
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -87,24 +77,33 @@ export async function buildApp(deps: GatewayDeps, options: GatewayOptions = {}):
   deps.bus.serve(gatewayRpc.keyStanding, (input, identity) => keyStanding(deps.prisma, identity.org_id, input.key_id, deps.now()));
   deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
 
-  if (options.auditWorker !== false) {
-    const writer = new AuditWriter({ prisma: deps.prisma, pool: deps.auditPool }, deps.logger, {
-      batchSize: deps.env.AUDIT_BATCH_SIZE,
-      flushMs: deps.env.AUDIT_FLUSH_MS,
-    });
-    // Several events in flight, so one insert carries many of them: each resolves when its insert commits.
-    await deps.bus.consume(
-      { durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1, concurrency: deps.env.AUDIT_BATCH_SIZE },
-      (event) => writer.add(event),
-    );
-    const retention = setInterval(() => {
-      applyAuditRetention(deps.prisma, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'audit retention failed'));
-    }, deps.env.AUDIT_RETENTION_INTERVAL_MS);
-    retention.unref();
-    app.addHook('onClose', async () => {
-      clearInterval(retention);
-      await writer.flush();
-    });
-  }
+  await startWorkers(app, deps.env.WORKERS, {
+    'audit-writer': () => startAuditWriter(deps),
+    outbox: () => deps.outbox.start(),
+  });
   return app;
+}
+
+/** The audit writer (the `gateway-audit` consumer, inserting in batches) and the hourly retention job. */
+async function startAuditWriter(deps: GatewayDeps): Promise<BackgroundWork> {
+  const writer = new AuditWriter({ prisma: deps.prisma, pool: deps.auditPool }, deps.logger, {
+    batchSize: deps.env.AUDIT_BATCH_SIZE,
+    flushMs: deps.env.AUDIT_FLUSH_MS,
+  });
+  // Several events in flight, so one insert carries many of them: each resolves when its insert commits.
+  const consumer = await deps.bus.consume(
+    { durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1, concurrency: deps.env.AUDIT_BATCH_SIZE },
+    (event) => writer.add(event),
+  );
+  const retention = setInterval(() => {
+    applyAuditRetention(deps.prisma, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'audit retention failed'));
+  }, deps.env.AUDIT_RETENTION_INTERVAL_MS);
+  retention.unref();
+  return {
+    async close() {
+      clearInterval(retention);
+      // Stop taking events, and the events in hand resolve once their batch is written.
+      await Promise.all([consumer.close(), writer.flush()]);
+    },
+  };
 }

@@ -17,7 +17,7 @@ export interface GatewayDeps {
   /** Fail-fast connection for the request path: commands fail at once while Redis is away. */
   redis: Redis;
   bus: Bus;
-  /** Publishes `org.plan_changed` events the admin commands wrote to the outbox table; every replica runs one. */
+  /** Publishes `org.plan_changed` events the admin commands wrote to the outbox table; started by buildApp (WORKERS). */
   outbox: OutboxRelay;
   keys: KeyCache;
   /** Where a quota counter Redis does not have is rebuilt from. */
@@ -45,7 +45,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
-  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'gateway' }).start();
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'gateway' });
   const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), {
     ttlMs: env.KEY_CACHE_TTL_MS,
     unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000),
@@ -64,7 +64,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     countedRequests: auditedRequests(prisma),
     now: options.now ?? (() => new Date()),
     async close() {
-      await outbox.stop();
+      await outbox.close();
       await bus.drain();
       redis.disconnect();
       await Promise.all([prisma.$disconnect(), auditPool.end()]);

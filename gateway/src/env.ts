@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 
 const upstream = (defaultUrl: string) => z.url({ protocol: /^https?$/ }).default(defaultUrl);
@@ -27,11 +27,12 @@ export const envSchema = baseEnvSchema.extend({
   /** At shutdown, how long to wait for NATS to take the held audit records (within SHUTDOWN_GRACE_MS). */
   AUDIT_SHUTDOWN_WAIT_MS: z.coerce.number().int().positive().default(5_000),
   /**
-   * Run the audit writer (the JetStream consumer that inserts audit records, and the retention job) in this
-   * process. Turn it off on request-serving replicas and run a few replicas with it on, to keep its
-   * database work off the request path.
+   * Background work this process runs: `all`, `none` or a list of `audit-writer` (the JetStream consumer that
+   * inserts audit records, and the retention job) and `outbox` (publishes `org.plan_changed`). Serving
+   * replicas may run `outbox` only, and a few replicas `audit-writer`, to keep its database work off the
+   * request path.
    */
-  AUDIT_WRITER: z.stringbool().default(true),
+  WORKERS: workersSchema(['audit-writer', 'outbox']),
   AUDIT_RETENTION_INTERVAL_MS: z.coerce
     .number()
     .int()

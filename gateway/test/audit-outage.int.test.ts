@@ -97,9 +97,15 @@ describe('audit records are kept while NATS is away', () => {
         },
       }),
     );
-    const env = parseEnv(envSchema, { ...ctx.env, NATS_URL: nats.url, AUDIT_PUBLISH_MS: '100', AUDIT_MAX_HELD_RECORDS: '20' });
+    const env = parseEnv(envSchema, {
+      ...ctx.env,
+      NATS_URL: nats.url,
+      AUDIT_PUBLISH_MS: '100',
+      AUDIT_MAX_HELD_RECORDS: '20',
+      WORKERS: 'outbox',
+    });
     const deps = await connectDeps(env, { logger });
-    const small = await buildApp(deps, { auditWorker: false });
+    const small = await buildApp(deps);
     try {
       const { key, keyId } = await createOrgWithKey(gateway, { quota: 1_000 });
       await nats.stop();
@@ -126,9 +132,15 @@ describe('audit records are kept while NATS is away', () => {
   });
 
   test('records held at shutdown are published when NATS returns within the wait, before close resolves', async () => {
-    const env = parseEnv(envSchema, { ...ctx.env, NATS_URL: nats.url, AUDIT_PUBLISH_MS: '100', AUDIT_SHUTDOWN_WAIT_MS: '30000' });
+    const env = parseEnv(envSchema, {
+      ...ctx.env,
+      NATS_URL: nats.url,
+      AUDIT_PUBLISH_MS: '100',
+      AUDIT_SHUTDOWN_WAIT_MS: '30000',
+      WORKERS: 'outbox',
+    });
     const deps = await connectDeps(env);
-    const closing = await buildApp(deps, { auditWorker: false });
+    const closing = await buildApp(deps);
     const { key, keyId } = await createOrgWithKey(gateway, { quota: 1_000 });
     await nats.stop();
     const answered: string[] = [];

@@ -57,10 +57,13 @@ describe('Postgres unreachable: 503 unavailable with Retry-After, not 500', () =
     telephony = await buildTelephony(telephonyDeps);
     await telephony.listen({ host: '127.0.0.1', port: 0 });
     const telephonyUrl = `http://127.0.0.1:${(telephony.server.address() as AddressInfo).port}`;
-    gatewayDeps = await connectDeps(parseEnv(envSchema, { ...ctx.env, DATABASE_URL: databaseUrl, TELEPHONY_URL: telephonyUrl }), {
-      logger: gatewayLog.logger,
-    });
-    gateway = await buildApp(gatewayDeps, { auditWorker: false });
+    gatewayDeps = await connectDeps(
+      parseEnv(envSchema, { ...ctx.env, DATABASE_URL: databaseUrl, TELEPHONY_URL: telephonyUrl, WORKERS: 'outbox' }),
+      {
+        logger: gatewayLog.logger,
+      },
+    );
+    gateway = await buildApp(gatewayDeps);
     await gateway.ready();
     const org = (await adminOf(gatewayDeps)({ kind: 'org.create', name: 'Acme', plan: 'pro' })) as {
       id: string;

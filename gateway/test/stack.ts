@@ -2,7 +2,7 @@ import { type AddressInfo, createServer, type Server, Socket } from 'node:net';
 import { type HttpApp, parseEnv } from '@voice/kit';
 import type { TestContext } from '@voice/kit/testing';
 import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
-import { buildApp, type GatewayOptions } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { connectDeps, type GatewayDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { recordKeyEnd } from '../src/quota/quota.js';
@@ -18,10 +18,12 @@ export interface TestGateway {
 export async function startGateway(
   ctx: TestContext,
   env: Record<string, string> = {},
-  options: GatewayOptions & { now?: () => Date } = {},
+  options: { auditWorker?: boolean; now?: () => Date } = {},
 ): Promise<TestGateway> {
-  const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, ...env }), options.now ? { now: options.now } : {});
-  const app = await buildApp(deps, options);
+  // Without the audit writer: the outbox relay alone, as on a serving replica (WORKERS=outbox).
+  const workers = options.auditWorker === false ? { WORKERS: 'outbox' } : {};
+  const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, ...workers, ...env }), options.now ? { now: options.now } : {});
+  const app = await buildApp(deps);
   await app.ready();
   return {
     app,

@@ -1,3 +1,4 @@
+export * from './audit.js';
 export * from './common.js';
 export * from './errors.js';
 export * from './events.js';

@@ -1,6 +1,6 @@
 import { type Bus, type Logger, newId } from '@voice/kit';
+import type { ApiCall } from '@voice/proto';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ApiCall } from './writer.js';
 
 export interface AuditPublisherOptions {
   /** How long records are collected before they are published. */

@@ -1,28 +1,10 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dependencyReason, isDatabaseUnavailable, type Logger } from '@voice/kit';
-import type { EventEnvelope } from '@voice/proto';
+import { type ApiCall, apiCallBatchSchema, type EventEnvelope } from '@voice/proto';
 import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client.js';
-
-/** One API call as the gateway records it (never the key, never bodies); `id` is the audit record's id. */
-export const apiCallSchema = z.object({
-  id: z.string(),
-  key_id: z.string(),
-  method: z.string(),
-  path: z.string(),
-  status: z.number().int(),
-  latency_ms: z.number().int(),
-  request_id: z.string(),
-  client_address: z.string().nullable(),
-  at: z.string(),
-});
-export type ApiCall = z.infer<typeof apiCallSchema>;
-
-/** The data of an `api.called` event: a batch of one organization's calls. */
-export const apiCallBatchSchema = z.object({ calls: z.array(apiCallSchema) });
 
 interface Pending {
   orgId: string;

@@ -17,7 +17,7 @@ import { envSchema as recallEnvSchema } from '../../../services/recall/src/env.j
 import { buildApp as buildTelephony } from '../../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../../services/telephony/src/env.js';
-import { buildApp as buildWebhooks, startDeliveries } from '../../../services/webhooks/src/app.js';
+import { buildApp as buildWebhooks } from '../../../services/webhooks/src/app.js';
 import { connectDeps as connectWebhooks, type WebhooksDeps } from '../../../services/webhooks/src/deps.js';
 import { envSchema as webhooksEnvSchema } from '../../../services/webhooks/src/env.js';
 import { bearer, createOrgWithKey, startGateway, type TestGateway } from '../stack.js';
@@ -103,8 +103,6 @@ export async function startPlatform(env: PlatformEnv = {}): Promise<Platform> {
     closers.push(() => webhooksDeps.close());
     const webhooksApp = await buildWebhooks(webhooksDeps);
     closers.push(() => webhooksApp.close());
-    const background = await startDeliveries(webhooksDeps);
-    closers.push(() => background.close());
 
     const [telephonyUrl, leadsUrl, recallUrl, mcpUrl, webhooksUrl] = await Promise.all([
       listen(telephonyApp),

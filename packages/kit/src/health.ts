@@ -88,3 +88,20 @@ export const healthPlugin = fp<HealthOptions>(
   },
   { name: 'voice-health' },
 );
+
+/** The connections a deployable's readiness depends on; each one present gets a check. */
+export interface ReadinessDependencies {
+  prisma?: { $queryRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<unknown> };
+  redis?: { ping(): Promise<unknown> };
+  bus?: { ping(): Promise<unknown> };
+}
+
+/** `/readyz`'s checks for a deployable's dependencies: Postgres, Redis and NATS, each that it uses. */
+export function readinessChecks(deps: ReadinessDependencies): Record<string, ReadinessCheck> {
+  const { prisma, redis, bus } = deps;
+  return {
+    ...(prisma ? { postgres: async () => prisma.$queryRaw`SELECT 1` } : {}),
+    ...(redis ? { redis: () => redis.ping() } : {}),
+    ...(bus ? { nats: () => bus.ping() } : {}),
+  };
+}

@@ -17,3 +17,4 @@ export * from './process.js';
 export * from './redis.js';
 export * from './service-auth.js';
 export * from './text.js';
+export * from './workers.js';

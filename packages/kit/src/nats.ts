@@ -32,6 +32,7 @@ import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './ident
 import { newId } from './ids.js';
 import { requireScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
+import type { BackgroundWork } from './workers.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -319,9 +320,10 @@ export class Bus {
   /**
    * Consumes events with a durable consumer: events published while this process was down are delivered
    * when it comes back. An event is acknowledged only after the handler resolves; a handler that throws
-   * gets the event again after a back-off.
+   * gets the event again after a back-off. The returned work stops consuming (and waits for the events in
+   * hand) when closed; `drain` closes any still running.
    */
-  async consume(options: ConsumeOptions, handler: EventHandler): Promise<void> {
+  async consume(options: ConsumeOptions, handler: EventHandler): Promise<BackgroundWork> {
     await this.ensureStream();
     const manager = await this.manager();
     const durable = this.namespace ? `${this.namespace}_${options.durable}` : options.durable;
@@ -356,12 +358,14 @@ export class Bus {
       }
       await Promise.all(inFlight);
     })();
-    this.consumers.push({
-      stop: async () => {
+    let stopped: Promise<void> | undefined;
+    const stop = () =>
+      (stopped ??= (async () => {
         await messages.close();
         await done;
-      },
-    });
+      })());
+    this.consumers.push({ stop });
+    return { close: stop };
   }
 
   private async handleEvent(message: JsMsg, handler: EventHandler, durable: string): Promise<void> {

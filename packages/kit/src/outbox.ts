@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { newId } from './ids.js';
 import type { Bus } from './nats.js';
 import { schemaPoolConfig } from './prisma.js';
+import type { BackgroundWork } from './workers.js';
 
 /**
  * Transactional outbox. A change and the events it causes are committed together: the events go into the
@@ -134,7 +135,7 @@ const selectHeads = `
  * was published but not deleted (a crash in between) is published again under the same id, which JetStream
  * drops within its 2-minute duplicate window.
  */
-export class OutboxRelay {
+export class OutboxRelay implements BackgroundWork {
   private readonly pool: pg.Pool;
   private readonly options: Required<Omit<OutboxRelayOptions, 'bus' | 'logger' | 'databaseUrl' | 'schema'>>;
   private running: Promise<void> | undefined;
@@ -174,7 +175,7 @@ export class OutboxRelay {
   }
 
   /** Finishes the round in progress and closes the relay's connection; rows left pending wait for the next start. */
-  stop(): Promise<void> {
+  close(): Promise<void> {
     this.stopping = true;
     this.wake?.();
     this.stopped ??= (async () => {

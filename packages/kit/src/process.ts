@@ -1,6 +1,10 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { assertBackingServices } from './dependencies.js';
+import { type BaseEnv, parseProcessEnv } from './env.js';
+import { createLogger } from './logger.js';
 
 export interface RunOptions {
   app: FastifyInstance;
@@ -8,7 +12,10 @@ export interface RunOptions {
   host: string;
   port: number;
   graceMs: number;
-  /** Closed in order after the server stops accepting and in-flight requests finish: workers, NATS, Redis, Prisma. */
+  /**
+   * Closed in order after the app closed (it stops accepting, finishes in-flight requests, and its onClose
+   * hooks stop the background work): the connections, NATS, Redis, Prisma.
+   */
   closers: Array<() => Promise<unknown>>;
 }
 
@@ -28,4 +35,49 @@ export async function runProcess(options: RunOptions): Promise<string> {
   });
   const address = await app.listen({ host: options.host, port: options.port });
   return address;
+}
+
+/** The process variables runService reads; every deployable's env schema has them (baseEnvSchema and PORT). */
+export interface ServiceEnv {
+  HOST: string;
+  PORT: number;
+  LOG_LEVEL: BaseEnv['LOG_LEVEL'];
+  SHUTDOWN_GRACE_MS: number;
+  DATABASE_URL: string;
+  REDIS_URL: string;
+  NATS_URL: string;
+}
+
+export interface ServiceOptions {
+  /** The backing services checked before connecting (a readable message and exit 1 when one is down); all three by default. */
+  uses?: ReadonlyArray<'postgres' | 'redis' | 'nats'>;
+}
+
+/**
+ * A deployable's process, the same for all six: parse the environment (a bad or missing variable, a
+ * production secret left at its development value, ends the process naming them), check that the backing
+ * services answer, connect the dependencies, build the app (its routes, readiness checks and the background
+ * work `WORKERS` enables), listen, and on SIGTERM close the app (then its workers) and the dependencies.
+ */
+export async function runService<S extends z.ZodObject, D extends { close(): Promise<void> }>(
+  name: string,
+  envSchema: S,
+  connect: (env: z.infer<S> & ServiceEnv, logger: Logger) => Promise<D>,
+  buildApp: (deps: D) => Promise<FastifyInstance>,
+  options: ServiceOptions = {},
+): Promise<string> {
+  const env = parseProcessEnv(envSchema, name) as z.infer<S> & ServiceEnv;
+  const logger = createLogger(name, env.LOG_LEVEL);
+  const uses = new Set(options.uses ?? ['postgres', 'redis', 'nats']);
+  await assertBackingServices({
+    ...(uses.has('postgres') ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(uses.has('redis') ? { redisUrl: env.REDIS_URL } : {}),
+    ...(uses.has('nats') ? { natsUrl: env.NATS_URL } : {}),
+  }).catch((error: Error) => {
+    logger.fatal(error.message);
+    process.exit(1);
+  });
+  const deps = await connect(env, logger);
+  const app = await buildApp(deps);
+  return runProcess({ app, logger, host: env.HOST, port: env.PORT, graceMs: env.SHUTDOWN_GRACE_MS, closers: [deps.close] });
 }

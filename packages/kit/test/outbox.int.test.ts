@@ -124,7 +124,7 @@ describe('transactional outbox', () => {
       assertOncePerId(events, written);
       assertAggregateOrder(events);
     } finally {
-      await relay.stop();
+      await relay.close();
     }
   });
 
@@ -139,7 +139,7 @@ describe('transactional outbox', () => {
       assertOncePerId(events, written);
       assertAggregateOrder(events);
     } finally {
-      await survivor.stop();
+      await survivor.close();
     }
   });
 
@@ -155,7 +155,7 @@ describe('transactional outbox', () => {
       assert.equal(await storedEventCount(reader), 15, 'JetStream stored each event once');
       assertOncePerId(await stored(), written);
     } finally {
-      await relay.stop();
+      await relay.close();
     }
   });
 
@@ -183,7 +183,7 @@ describe('transactional outbox', () => {
       assertOncePerId(published, written);
       assertAggregateOrder(published);
     } finally {
-      await Promise.all(relays.map((relay) => relay.stop()));
+      await Promise.all(relays.map((relay) => relay.close()));
       await other.drain();
     }
   });

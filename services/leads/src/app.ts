@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { type BackgroundWork, createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { LeadsDeps } from './deps.js';
 import { consumeCallOutcomes } from './nats/call-outcomes.js';
@@ -22,11 +22,7 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
     bodyLimitBytes: requestBodyLimitBytes.leads,
     logger: deps.logger,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: {
-      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
-      redis: () => deps.redis.ping(),
-      nats: () => deps.bus.ping(),
-    },
+    readiness: readinessChecks(deps),
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   workspaceRoutes(app, deps);
@@ -36,13 +32,22 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
   invoiceRoutes(app, deps);
   projectRoutes(app, deps);
   serveLeadsRpc(deps);
-  await consumeCallOutcomes(deps);
-  const stepWorker = startStepWorker(deps);
-  const stopSweeper = startSweeper(deps);
-  // Closing the app lets running steps finish before the connections they use are closed.
-  app.addHook('onClose', async () => {
-    await stopSweeper();
-    await stepWorker.close();
+  await startWorkers(app, deps.env.WORKERS, {
+    outbox: () => deps.outbox.start(),
+    'call-outcomes': () => consumeCallOutcomes(deps),
+    sequences: () => runSequences(deps),
   });
   return app;
+}
+
+/** The step worker and the sweeper that finds steps without a job; closing lets running steps finish. */
+function runSequences(deps: LeadsDeps): BackgroundWork {
+  const stepWorker = startStepWorker(deps);
+  const stopSweeper = startSweeper(deps);
+  return {
+    async close() {
+      await stopSweeper();
+      await stepWorker.close();
+    },
+  };
 }

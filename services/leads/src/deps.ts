@@ -10,7 +10,7 @@ export interface LeadsDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
-  /** Publishes the events that changes wrote to the outbox table. */
+  /** Publishes the events that changes wrote to the outbox table; started by buildApp (WORKERS). */
   outbox: OutboxRelay;
   /** Idempotency keys of creates. */
   redis: Redis;
@@ -28,7 +28,7 @@ export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
-  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'leads' }).start();
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'leads' });
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const stepQueue = createStepQueue(env);
   return {
@@ -40,7 +40,7 @@ export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('
     redis,
     stepQueue,
     async close() {
-      await outbox.stop();
+      await outbox.close();
       await bus.drain();
       await stepQueue.close();
       redis.disconnect();

@@ -1,14 +1,6 @@
-import { assertBackingServices, createLogger, parseProcessEnv, runProcess } from '@voice/kit';
+import { runService } from '@voice/kit';
 import { buildApp } from './app.js';
 import { connectDeps } from './deps.js';
 import { envSchema } from './env.js';
 
-const env = parseProcessEnv(envSchema, 'leads');
-const logger = createLogger('leads', env.LOG_LEVEL);
-await assertBackingServices({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, natsUrl: env.NATS_URL }).catch((error: Error) => {
-  logger.fatal(error.message);
-  process.exit(1);
-});
-const deps = await connectDeps(env, logger);
-const app = await buildApp(deps);
-await runProcess({ app, logger, host: env.HOST, port: env.PORT, graceMs: env.SHUTDOWN_GRACE_MS, closers: [deps.close] });
+await runService('leads', envSchema, connectDeps, buildApp);

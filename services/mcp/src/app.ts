@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { type BackgroundWork, createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { McpDeps } from './deps.js';
 import { sweepExpired } from './domain/approvals.js';
@@ -15,10 +15,7 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
     logger: deps.logger,
     bodyLimitBytes: requestBodyLimitBytes.mcp,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: {
-      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
-      nats: () => deps.bus.ping(),
-    },
+    readiness: readinessChecks(deps),
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   mcpRoutes(app, deps, catalog);
@@ -26,10 +23,18 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
   telegramHookRoutes(app, deps);
   await slackHookRoutes(app, deps);
 
+  await startWorkers(app, deps.env.WORKERS, {
+    outbox: () => deps.outbox.start(),
+    'approval-sweep': () => startApprovalSweep(deps),
+  });
+  return app;
+}
+
+/** Marks pending approvals past their expiry `expired` every APPROVAL_SWEEP_INTERVAL_MS. */
+function startApprovalSweep(deps: McpDeps): BackgroundWork {
   const sweep = setInterval(() => {
     sweepExpired(deps).catch((error: unknown) => deps.logger.warn({ err: error }, 'approval expiry sweep failed'));
   }, deps.env.APPROVAL_SWEEP_INTERVAL_MS);
   sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
-  return app;
+  return { close: async () => clearInterval(sweep) };
 }

@@ -10,7 +10,7 @@ export interface McpDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
-  /** Publishes the events that changes wrote to the outbox table. */
+  /** Publishes the events that changes wrote to the outbox table; started by buildApp (WORKERS). */
   outbox: OutboxRelay;
   /** Absent without TELEGRAM_BOT_TOKEN: organizations cannot link Telegram then. */
   telegram: TelegramBot | undefined;
@@ -35,7 +35,7 @@ export async function connectDeps(
     secret: env.INTERNAL_SIGNING_SECRET,
     requestTimeoutMs: env.RPC_TIMEOUT_MS,
   });
-  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'mcp' }).start();
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'mcp' });
   const background = new Set<Promise<unknown>>();
   const deps: McpDeps = {
     env,
@@ -51,7 +51,7 @@ export async function connectDeps(
     background,
     async close() {
       await Promise.allSettled([...background]);
-      await outbox.stop();
+      await outbox.close();
       await bus.drain();
       await prisma.$disconnect();
     },

@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 
 const optionalSecret = z.string().min(1).optional();
@@ -29,6 +29,11 @@ export const envSchema = baseEnvSchema
       .default(24 * 3600),
     /** How often pending approvals past their expiry are marked `expired` (and their messages edited). */
     APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+    /**
+     * Background work this process runs: `all`, `none` (an API-only replica) or a list of `approval-sweep`
+     * (expires pending approvals) and `outbox` (publishes `approval.*` events).
+     */
+    WORKERS: workersSchema(['approval-sweep', 'outbox']),
     /** The Telegram bot that posts approval requests; one bot for the whole platform. */
     TELEGRAM_BOT_TOKEN: optionalSecret,
     /** Sent by Telegram in X-Telegram-Bot-Api-Secret-Token on every update (setWebhook's secret_token). */

@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
 import type { RecallDeps } from './deps.js';
 import { serveRecallRpc } from './nats/handlers.js';
 import { documentRoutes } from './routes/documents.js';
@@ -12,16 +12,13 @@ export async function buildApp(deps: RecallDeps): Promise<HttpApp> {
     logger: deps.logger,
     bodyLimitBytes: deps.env.BODY_LIMIT_BYTES,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: {
-      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
-      redis: () => deps.redis.ping(),
-      nats: () => deps.bus.ping(),
-    },
+    readiness: readinessChecks(deps),
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   documentRoutes(app, deps);
   llmRecallRoutes(app, deps);
   marketingAuditRoutes(app, deps);
   serveRecallRpc(deps);
+  await startWorkers(app, deps.env.WORKERS, { outbox: () => deps.outbox.start() });
   return app;
 }

@@ -17,7 +17,7 @@ export interface RecallDeps {
   logger: Logger;
   prisma: PrismaClient;
   bus: Bus;
-  /** Publishes `recall.brand_scored` events written to the outbox table. */
+  /** Publishes `recall.brand_scored` events written to the outbox table; started by buildApp (WORKERS). */
   outbox: OutboxRelay;
   redis: Redis;
   /** The configured model providers, OpenAI first; empty when no key is set. */
@@ -65,7 +65,7 @@ export async function connectDeps(env: RecallEnv, logger: Logger = createLogger(
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
-  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'recall' }).start();
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'recall' });
   const providers = configuredProviders(env);
   const pageFetch: PageFetchOptions = { timeoutMs: env.PAGE_FETCH_TIMEOUT_MS, maxBytes: env.PAGE_FETCH_MAX_BYTES };
   return {
@@ -90,7 +90,7 @@ export async function connectDeps(env: RecallEnv, logger: Logger = createLogger(
       checkPage: env.BRAND_PAGE_CHECK ? (url) => readBrandPage(url, pageFetch) : undefined,
     },
     async close() {
-      await outbox.stop();
+      await outbox.close();
       await bus.drain();
       redis.disconnect();
       await prisma.$disconnect();

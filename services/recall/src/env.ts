@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import { z } from 'zod';
 
@@ -42,6 +42,8 @@ export const envSchema = baseEnvSchema
     PUBLIC_AUDIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(3_600),
     /** An audit of one URL is reused this long, so many visitors cost the audited site one fetch. */
     PUBLIC_AUDIT_CACHE_SECONDS: z.coerce.number().int().positive().default(300),
+    /** Background work this process runs: `all`, `none` (an API-only replica) or `outbox` (publishes `recall.brand_scored`). */
+    WORKERS: workersSchema(['outbox']),
     /** Largest request body; a document's text is capped separately (400 with the limit named). */
     BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(requestBodyLimitBytes.recall),
   })

@@ -1,17 +1,17 @@
-import { assertBackingServices, createLogger, parseProcessEnv, runProcess } from '@voice/kit';
+import { runService } from '@voice/kit';
 import { buildApp } from './app.js';
 import { connectDeps } from './deps.js';
 import { envSchema } from './env.js';
 
-const env = parseProcessEnv(envSchema, 'recall');
-const logger = createLogger('recall', env.LOG_LEVEL);
-await assertBackingServices({ databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, natsUrl: env.NATS_URL }).catch((error: Error) => {
-  logger.fatal(error.message);
-  process.exit(1);
-});
-const deps = await connectDeps(env, logger);
-if (deps.providers.length === 0) {
-  logger.warn('no model provider configured: recall answers and brand scores need OPENAI_API_KEY and/or ANTHROPIC_API_KEY');
-}
-const app = await buildApp(deps);
-await runProcess({ app, logger, host: env.HOST, port: env.PORT, graceMs: env.SHUTDOWN_GRACE_MS, closers: [deps.close] });
+await runService(
+  'recall',
+  envSchema,
+  async (env, logger) => {
+    const deps = await connectDeps(env, logger);
+    if (deps.providers.length === 0) {
+      logger.warn('no model provider configured: recall answers and brand scores need OPENAI_API_KEY and/or ANTHROPIC_API_KEY');
+    }
+    return deps;
+  },
+  buildApp,
+);

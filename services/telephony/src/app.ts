@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { TelephonyDeps } from './deps.js';
 import { startDialer } from './dialer/workers.js';
@@ -16,11 +16,7 @@ export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
     // Bodies here are a phone number and a message at most; anything near this size is a mistake.
     bodyLimitBytes: requestBodyLimitBytes.telephony,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: {
-      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
-      redis: () => deps.redis.ping(),
-      nats: () => deps.bus.ping(),
-    },
+    readiness: readinessChecks(deps),
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   callRoutes(app, deps);
@@ -28,6 +24,9 @@ export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
   dncRoutes(app, deps);
   await twilioHookRoutes(app, deps);
   serveTelephonyRpc(deps);
-  if (deps.env.DIALER_ENABLED) deps.workers = startDialer(deps, deps.queues, deps.logger);
+  await startWorkers(app, deps.env.WORKERS, {
+    outbox: () => deps.outbox.start(),
+    dialer: () => startDialer(deps, deps.queues, deps.logger),
+  });
   return app;
 }

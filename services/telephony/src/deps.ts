@@ -3,7 +3,6 @@ import type { CarrierAdapter } from './carrier/carrier.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
 import { TwilioCarrier } from './carrier/twilio.js';
 import { DialerQueues } from './dialer/queues.js';
-import type { DialerWorkers } from './dialer/workers.js';
 import type { TelephonyContext } from './domain/context.js';
 import type { TelephonyEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -11,9 +10,8 @@ import { PrismaClient } from './generated/prisma/client.js';
 /** Everything the telephony service talks to, made once per process (or per test) and closed in order. */
 export interface TelephonyDeps extends TelephonyContext {
   queues: DialerQueues;
+  /** Started by buildApp when this process runs it (WORKERS). */
   outbox: OutboxRelay;
-  /** Set by buildApp when this process runs the dialer (DIALER_ENABLED). */
-  workers: DialerWorkers | undefined;
   close(): Promise<void>;
 }
 
@@ -45,7 +43,7 @@ export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogg
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
-  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'telephony' }).start();
+  const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'telephony' });
   const queues = new DialerQueues(env);
   const deps: TelephonyDeps = {
     env,
@@ -57,12 +55,10 @@ export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogg
     queues,
     dialer: queues,
     carrier: createCarrier(env, queues),
-    workers: undefined,
     async close() {
-      // Workers first (they finish their current job), then what they use.
-      await deps.workers?.close();
+      // The app's close stopped the workers (they finish their current job); now what they used.
       await queues.close();
-      await outbox.stop();
+      await outbox.close();
       await bus.drain();
       await redis.quit().catch(() => redis.disconnect());
       await prisma.$disconnect();

@@ -1,11 +1,6 @@
-import { baseEnvSchema, portSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
 import { e164Schema } from '@voice/proto';
 import { z } from 'zod';
-
-const flag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1')
-  .default(true);
 
 export const envSchema = baseEnvSchema
   .extend({
@@ -52,8 +47,11 @@ export const envSchema = baseEnvSchema
     /** Where Twilio fetches a connected call's instructions (TwiML): the voice agent. */
     TWILIO_VOICE_URL: z.url().optional(),
     TWILIO_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-    /** Run the dialer and SMS workers in this process (turn off to run API-only replicas). */
-    DIALER_ENABLED: flag,
+    /**
+     * Background work this process runs: `all`, `none` (an API-only replica) or a list of `dialer` (call, SMS
+     * and sandbox workers, the lost-job and stuck-call sweep) and `outbox` (publishes the events of changes).
+     */
+    WORKERS: workersSchema(['dialer', 'outbox']),
     DIAL_CONCURRENCY: z.coerce.number().int().positive().default(10),
     /** Attempts per call or message on carrier errors, with exponential back-off from DIAL_BACKOFF_MS. */
     DIAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),

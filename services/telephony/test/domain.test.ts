@@ -124,8 +124,8 @@ describe('environment', () => {
       TELEPHONY_CARRIER: 'twilio',
       TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`,
       TWILIO_AUTH_TOKEN: 'x'.repeat(32),
-      DIALER_ENABLED: 'false',
+      WORKERS: 'outbox',
     });
-    assert.equal(env.DIALER_ENABLED, false);
+    assert.deepEqual([...env.WORKERS], ['outbox']);
   });
 });

@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, testIdentity } from '@voice/kit/testing';
-import { buildApp, startDeliveries } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { connectDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { startReceiver } from '../test/receiver.js';
@@ -21,7 +21,6 @@ const deps = await connectDeps(
   }),
 );
 const app = await buildApp(deps);
-const worker = await startDeliveries(deps);
 const receiver = await startReceiver(() => 200);
 try {
   const identity = testIdentity({ plan: 'pro' });
@@ -56,7 +55,6 @@ try {
 } finally {
   await receiver.close();
   await app.close();
-  await worker.close();
   await deps.close();
   await ctx.cleanup();
 }

@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, serviceAuthPlugin } from '@voice/kit';
+import { createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import { startMaintenance } from './delivery/maintenance.js';
 import { startDeliveryWorker } from './delivery/worker.js';
@@ -9,38 +9,30 @@ import { startPlanChanges } from './nats/plan-changes.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
-/** The webhooks service's API: endpoints and their delivery log, over REST (via the gateway) and NATS. */
+/**
+ * The webhooks service: endpoints and their delivery log, over REST (via the gateway) and NATS; and the
+ * background work WORKERS enables, all of it by default: the durable JetStream consumers that turn events
+ * into delivery jobs and apply plan changes, the BullMQ worker that attempts deliveries, and the
+ * maintenance job. They scale by replicas.
+ */
 export async function buildApp(deps: WebhooksDeps): Promise<HttpApp> {
   const app = await createHttpApp({
     name: 'webhooks',
     bodyLimitBytes: requestBodyLimitBytes.webhooks,
     logger: deps.logger,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: {
-      postgres: () => deps.prisma.$queryRaw`SELECT 1`,
-      redis: () => deps.redis.ping(),
-      nats: () => deps.bus.ping(),
-    },
+    readiness: readinessChecks(deps),
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   webhookRoutes(app, deps);
   deliveryRoutes(app, deps);
   serveWebhooksRpc(deps);
+  // Closed in reverse: the consumers stop taking events first, then in-flight attempts finish.
+  await startWorkers(app, deps.env.WORKERS, {
+    deliveries: () => startDeliveryWorker(deps),
+    maintenance: () => startMaintenance(deps),
+    fanout: () => startFanout(deps),
+    'plan-changes': () => startPlanChanges(deps),
+  });
   return app;
-}
-
-/**
- * The background half: the durable JetStream consumer that turns events into delivery jobs, the BullMQ
- * worker that attempts them, and the maintenance job. Every replica runs all three; they scale by replicas.
- */
-export async function startDeliveries(deps: WebhooksDeps): Promise<{ close(): Promise<void> }> {
-  const worker = startDeliveryWorker(deps);
-  const maintenance = await startMaintenance(deps);
-  await startFanout(deps);
-  await startPlanChanges(deps);
-  return {
-    async close() {
-      await Promise.all([worker.close(), maintenance.close()]);
-    },
-  };
 }

@@ -1,4 +1,4 @@
-import { baseEnvSchema, developmentSecret, portSchema } from '@voice/kit';
+import { baseEnvSchema, developmentSecret, portSchema, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 import { parseRetrySchedule, productionRetryScheduleMs } from './domain/retry-schedule.js';
 
@@ -44,6 +44,12 @@ export const envSchema = baseEnvSchema.extend({
     .int()
     .nonnegative()
     .default(24 * hour),
+  /**
+   * Background work this process runs: `all`, `none` (an API-only replica) or a list of `deliveries` (the
+   * worker that attempts them), `maintenance` (lost jobs, log trimming), `fanout` (events into deliveries)
+   * and `plan-changes` (endpoints follow the organization's plan).
+   */
+  WORKERS: workersSchema(['deliveries', 'maintenance', 'fanout', 'plan-changes']),
   /** Deliveries in flight at once in one process. */
   WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().positive().default(50),
   /**

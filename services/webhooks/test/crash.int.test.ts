@@ -45,7 +45,8 @@ before(async () => {
     WEBHOOK_WORKER_LOCK_MS: '1000',
     WEBHOOK_FANOUT_ACK_WAIT_MS: '2000',
   };
-  deps = await connectDeps(parseEnv(envSchema, env));
+  // API only: the deliveries are the spawned process's alone.
+  deps = await connectDeps(parseEnv(envSchema, { ...env, WORKERS: 'none' }));
   app = await buildApp(deps);
   target = await startReceiver(() => 'hold');
 });

@@ -1,7 +1,7 @@
 import { type HttpApp, parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { Identity, WebhookEndpointWithSecret } from '@voice/proto';
-import { buildApp, startDeliveries } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { type Receiver, startReceiver } from './receiver.js';
@@ -23,7 +23,6 @@ export async function startDeliveryStack(env: Record<string, string> = {}): Prom
     parseEnv(envSchema, { ...ctx.env, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,100', ...env }),
   );
   const app = await buildApp(deps);
-  const background = await startDeliveries(deps);
   const target = await startReceiver(() => 200);
   const identity = testIdentity();
   const url = '/api/v1/webhooks';
@@ -38,7 +37,6 @@ export async function startDeliveryStack(env: Record<string, string> = {}): Prom
     async close() {
       await target.close();
       await app.close();
-      await background.close();
       await deps.close();
       await ctx.cleanup();
     },

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { type HttpApp, parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { WebhookEndpoint } from '@voice/proto';
-import { buildApp, startDeliveries } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { eventually } from './receiver.js';
@@ -11,18 +11,15 @@ import { eventually } from './receiver.js';
 let ctx: TestContext;
 let deps: WebhooksDeps;
 let app: HttpApp;
-let background: { close(): Promise<void> };
 
 before(async () => {
   ctx = await createTestContext();
   deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true' }));
   app = await buildApp(deps);
-  background = await startDeliveries(deps);
 });
 
 after(async () => {
   await app?.close();
-  await background?.close();
   await deps?.close();
   await ctx?.cleanup();
 });

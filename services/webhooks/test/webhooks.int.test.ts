@@ -10,8 +10,7 @@ import {
   type WebhookEndpointWithSecret,
   webhooksRpc,
 } from '@voice/proto';
-import { buildApp, startDeliveries } from '../src/app.js';
-import type { DeliveryWorker } from '../src/delivery/worker.js';
+import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { fanOut } from '../src/nats/fanout.js';
@@ -21,7 +20,6 @@ import { loadReadmeRecipe, type VerifyWebhook } from './recipe.js';
 let ctx: TestContext;
 let deps: WebhooksDeps;
 let app: HttpApp;
-let worker: DeliveryWorker;
 let verifyWebhook: VerifyWebhook;
 const receivers: Receiver[] = [];
 
@@ -38,14 +36,12 @@ before(async () => {
     }),
   );
   app = await buildApp(deps);
-  worker = await startDeliveries(deps);
   verifyWebhook = await loadReadmeRecipe();
 });
 
 after(async () => {
   await Promise.allSettled(receivers.map((receiver) => receiver.close()));
   await app?.close();
-  await worker?.close();
   await deps?.close();
   await ctx?.cleanup();
 });

@@ -1,3 +1,4 @@
+import type { BackgroundWork } from '@voice/kit';
 import { callEventDataSchema } from '@voice/proto';
 import type { LeadsDeps } from '../deps.js';
 import { recordCallOutcome } from '../domain/leads.js';
@@ -6,8 +7,8 @@ import { recordCallOutcome } from '../domain/leads.js';
  * Consumes `call.completed` with a durable consumer, so calls that end while this service is down are
  * still applied when it comes back. The handler is idempotent (see recordCallOutcome); a throw retries.
  */
-export async function consumeCallOutcomes(deps: LeadsDeps): Promise<void> {
-  await deps.bus.consume({ durable: 'leads-call-outcomes', types: ['call.completed'] }, async (event) => {
+export async function consumeCallOutcomes(deps: LeadsDeps): Promise<BackgroundWork> {
+  return deps.bus.consume({ durable: 'leads-call-outcomes', types: ['call.completed'] }, async (event) => {
     const parsed = callEventDataSchema.safeParse(event.data);
     if (!parsed.success) {
       deps.logger.warn({ event_id: event.id, issues: parsed.error.issues.slice(0, 3) }, 'call.completed event not understood; skipped');

@@ -33,7 +33,7 @@ export interface Platform {
 export async function startPlatform(ctx: TestContext): Promise<Platform> {
   const leadsDeps = await connectLeads(parseEnv(leadsEnvSchema, ctx.env));
   const leadsApp = await buildLeads(leadsDeps);
-  const telephonyDeps = await connectTelephony(parseEnv(telephonyEnvSchema, { ...ctx.env, DIALER_ENABLED: 'false' }));
+  const telephonyDeps = await connectTelephony(parseEnv(telephonyEnvSchema, { ...ctx.env, WORKERS: 'outbox' }));
   const telephonyApp = await buildTelephony(telephonyDeps);
   await Promise.all([leadsApp.ready(), telephonyApp.ready()]);
   const gateway = await startGateway(ctx, {}, { auditWorker: false });

@@ -1,3 +1,4 @@
+import type { BackgroundWork } from '@voice/kit';
 import { type EventEnvelope, subscribableEventTypes } from '@voice/proto';
 import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
@@ -12,11 +13,12 @@ export const fanoutDurable = 'webhooks-fanout';
  * after its deliveries are stored and queued; a crash in between redelivers it, and the derived delivery
  * and job ids make that redelivery a no-op for what was already done.
  */
-export async function startFanout(deps: WebhooksDeps): Promise<void> {
+export async function startFanout(deps: WebhooksDeps): Promise<BackgroundWork> {
   // Each consume() is one sequential pull loop on the shared durable; several loops fan out events in
   // parallel (webhooks promise no order, as with Stripe and Svix).
+  const loops: BackgroundWork[] = [];
   for (let loop = 0; loop < deps.env.WEBHOOK_FANOUT_CONCURRENCY; loop++) {
-    await deps.bus.consume(
+    const consumer = await deps.bus.consume(
       {
         durable: fanoutDurable,
         types: subscribableEventTypes,
@@ -27,7 +29,9 @@ export async function startFanout(deps: WebhooksDeps): Promise<void> {
       },
       (event) => fanOut(deps, event),
     );
+    loops.push(consumer);
   }
+  return { close: () => Promise.all(loops.map((consumer) => consumer.close())) };
 }
 
 /** One event: store a delivery per subscribed endpoint and queue those still pending. Safe to run twice. */

@@ -1,3 +1,4 @@
+import type { BackgroundWork } from '@voice/kit';
 import { planLimits, planSchema } from '@voice/proto';
 import type { WebhooksDeps } from '../deps.js';
 
@@ -6,8 +7,8 @@ import type { WebhooksDeps } from '../deps.js';
  * endpoints with reason `plan`; a move back re-enables exactly those. The gateway publishes the change
  * durably, so a replica that was down applies it when it returns.
  */
-export async function startPlanChanges(deps: WebhooksDeps): Promise<void> {
-  await deps.bus.consume({ durable: 'webhooks-plan-changes', types: ['org.plan_changed'] }, async (event) => {
+export async function startPlanChanges(deps: WebhooksDeps): Promise<BackgroundWork> {
+  return deps.bus.consume({ durable: 'webhooks-plan-changes', types: ['org.plan_changed'] }, async (event) => {
     const plan = planSchema.parse(event.data.plan);
     if (planLimits[plan].webhooks) {
       await deps.prisma.endpoint.updateMany({
