@@ -42,6 +42,14 @@ export function bullmqConnectionOptions(url: string): BullmqConnection {
   };
 }
 
+/**
+ * The `connection` and `prefix` options every BullMQ queue and worker of a process takes: its own
+ * connection (BullMQ's settings), its keys under the process's REDIS_PREFIX.
+ */
+export function bullmqOptions(env: { REDIS_URL: string; REDIS_PREFIX: string }): { connection: BullmqConnection; prefix: string } {
+  return { connection: bullmqConnectionOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}bull` };
+}
+
 /** Connects and waits until Redis answers, so a process never starts serving with a dead cache. */
 export async function connectRedis(url: string, options: RedisConnectOptions = {}): Promise<Redis> {
   const redis = new Redis(url, {
