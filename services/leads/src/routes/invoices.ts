@@ -1,6 +1,8 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createInvoiceSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   invoicePageSchema,
   invoiceSchema,
@@ -11,7 +13,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { deleteInvoice, draftInvoice, getInvoice, markInvoicePaid, sendInvoice, updateInvoice, voidInvoice } from '../domain/invoices.js';
 import { listInvoices } from '../store/invoices.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('invoice') });
 const tags = ['invoices'];
@@ -36,7 +38,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Draft an invoice; totals are computed from the lines (half-up per line)',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createInvoiceSchema,
         response: { 201: invoiceSchema },
       },
@@ -60,7 +62,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.delete(
     '/api/v1/invoices/:id',
     {
-      schema: { tags, summary: 'Delete a draft invoice', params, response: { 200: deletedResponse('invoice') } },
+      schema: { tags, summary: 'Delete a draft invoice', params, response: { 200: deletedSchema('invoice') } },
       config: { scope: 'read-write' },
     },
     async (request) => deleteInvoice(deps, identityOf(request), request.params.id),
@@ -72,7 +74,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Send a draft invoice to its customer (irreversible)',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         response: { 200: invoiceSchema },
       },
       config: { scope: 'read-write' },

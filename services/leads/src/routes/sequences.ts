@@ -1,10 +1,12 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createSequenceSchema,
+  deletedSchema,
   enrollLeadsSchema,
   enrollmentListSchema,
   enrollmentPageSchema,
   enrollmentSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   listEnrollmentsQuerySchema,
   listSequencesQuerySchema,
@@ -26,7 +28,7 @@ import {
   updateSequence,
 } from '../domain/sequences.js';
 import { listSequences } from '../store/sequences.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('sequence') });
 const enrollmentParams = z.object({ id: idSchema('sequence'), enrollment_id: idSchema('enrollment') });
@@ -47,7 +49,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a sequence of call, SMS and wait steps',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createSequenceSchema,
         response: { 201: sequenceSchema },
       },
@@ -77,7 +79,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.delete(
     '/api/v1/sequences/:id',
     {
-      schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedResponse('sequence') } },
+      schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedSchema('sequence') } },
       config: { scope: 'read-write' },
     },
     async (request) => deleteSequence(deps, identityOf(request), request.params.id),
@@ -103,7 +105,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Enroll leads; a lead already active in the sequence keeps its enrollment',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: enrollLeadsSchema,
         response: { 201: enrollmentListSchema },
       },

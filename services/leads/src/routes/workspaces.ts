@@ -1,6 +1,8 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createWorkspaceSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   listWorkspacesQuerySchema,
   updateWorkspaceSchema,
@@ -11,7 +13,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, updateWorkspace } from '../domain/workspaces.js';
 import { listWorkspaces } from '../store/workspaces.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('workspace') });
 const tags = ['workspaces'];
@@ -36,7 +38,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a workspace',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createWorkspaceSchema,
         response: { 201: workspaceSchema },
       },
@@ -70,7 +72,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Delete a workspace; its leads and other records stay, without the workspace',
         params,
-        response: { 200: deletedResponse('workspace') },
+        response: { 200: deletedSchema('workspace') },
       },
       config: { scope: 'read-write' },
     },

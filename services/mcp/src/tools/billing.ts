@@ -1,6 +1,7 @@
 import { ApiError } from '@voice/kit';
 import {
   createInvoiceSchema,
+  idempotencyKeySchema,
   idSchema,
   invoicePageSchema,
   invoiceSchema,
@@ -52,10 +53,7 @@ export const billingTools = [
     approval: false,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: createInvoiceSchema.extend({
-      idempotency_key: z
-        .string()
-        .min(1)
-        .max(255)
+      idempotency_key: idempotencyKeySchema
         .optional()
         .describe('Any unique string; a retry with the same key and arguments returns the first draft instead of a second one'),
     }),

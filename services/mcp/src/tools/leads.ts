@@ -2,6 +2,7 @@ import { ApiError } from '@voice/kit';
 import {
   createLeadNoteSchema,
   createLeadSchema,
+  idempotencyKeyArgumentSchema,
   idSchema,
   leadDetailSchema,
   leadNoteSchema,
@@ -18,12 +19,6 @@ import { defineTool, readHints } from '../mcp/tool.js';
 import { approvalTool, changedFields } from './approval-tool.js';
 
 const leadId = idSchema('lead').describe('The lead, e.g. from service_list_leads');
-const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(255)
-  .optional()
-  .describe('Any unique string; a retry with the same key and arguments returns the first result instead of acting twice');
 
 export const leadTools = [
   defineTool({
@@ -72,7 +67,7 @@ export const leadTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: createLeadSchema.extend({
       source: z.enum(leadSources).default('mcp').describe('Where the lead came from'),
-      idempotency_key: idempotencyKey,
+      idempotency_key: idempotencyKeyArgumentSchema,
     }),
     output: leadSchema,
     run: (args, { call }) => call(leadsRpc.createLead, args),

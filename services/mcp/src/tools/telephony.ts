@@ -8,6 +8,7 @@ import {
   dncCheckSchema,
   dncEntrySchema,
   dncPageSchema,
+  idempotencyKeyArgumentSchema,
   idSchema,
   listCallsQuerySchema,
   listDncQuerySchema,
@@ -22,12 +23,6 @@ import { z } from 'zod';
 import { defineTool, readHints } from '../mcp/tool.js';
 import { approvalTool } from './approval-tool.js';
 
-const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(255)
-  .optional()
-  .describe('Any unique string; a retry with the same key and arguments returns the first result instead of acting twice');
 const callId = idSchema('call').describe('The call, e.g. from service_list_calls');
 
 export const telephonyTools = [
@@ -62,7 +57,7 @@ export const telephonyTools = [
     scope: 'read-write',
     approval: false,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    input: queueCallBodySchema.extend({ idempotency_key: idempotencyKey }),
+    input: queueCallBodySchema.extend({ idempotency_key: idempotencyKeyArgumentSchema }),
     output: callSchema,
     run: (args, { call }) => call(telephonyRpc.queueCall, { ...args, source: 'mcp' }),
   }),
@@ -117,7 +112,7 @@ export const telephonyTools = [
     scope: 'read-write',
     approval: false,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    input: sendSmsBodySchema.extend({ idempotency_key: idempotencyKey }),
+    input: sendSmsBodySchema.extend({ idempotency_key: idempotencyKeyArgumentSchema }),
     output: smsSchema,
     run: (args, { call }) => call(telephonyRpc.sendSms, { ...args, source: 'mcp' }),
   }),

@@ -1,4 +1,4 @@
-import { ApiError, type HttpApp, idempotent, identityOf, parseIdempotencyKey } from '@voice/kit';
+import { ApiError, type HttpApp, idempotencyKeyOf, identityOf, runIdempotent, sendIdempotent } from '@voice/kit';
 import {
   createWebhookBodySchema,
   deletedWebhookSchema,
@@ -49,25 +49,15 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       // The same Idempotency-Key and body create nothing and answer with that endpoint as it is now. Only
       // its id is kept with the key: the secret stays sealed in Postgres, never in clear in Redis.
       let created: (WebhookEndpoint & { secret: string }) | undefined;
-      const result = await idempotent(
-        {
-          redis: deps.redis,
-          prefix: env.REDIS_PREFIX,
-          orgId: identity.org_id,
-          operation: 'webhooks.create',
-          key: parseIdempotencyKey(request.headers['idempotency-key']),
-          fingerprint: request.body,
-        },
-        async () => {
-          const { row, secret } = await createEndpoint(prisma, identity.org_id, request.body, deps.secretBox);
-          created = { ...toEndpoint(row), secret };
-          return { status: 201, body: { endpoint_id: row.id } };
-        },
-      );
-      if (created) return reply.status(201).send(created);
+      const input = { ...request.body, idempotency_key: idempotencyKeyOf(request) };
+      const result = await runIdempotent(deps, identity.org_id, 'webhooks.create', input, async (body) => {
+        const { row, secret } = await createEndpoint(prisma, identity.org_id, body, deps.secretBox);
+        created = { ...toEndpoint(row), secret };
+        return { endpoint_id: row.id };
+      });
+      if (created) return sendIdempotent(reply, { ...result, body: created });
       const row = await getEndpointRow(prisma, identity.org_id, result.body.endpoint_id);
-      void reply.header('idempotent-replayed', 'true');
-      return reply.status(201).send({ ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) });
+      return sendIdempotent(reply, { ...result, body: { ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) } });
     },
   );
 
