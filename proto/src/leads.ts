@@ -1,7 +1,15 @@
 // Records, request schemas and NATS operations of the leads service: workspaces, themes, leads (and their
 // notes), sequences and enrollments, invoices and projects.
 import { z } from 'zod';
-import { currencySchema, e164Schema, metadataSchema, supportedYear, timestampSchema } from './common.js';
+import {
+  currencySchema,
+  deletedSchema,
+  e164Schema,
+  idempotencyKeySchema,
+  metadataSchema,
+  supportedYear,
+  timestampSchema,
+} from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -49,14 +57,6 @@ const hexColorSchema = z
  * are accepted, so `?qualified_only=false` means false rather than "a non-empty string".
  */
 const queryBooleanSchema = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((value) => value === true || value === 'true');
-
-const deletedSchema = <K extends string>(object: K) => z.object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) });
-
-const idempotencyKeySchema = z
-  .string()
-  .min(1)
-  .max(255)
-  .describe('Same meaning as the Idempotency-Key header: a retried request with the same key runs once.');
 
 // ── Workspaces ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -600,7 +600,11 @@ export type LeadDetail = z.infer<typeof leadDetailSchema>;
 // ── NATS operations: one per REST operation, calling the same domain function ───────────────────────────
 
 const byId = <K extends Parameters<typeof idSchema>[0]>(kind: K) => z.object({ id: idSchema(kind) });
-const idempotencyField = { idempotency_key: idempotencyKeySchema.optional() };
+const idempotencyField = {
+  idempotency_key: idempotencyKeySchema
+    .describe('Same meaning as the Idempotency-Key header: a retried request with the same key runs once.')
+    .optional(),
+};
 
 export const leadsRpc = {
   listWorkspaces: defineRpc('svc.leads.workspaces.list', listWorkspacesQuerySchema, workspacePageSchema, 'read'),

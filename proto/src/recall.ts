@@ -1,7 +1,7 @@
 // Records, request schemas and NATS operations of the recall service: the knowledge base (documents split
 // into passages), knowledge-base recall with cited answers, the brand score and the marketing audit.
 import { z } from 'zod';
-import { timestampSchema } from './common.js';
+import { deletedSchema, idempotencyKeySchema, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -80,10 +80,7 @@ export type UpdateDocumentBody = z.infer<typeof updateDocumentBodySchema>;
 
 /** The NATS input of addDocument: the REST body plus the idempotency key (the `Idempotency-Key` header on REST). */
 export const addDocumentInputSchema = createDocumentBodySchema.extend({
-  idempotency_key: z
-    .string()
-    .min(1)
-    .max(255)
+  idempotency_key: idempotencyKeySchema
     .optional()
     .describe('Same meaning as the Idempotency-Key header: a retried request with the same key adds one document.'),
 });
@@ -91,9 +88,7 @@ export type AddDocumentInput = z.infer<typeof addDocumentInputSchema>;
 
 export const documentIdParamsSchema = z.object({ id: idSchema('document') });
 
-export const deletedDocumentSchema = z
-  .object({ id: idSchema('document'), object: z.literal('document'), deleted: z.literal(true) })
-  .meta({ id: 'DeletedDocument' });
+export const deletedDocumentSchema = deletedSchema('document', idSchema('document')).meta({ id: 'DeletedDocument' });
 
 // ---------------------------------------------------------------------------------------------------------
 // POST /api/v1/llm-recall: either {query} or {brand, url}

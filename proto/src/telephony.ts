@@ -1,6 +1,6 @@
 // Records, request schemas and NATS operations of the telephony service: calls, SMS and the do-not-call list.
 import { z } from 'zod';
-import { currencySchema, e164Schema, metadataSchema, timestampSchema } from './common.js';
+import { currencySchema, deletedSchema, e164Schema, idempotencyKeySchema, metadataSchema, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -99,7 +99,7 @@ export type QueueCallBody = z.infer<typeof queueCallBodySchema>;
 /** The NATS input of queueCall: the REST body plus who asks and the idempotency key (the header on REST). */
 export const queueCallInputSchema = queueCallBodySchema.extend({
   source: z.enum(requestSources).default('api'),
-  idempotency_key: z.string().min(1).max(255).optional(),
+  idempotency_key: idempotencyKeySchema.optional(),
 });
 export type QueueCallInput = z.infer<typeof queueCallInputSchema>;
 
@@ -197,7 +197,7 @@ export type SendSmsBody = z.infer<typeof sendSmsBodySchema>;
 
 export const sendSmsInputSchema = sendSmsBodySchema.extend({
   source: z.enum(requestSources).default('api'),
-  idempotency_key: z.string().min(1).max(255).optional(),
+  idempotency_key: idempotencyKeySchema.optional(),
 });
 export type SendSmsInput = z.infer<typeof sendSmsInputSchema>;
 
@@ -247,9 +247,7 @@ export const addDncInputSchema = addDncBodySchema.extend({
 });
 export type AddDncInput = z.infer<typeof addDncInputSchema>;
 
-export const deletedDncSchema = z
-  .object({ id: idSchema('dnc'), object: z.literal('dnc_entry'), deleted: z.literal(true) })
-  .meta({ id: 'DeletedDncEntry' });
+export const deletedDncSchema = deletedSchema('dnc_entry', idSchema('dnc')).meta({ id: 'DeletedDncEntry' });
 
 export const checkDncQuerySchema = z.object({ phone: e164Schema });
 

@@ -1,15 +1,7 @@
 // The operations REST routes and NATS handlers share, so both paths behave identically: each takes the
 // caller's identity (for the organization and the quota figures it reports) and validated input.
-import { idempotent, insertOutboxRows, PendingEvents } from '@voice/kit';
-import type {
-  AddDocumentInput,
-  BrandScoreInput,
-  BrandScoreResponse,
-  Identity,
-  KnowledgeDocument,
-  RecallInput,
-  RecallResponse,
-} from '@voice/proto';
+import { insertOutboxRows, PendingEvents, runIdempotent } from '@voice/kit';
+import type { AddDocumentInput, BrandScoreInput, BrandScoreResponse, Identity, RecallInput, RecallResponse } from '@voice/proto';
 import type { RecallDeps } from './deps.js';
 import { scoreBrandWithProviders } from './domain/brand-score.js';
 import { recall } from './domain/recall.js';
@@ -70,9 +62,5 @@ export async function brandScoreOperation(deps: RecallDeps, identity: Identity, 
 
 /** Adds a document; with an idempotency key, the same request twice adds one document (Stripe style). */
 export async function addDocumentOperation(deps: RecallDeps, identity: Identity, input: AddDocumentInput) {
-  const { idempotency_key: key, ...body } = input;
-  return idempotent<KnowledgeDocument>(
-    { redis: deps.redis, prefix: deps.env.REDIS_PREFIX, orgId: identity.org_id, operation: 'documents.add', key, fingerprint: body },
-    async () => ({ status: 201, body: await createDocument(deps.prisma, identity.org_id, body) }),
-  );
+  return runIdempotent(deps, identity.org_id, 'documents.add', input, (body) => createDocument(deps.prisma, identity.org_id, body));
 }

@@ -1,6 +1,6 @@
+import { runIdempotent } from '@voice/kit';
 import { type Identity, leadsRpc } from '@voice/proto';
 import type { LeadsDeps } from '../deps.js';
-import { onceFor } from '../domain/idempotency.js';
 import { deleteInvoice, draftInvoice, getInvoice, markInvoicePaid, sendInvoice, updateInvoice, voidInvoice } from '../domain/invoices.js';
 import { addLeadNote, createLead, deleteLead, getLeadDetail, getLeadNotes, updateLead } from '../domain/leads.js';
 import { createProject, deleteProject, deliverProject, getProject, updateProject } from '../domain/projects.js';
@@ -36,8 +36,7 @@ export function serveLeadsRpc(deps: LeadsDeps): void {
     input: I,
     work: (body: Omit<I, 'idempotency_key'>) => Promise<T>,
   ): Promise<T> => {
-    const { idempotency_key: key, ...body } = input;
-    return (await onceFor(deps, identity.org_id, `rpc.${operation}`, key, body, () => work(body))).body;
+    return (await runIdempotent(deps, identity.org_id, operation, input, work)).body;
   };
 
   bus.serve(leadsRpc.listWorkspaces, (input, identity) => listWorkspaces(prisma, identity.org_id, input));

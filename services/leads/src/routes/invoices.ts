@@ -1,6 +1,8 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createInvoiceSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   invoicePageSchema,
   invoiceSchema,
@@ -12,7 +14,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { deleteInvoice, draftInvoice, getInvoice, markInvoicePaid, sendInvoice, updateInvoice, voidInvoice } from '../domain/invoices.js';
 import { listInvoices } from '../store/invoices.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('invoice') });
 const tags = ['invoices'];
@@ -37,7 +39,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Draft an invoice; totals are computed from the lines (half-up per line)',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createInvoiceSchema,
         response: { 201: invoiceSchema },
       },
@@ -64,7 +66,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.delete(
     '/api/v1/invoices/:id',
     {
-      schema: { tags, summary: 'Delete a draft invoice', params, response: { 200: deletedResponse('invoice') } },
+      schema: { tags, summary: 'Delete a draft invoice', params, response: { 200: deletedSchema('invoice') } },
       config: { operation: leadsRpc.deleteInvoice },
     },
     async (request) => deleteInvoice(deps, identityOf(request), request.params.id),
@@ -76,7 +78,7 @@ export function invoiceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Send a draft invoice to its customer (irreversible)',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         response: { 200: invoiceSchema },
       },
       config: { operation: leadsRpc.sendInvoice },

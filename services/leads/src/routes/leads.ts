@@ -2,7 +2,9 @@ import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createLeadNoteSchema,
   createLeadSchema,
+  deletedSchema,
   enrollmentPageSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   leadDetailSchema,
   leadNotePageSchema,
@@ -21,7 +23,7 @@ import type { LeadsDeps } from '../deps.js';
 import { addLeadNote, createLead, deleteLead, getLeadDetail, getLeadNotes, updateLead } from '../domain/leads.js';
 import { listEnrollmentsOf } from '../domain/sequences.js';
 import { listLeads, listRecentLeads } from '../store/leads.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('lead') });
 const tags = ['leads'];
@@ -56,7 +58,13 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.post(
     '/api/v1/leads',
     {
-      schema: { tags, summary: 'Create a lead', headers: idempotencyHeaders, body: createLeadSchema, response: { 201: leadSchema } },
+      schema: {
+        tags,
+        summary: 'Create a lead',
+        headers: idempotencyKeyHeadersSchema,
+        body: createLeadSchema,
+        response: { 201: leadSchema },
+      },
       config: { operation: leadsRpc.createLead },
     },
     async (request, reply) => once(deps, request, reply, 'leads.create', (identity) => createLead(deps, identity, request.body)),
@@ -90,7 +98,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Delete a lead with its notes and enrollments (its personal data)',
         params,
-        response: { 200: deletedResponse('lead') },
+        response: { 200: deletedSchema('lead') },
       },
       config: { operation: leadsRpc.deleteLead },
     },
@@ -117,7 +125,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Append a note to a lead',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createLeadNoteSchema,
         response: { 201: leadNoteSchema },
       },

@@ -1,6 +1,8 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createProjectSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   leadsRpc,
   listProjectsQuerySchema,
@@ -12,7 +14,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { createProject, deleteProject, deliverProject, getProject, updateProject } from '../domain/projects.js';
 import { listProjects } from '../store/projects.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('project') });
 const tags = ['projects'];
@@ -37,7 +39,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a project',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createProjectSchema,
         response: { 201: projectSchema },
       },
@@ -67,7 +69,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.delete(
     '/api/v1/projects/:id',
     {
-      schema: { tags, summary: 'Delete a project', params, response: { 200: deletedResponse('project') } },
+      schema: { tags, summary: 'Delete a project', params, response: { 200: deletedSchema('project') } },
       config: { operation: leadsRpc.deleteProject },
     },
     async (request) => deleteProject(deps, identityOf(request), request.params.id),
@@ -79,7 +81,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Deliver the project to its customer (irreversible)',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         response: { 200: projectSchema },
       },
       config: { operation: leadsRpc.deliverProject },

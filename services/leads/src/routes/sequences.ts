@@ -1,10 +1,12 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createSequenceSchema,
+  deletedSchema,
   enrollLeadsSchema,
   enrollmentListSchema,
   enrollmentPageSchema,
   enrollmentSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   leadsRpc,
   listEnrollmentsQuerySchema,
@@ -27,7 +29,7 @@ import {
   updateSequence,
 } from '../domain/sequences.js';
 import { listSequences } from '../store/sequences.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('sequence') });
 const enrollmentParams = z.object({ id: idSchema('sequence'), enrollment_id: idSchema('enrollment') });
@@ -48,7 +50,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a sequence of call, SMS and wait steps',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createSequenceSchema,
         response: { 201: sequenceSchema },
       },
@@ -81,7 +83,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.delete(
     '/api/v1/sequences/:id',
     {
-      schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedResponse('sequence') } },
+      schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedSchema('sequence') } },
       config: { operation: leadsRpc.deleteSequence },
     },
     async (request) => deleteSequence(deps, identityOf(request), request.params.id),
@@ -107,7 +109,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Enroll leads; a lead already active in the sequence keeps its enrollment',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: enrollLeadsSchema,
         response: { 201: enrollmentListSchema },
       },

@@ -2,6 +2,8 @@ import { type HttpApp, identityOf } from '@voice/kit';
 import {
   applyThemeSchema,
   createThemeSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   leadsRpc,
   listThemesQuerySchema,
@@ -14,7 +16,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { applyTheme, createTheme, deleteTheme, getTheme, updateTheme } from '../domain/themes.js';
 import { listThemes } from '../store/themes.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('theme') });
 const tags = ['themes'];
@@ -31,7 +33,13 @@ export function themeRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.post(
     '/api/v1/themes',
     {
-      schema: { tags, summary: 'Create a theme', headers: idempotencyHeaders, body: createThemeSchema, response: { 201: themeSchema } },
+      schema: {
+        tags,
+        summary: 'Create a theme',
+        headers: idempotencyKeyHeadersSchema,
+        body: createThemeSchema,
+        response: { 201: themeSchema },
+      },
       config: { operation: leadsRpc.createTheme },
     },
     async (request, reply) => once(deps, request, reply, 'themes.create', (identity) => createTheme(deps, identity, request.body)),
@@ -52,7 +60,7 @@ export function themeRoutes(app: HttpApp, deps: LeadsDeps): void {
   app.delete(
     '/api/v1/themes/:id',
     {
-      schema: { tags, summary: 'Delete a theme', params, response: { 200: deletedResponse('theme') } },
+      schema: { tags, summary: 'Delete a theme', params, response: { 200: deletedSchema('theme') } },
       config: { operation: leadsRpc.deleteTheme },
     },
     async (request) => deleteTheme(deps, identityOf(request), request.params.id),

@@ -1,6 +1,8 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createWorkspaceSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   leadsRpc,
   listWorkspacesQuerySchema,
@@ -12,7 +14,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, updateWorkspace } from '../domain/workspaces.js';
 import { listWorkspaces } from '../store/workspaces.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('workspace') });
 const tags = ['workspaces'];
@@ -37,7 +39,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a workspace',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createWorkspaceSchema,
         response: { 201: workspaceSchema },
       },
@@ -74,7 +76,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Delete a workspace; its leads and other records stay, without the workspace',
         params,
-        response: { 200: deletedResponse('workspace') },
+        response: { 200: deletedSchema('workspace') },
       },
       config: { operation: leadsRpc.deleteWorkspace },
     },

@@ -1,4 +1,4 @@
-import { createInvoiceSchema, idSchema, leadsRpc, updateInvoiceSchema, updateProjectSchema } from '@voice/proto';
+import { createInvoiceSchema, idempotencyKeySchema, idSchema, leadsRpc, updateInvoiceSchema, updateProjectSchema } from '@voice/proto';
 import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
 import { approvalTool, updateById } from './approval-tool.js';
@@ -29,10 +29,7 @@ export const billingTools = [
       'Creates a draft invoice for a lead: lines with quantity, unit amount (minor units) and tax rate (basis points). Sending it is service_send_invoice.',
     operation: leadsRpc.draftInvoice,
     input: createInvoiceSchema.extend({
-      idempotency_key: z
-        .string()
-        .min(1)
-        .max(255)
+      idempotency_key: idempotencyKeySchema
         .optional()
         .describe('Any unique string; a retry with the same key and arguments returns the first draft instead of a second one'),
     }),

@@ -1,6 +1,7 @@
 import {
   createLeadNoteSchema,
   createLeadSchema,
+  idempotencyKeyArgumentSchema,
   idSchema,
   leadSources,
   leadsRpc,
@@ -12,12 +13,6 @@ import { defineTool } from '../mcp/tool.js';
 import { approvalTool, updateById } from './approval-tool.js';
 
 const leadId = idSchema('lead').describe('The lead, e.g. from service_list_leads');
-const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(255)
-  .optional()
-  .describe('Any unique string; a retry with the same key and arguments returns the first result instead of acting twice');
 
 export const leadTools = [
   defineTool({
@@ -52,7 +47,7 @@ export const leadTools = [
     operation: leadsRpc.createLead,
     input: createLeadSchema.extend({
       source: z.enum(leadSources).default('mcp').describe('Where the lead came from'),
-      idempotency_key: idempotencyKey,
+      idempotency_key: idempotencyKeyArgumentSchema,
     }),
   }),
   defineTool({

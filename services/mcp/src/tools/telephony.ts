@@ -1,14 +1,15 @@
-import { addDncBodySchema, idSchema, queueCallBodySchema, sendSmsBodySchema, telephonyRpc } from '@voice/proto';
+import {
+  addDncBodySchema,
+  idempotencyKeyArgumentSchema,
+  idSchema,
+  queueCallBodySchema,
+  sendSmsBodySchema,
+  telephonyRpc,
+} from '@voice/proto';
 import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
 import { approvalTool } from './approval-tool.js';
 
-const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(255)
-  .optional()
-  .describe('Any unique string; a retry with the same key and arguments returns the first result instead of acting twice');
 const callId = idSchema('call').describe('The call, e.g. from service_list_calls');
 
 export const telephonyTools = [
@@ -34,7 +35,7 @@ export const telephonyTools = [
       'Queues an outbound call by the voice agent to `to` (E.164). Refused with dnc_blocked when the number is on the do-not-call list.',
     operation: telephonyRpc.queueCall,
     annotations: { openWorldHint: true },
-    input: queueCallBodySchema.extend({ idempotency_key: idempotencyKey }),
+    input: queueCallBodySchema.extend({ idempotency_key: idempotencyKeyArgumentSchema }),
     rpcInput: (args) => ({ ...args, source: 'mcp' as const }),
   }),
   defineTool({
@@ -72,7 +73,7 @@ export const telephonyTools = [
     description: 'Sends a text message to `to` (E.164). Refused with dnc_blocked when the number is on the do-not-call list.',
     operation: telephonyRpc.sendSms,
     annotations: { openWorldHint: true },
-    input: sendSmsBodySchema.extend({ idempotency_key: idempotencyKey }),
+    input: sendSmsBodySchema.extend({ idempotency_key: idempotencyKeyArgumentSchema }),
     rpcInput: (args) => ({ ...args, source: 'mcp' as const }),
   }),
   defineTool({

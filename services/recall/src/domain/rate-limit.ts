@@ -1,10 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { ApiError } from '@voice/kit';
+import { ApiError, defineLuaCommand } from '@voice/kit';
 import type { Redis } from 'ioredis';
-
-// The script lives as a .lua file beside the sources (../../lua from both src/domain and dist/domain).
-const fixedWindowLua = readFileSync(new URL('../../lua/fixed-window-1.lua', import.meta.url), 'utf8');
 
 type WindowReply = [allowed: number, count: number, resetInMs: number];
 type RedisWithWindow = Redis & { recallFixedWindow(key: string, limit: number, windowMs: number): Promise<WindowReply> };
@@ -24,7 +20,8 @@ export class FixedWindowLimiter {
     redis: Redis,
     private readonly options: { prefix: string; name: string; limit: number; windowSeconds: number },
   ) {
-    if (!('recallFixedWindow' in redis)) redis.defineCommand('recallFixedWindow', { numberOfKeys: 1, lua: fixedWindowLua });
+    // ../../lua from src/domain and dist/domain alike.
+    defineLuaCommand(redis, 'recallFixedWindow', new URL('../../lua/fixed-window-1.lua', import.meta.url), 1);
     this.redis = redis as RedisWithWindow;
   }
 

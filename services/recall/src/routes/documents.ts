@@ -1,15 +1,15 @@
-import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
+import { type HttpApp, idempotencyKeyOf, identityOf, sendIdempotent } from '@voice/kit';
 import {
   createDocumentBodySchema,
   deletedDocumentSchema,
   documentIdParamsSchema,
   documentPageSchema,
   documentSchema,
+  idempotencyKeyHeadersSchema,
   listDocumentsQuerySchema,
   recallRpc,
   updateDocumentBodySchema,
 } from '@voice/proto';
-import { z } from 'zod';
 import type { RecallDeps } from '../deps.js';
 import { addDocumentOperation } from '../operations.js';
 import { deleteDocument, getDocument, listDocuments, updateDocument } from '../store/documents.js';
@@ -24,17 +24,15 @@ export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
         description:
           'The text is split into passages and indexed for recall at once. Text over 200,000 characters is 400; a body over 1 MB is 413. ' +
           'Send an `Idempotency-Key` header to make retries safe: the same key and body add one document.',
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        headers: idempotencyKeyHeadersSchema,
         body: createDocumentBodySchema,
         response: { 201: documentSchema },
       },
       config: { operation: recallRpc.addDocument },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const result = await addDocumentOperation(deps, identityOf(request), { ...request.body, idempotency_key: key });
-      if (result.replayed) void reply.header('idempotent-replayed', 'true');
-      return reply.status(201).send(result.body);
+      const input = { ...request.body, idempotency_key: idempotencyKeyOf(request) };
+      return sendIdempotent(reply, await addDocumentOperation(deps, identityOf(request), input));
     },
   );
 

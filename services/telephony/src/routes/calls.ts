@@ -1,10 +1,11 @@
-import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
+import { type HttpApp, idempotencyKeyOf, identityOf, sendIdempotent } from '@voice/kit';
 import {
   callPageSchema,
   callSchema,
   callStatsQuerySchema,
   callStatsSchema,
   errorEnvelopeSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   listCallsQuerySchema,
   queueCallBodySchema,
@@ -68,17 +69,15 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         tags: ['calls'],
         summary: 'Queue an outbound call (refused with 422 dnc_blocked for do-not-call numbers)',
         description: 'Send an `Idempotency-Key` header to make retries safe: the same key and body queue one call.',
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        headers: idempotencyKeyHeadersSchema,
         body: queueCallBodySchema,
         response: { 200: callSchema, 201: callSchema, ...errors },
       },
       config: { operation: telephonyRpc.queueCall },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const result = await queueCall(deps, identityOf(request), { ...request.body, source: 'api', idempotency_key: key });
-      if (result.replayed) void reply.header('idempotent-replayed', 'true');
-      return reply.status(result.status === 201 ? 201 : 200).send(result.body);
+      const input = { ...request.body, source: 'api' as const, idempotency_key: idempotencyKeyOf(request) };
+      return sendIdempotent(reply, await queueCall(deps, identityOf(request), input));
     },
   );
 

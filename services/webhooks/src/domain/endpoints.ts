@@ -1,4 +1,4 @@
-import { ApiError, idempotent, parseIdempotencyKey } from '@voice/kit';
+import { ApiError, type IdempotentResult, runIdempotent } from '@voice/kit';
 import type { CreateWebhookBody, Identity, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint } from '@voice/proto';
 import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
@@ -25,31 +25,20 @@ function assertUrl(deps: WebhooksDeps, url: string): void {
 export async function createEndpointOnce(
   deps: WebhooksDeps,
   identity: Identity,
-  body: CreateWebhookBody,
-  idempotencyKey: unknown,
-): Promise<{ endpoint: EndpointWithSecret; replayed: boolean }> {
-  const { prisma, env } = deps;
+  input: CreateWebhookBody & { idempotency_key?: string | undefined },
+): Promise<IdempotentResult<EndpointWithSecret>> {
+  const { prisma } = deps;
   assertWebhooksPlan(identity);
-  assertUrl(deps, body.url);
+  assertUrl(deps, input.url);
   let created: EndpointWithSecret | undefined;
-  const result = await idempotent(
-    {
-      redis: deps.redis,
-      prefix: env.REDIS_PREFIX,
-      orgId: identity.org_id,
-      operation: 'webhooks.create',
-      key: parseIdempotencyKey(idempotencyKey),
-      fingerprint: body,
-    },
-    async () => {
-      const { row, secret } = await createEndpoint(prisma, identity.org_id, body, deps.secretBox);
-      created = { ...toEndpoint(row), secret };
-      return { status: 201, body: { endpoint_id: row.id } };
-    },
-  );
-  if (created) return { endpoint: created, replayed: false };
+  const result = await runIdempotent(deps, identity.org_id, 'webhooks.create', input, async (body) => {
+    const { row, secret } = await createEndpoint(prisma, identity.org_id, body, deps.secretBox);
+    created = { ...toEndpoint(row), secret };
+    return { endpoint_id: row.id };
+  });
+  if (created) return { ...result, body: created };
   const row = await getEndpointRow(prisma, identity.org_id, result.body.endpoint_id);
-  return { endpoint: { ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) }, replayed: true };
+  return { ...result, body: { ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) } };
 }
 
 export async function changeEndpoint(

@@ -1,4 +1,4 @@
-import { type HttpApp, identityOf } from '@voice/kit';
+import { type HttpApp, idempotencyKeyOf, identityOf, sendIdempotent } from '@voice/kit';
 import {
   createWebhookBodySchema,
   deletedWebhookSchema,
@@ -34,9 +34,8 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       config: { scope: 'read-write' },
     },
     async (request, reply) => {
-      const { endpoint, replayed } = await createEndpointOnce(deps, identityOf(request), request.body, request.headers['idempotency-key']);
-      if (replayed) void reply.header('idempotent-replayed', 'true');
-      return reply.status(201).send(endpoint);
+      const input = { ...request.body, idempotency_key: idempotencyKeyOf(request) };
+      return sendIdempotent(reply, await createEndpointOnce(deps, identityOf(request), input));
     },
   );
 

@@ -9,9 +9,6 @@
 -- ARGV[2]  daily request limit of the plan, or -1 for unlimited
 -- ARGV[3]  now, in milliseconds since the epoch
 --
--- Counters are created by the caller (SET NX with their expiry), seeded from the durable record of the
--- period's requests, never here: a counter Redis lost must not start again from zero.
---
 -- Returns {verdict, monthly_used, daily_used}:
 --   verdict 0  allowed; both counters were incremented and the new values returned
 --   verdict 1  monthly quota used up; nothing counted
@@ -20,6 +17,9 @@
 --              the epoch, is not after now); nothing counted
 --   verdict 4  a counter does not exist (a new period, or Redis lost it); nothing counted. The two values
 --              are 1 where that counter is missing: the caller seeds it from Postgres and calls again
+--
+-- Counters are created by the caller (SET NX with their expiry), seeded from the durable record of the
+-- period's requests, never here: a counter Redis lost must not start again from zero.
 
 local ends_at = redis.call('GET', KEYS[3])
 if ends_at and tonumber(ends_at) <= tonumber(ARGV[3]) then
