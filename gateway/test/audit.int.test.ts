@@ -169,7 +169,7 @@ describe('audit log: one record per API call, written off the request path', () 
       flushMs: 60_000,
     });
     const orgId = newId('org');
-    const event = (calls: unknown[]) => ({
+    const event = (calls: Record<string, unknown>[]) => ({
       id: newId('event'),
       type: 'api.called' as const,
       created_at: new Date().toISOString(),

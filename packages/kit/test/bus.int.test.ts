@@ -10,7 +10,7 @@ import { natsSignatureHeader, signNatsRequest } from '../src/identity.js';
 import { createLogger } from '../src/logger.js';
 import { Bus } from '../src/nats.js';
 import { testIdentity, testSigningSecret } from '../src/testing/identity.js';
-import { testServerUrls } from '../src/testing/index.js';
+import { sampleEventData, testServerUrls } from '../src/testing/index.js';
 
 const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }));
 const logger = createLogger('test', 'silent');
@@ -140,8 +140,8 @@ describe('NATS between services', () => {
     await consumerProcess.consume({ durable: 'test-durable', types: ['lead.created'] }, async () => {});
     await consumerProcess.drain();
 
-    const published = await serviceA.publish('lead.created', orgId, { lead_id: 'lead_1' });
-    await serviceA.publish('call.completed', orgId, { call_id: 'call_1' });
+    const published = await serviceA.publish('lead.created', orgId, sampleEventData('lead.created'));
+    await serviceA.publish('call.completed', orgId, sampleEventData('call.completed'));
 
     // It comes back: the event waits for it; the filter kept the other type out.
     const restarted = await Bus.connect({ url: testServerUrls.nats, name: 'consumer', namespace, logger, secret: testSigningSecret });
