@@ -61,7 +61,7 @@ export class AuditWriter {
     private readonly options: { batchSize: number; flushMs: number },
   ) {}
 
-  add(event: EventEnvelope): Promise<void> {
+  add(event: EventEnvelope<'api.called'>): Promise<void> {
     const parsed = apiCallBatchSchema.safeParse(event.data);
     if (!parsed.success) {
       // Only the gateway publishes these, so one that does not parse never will: it is logged and

@@ -369,7 +369,9 @@ export class Bus {
       envelope = eventEnvelopeSchema.parse(message.json());
     } catch (error) {
       this.logger.error({ err: error, subject: message.subject, durable }, 'malformed event dropped');
-      message.term('malformed event');
+      // No reason string: NATS before 2.10 takes only a bare `+TERM`, and ignores one with a reason (the event
+      // would come back after every ack wait). The log above holds the reason.
+      message.term();
       return;
     }
     if (wanted && !wanted.has(envelope.type)) {
@@ -381,7 +383,7 @@ export class Bus {
       // Redelivering it would fail the same way; the log holds what did not match, never the data itself.
       const issues = checked.error.issues.slice(0, 3).map(({ path, message: problem }) => ({ path: path.join('.'), problem }));
       this.logger.error({ event_id: envelope.id, type: envelope.type, durable, issues }, 'event data does not match its type; dropped');
-      message.term('event data does not match its type');
+      message.term();
       return;
     }
     // The data as sent, not the parsed copy: a webhook body keeps the publisher's bytes (key order included).
