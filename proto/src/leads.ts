@@ -216,6 +216,15 @@ export const leadSchema = z
   .meta({ id: 'Lead' });
 export type Lead = z.infer<typeof leadSchema>;
 
+/** The `data` of `lead.updated`: the lead after the change, and the fields the change named. */
+export const leadUpdatedEventDataSchema = leadSchema.extend({ changed: z.array(z.string()) });
+
+/** The `data` of `lead.qualified`: the lead, and the call that qualified it (null when qualified by hand). */
+export const leadQualifiedEventDataSchema = leadSchema.extend({ call_id: idSchema('call').nullable() });
+
+/** The `data` of `lead.deleted`: which lead, nothing of its personal data. */
+export const leadDeletedEventDataSchema = z.object({ id: idSchema('lead'), object: z.literal('lead') });
+
 export const leadNoteSchema = z
   .object({
     id: idSchema('note'),

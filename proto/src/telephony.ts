@@ -291,7 +291,6 @@ export const telephonyRpc = {
  * `call.canceled`): the call as listed, plus `call_id` so consumers need not know the record's shape.
  */
 export const callEventDataSchema = callListItemSchema.extend({ call_id: idSchema('call') });
-export type CallEventData = z.infer<typeof callEventDataSchema>;
 
 /** The `data` of SMS events (`sms.sent`, `sms.delivered`, `sms.failed`, `sms.received`). */
 export const smsEventDataSchema = smsSchema.extend({ sms_id: idSchema('sms') });

@@ -139,9 +139,6 @@ export const listDeliveriesQuerySchema = listQuerySchema.extend({
 });
 export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;
 
-/** The `data` of `webhook.test`. */
-export const webhookTestEventDataSchema = z.object({ endpoint_id: idSchema('webhook'), message: z.string() });
-
 // ---------------------------------------------------------------------------------------------------------
 // NATS operations (read-only): the same views as the REST API, for other services.
 

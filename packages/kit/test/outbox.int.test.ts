@@ -7,7 +7,7 @@ import { createLogger } from '../src/logger.js';
 import { Bus } from '../src/nats.js';
 import { commitWithEvents, OutboxRelay, type OutboxWriter } from '../src/outbox.js';
 import { schemaPoolConfig } from '../src/prisma.js';
-import { createTestDatabase, startOwnNats, storedEventCount, testSigningSecret } from '../src/testing/index.js';
+import { createTestDatabase, sampleEventData, startOwnNats, storedEventCount, testSigningSecret } from '../src/testing/index.js';
 
 // Every service declares the same outbox table; the leads schema's serves these tests of the mechanism.
 const schema = 'leads';
@@ -48,7 +48,7 @@ describe('transactional outbox', () => {
   async function commitEvents(count: number, aggregates: number, relay?: OutboxRelay): Promise<EventEnvelope[]> {
     const written: EventEnvelope[] = [];
     for (let index = 0; index < count; index++) {
-      const aggregateId = `lead_${index % aggregates}`;
+      const aggregateId = `lead_aggregate${index % aggregates}`;
       await commitWithEvents<OutboxWriter, void>(
         async (work) => {
           const client = await pool.connect();
@@ -65,7 +65,8 @@ describe('transactional outbox', () => {
         },
         relay,
         async (_tx, events) => {
-          written.push(events.add('lead.updated', 'org_test', { lead_id: aggregateId, n: index }, { aggregateId }));
+          const data = sampleEventData('lead.updated', { id: aggregateId, custom_fields: { n: index } });
+          written.push(events.add('lead.updated', 'org_test', data, { aggregateId }));
         },
       );
     }
@@ -103,8 +104,9 @@ describe('transactional outbox', () => {
   function assertAggregateOrder(events: EventEnvelope[]) {
     const last = new Map<string, number>();
     for (const event of events) {
-      const lead = String(event.data.lead_id);
-      const n = Number(event.data.n);
+      assert.ok(event.type === 'lead.updated');
+      const lead = event.data.id;
+      const n = Number(event.data.custom_fields.n);
       assert.ok((last.get(lead) ?? -1) < n, `events of ${lead} in the order they were written`);
       last.set(lead, n);
     }

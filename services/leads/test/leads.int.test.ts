@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '@voice/kit';
-import { leadsRpc } from '@voice/proto';
+import { type EventData, leadsRpc } from '@voice/proto';
 import { collectEvents, eventually, type Harness, type Json, startLeads, testIdentity } from './harness.js';
 
 describe('leads', () => {
@@ -285,7 +285,7 @@ describe('leads', () => {
 
   it('qualifies a lead once when telephony reports a qualified call', async () => {
     const lead = await createLead({ name: 'Caller', phone: '+14155550103' });
-    const callData = (callId: string, outcome: string) => ({
+    const callData = (callId: string, outcome: EventData<'call.completed'>['outcome']): EventData<'call.completed'> => ({
       call_id: callId,
       id: callId,
       object: 'call',

@@ -18,7 +18,7 @@ after(async () => {
 
 it('leads are created while NATS is down, and after it returns each lead.created is delivered exactly once', async () => {
   const org = testIdentity();
-  const received: EventEnvelope[] = [];
+  const received: EventEnvelope<'lead.created'>[] = [];
   await h.deps.bus.consume({ durable: 'outage-check', types: ['lead.created'] }, async (event) => {
     received.push(event);
   });

@@ -13,7 +13,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   let h: McpHarness;
   let org: Identity;
   let sendInvoiceRequests = 0;
-  const events: EventEnvelope[] = [];
+  const events: EventEnvelope<'approval.requested' | 'approval.resolved'>[] = [];
 
   /** A lead and a draft invoice of 2 × $49.50 for it, made through the tools. */
   async function draftInvoice(identity: Identity): Promise<Invoice> {

@@ -6,17 +6,11 @@ import type { Call, CallListItem, CallStats, EventEnvelope, Page } from '@voice/
 import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
-let events: EventEnvelope[];
+const callEventTypes = ['call.queued', 'call.ringing', 'call.started', 'call.completed', 'call.failed', 'call.canceled'] as const;
+let events: EventEnvelope<(typeof callEventTypes)[number]>[];
 before(async () => {
   h = await startHarness();
-  events = await collectEvents(h.deps.bus, 'test-calls', [
-    'call.queued',
-    'call.ringing',
-    'call.started',
-    'call.completed',
-    'call.failed',
-    'call.canceled',
-  ]);
+  events = await collectEvents(h.deps.bus, 'test-calls', callEventTypes);
 });
 after(() => h.close());
 

@@ -6,10 +6,11 @@ import type { DncEntry, EventEnvelope, Page, Sms } from '@voice/proto';
 import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
-let events: EventEnvelope[];
+const smsDncEventTypes = ['sms.sent', 'sms.delivered', 'sms.failed', 'dnc.added', 'dnc.removed'] as const;
+let events: EventEnvelope<(typeof smsDncEventTypes)[number]>[];
 before(async () => {
   h = await startHarness();
-  events = await collectEvents(h.deps.bus, 'test-sms-dnc', ['sms.sent', 'sms.delivered', 'sms.failed', 'dnc.added', 'dnc.removed']);
+  events = await collectEvents(h.deps.bus, 'test-sms-dnc', smsDncEventTypes);
 });
 after(() => h.close());
 
@@ -32,7 +33,7 @@ describe('SMS', () => {
     assert.ok(delivered.sent_at && delivered.delivered_at);
     assert.deepEqual(delivered.cost, { amount: 2 * h.deps.env.SANDBOX_SEGMENT_PRICE, currency: 'USD' });
     const types = await eventually(() => {
-      const mine = events.filter((event) => event.data.sms_id === queued.id).map((event) => event.type);
+      const mine = events.filter((event) => 'sms_id' in event.data && event.data.sms_id === queued.id).map((event) => event.type);
       return mine.length === 2 ? mine : undefined;
     });
     assert.deepEqual(types, ['sms.sent', 'sms.delivered']);

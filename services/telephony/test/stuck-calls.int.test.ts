@@ -7,7 +7,7 @@ import { collectEvents, eventually, type Harness, startHarness } from './support
 // A Redis of this file's own, restarted without its data: the shared one is never flushed.
 let redis: OwnServer;
 let h: Harness;
-let events: EventEnvelope[];
+let events: EventEnvelope<'call.failed'>[];
 const org = testIdentity();
 
 before(async () => {
@@ -53,7 +53,7 @@ test('calls whose next step Redis lost are failed past their deadline, with call
     const call = await getCall(id);
     assert.equal(call.end_reason, 'no_carrier_report');
     assert.ok(call.ended_at);
-    const announced = await eventually(() => events.find((event) => (event.data as { call_id?: string }).call_id === id), 10_000);
+    const announced = await eventually(() => events.find((event) => event.data.call_id === id), 10_000);
     assert.equal((announced.data as { status: string }).status, 'failed');
   }
 });

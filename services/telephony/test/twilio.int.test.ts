@@ -12,7 +12,19 @@ const owner = testIdentity();
 const ownedNumber = '+15005550100';
 let twilio: FakeTwilio;
 let h: Harness;
-let events: EventEnvelope[];
+const collectedTypes = [
+  'call.queued',
+  'call.ringing',
+  'call.started',
+  'call.completed',
+  'call.failed',
+  'sms.sent',
+  'sms.delivered',
+  'sms.received',
+  'dnc.added',
+  'dnc.removed',
+] as const;
+let events: EventEnvelope<(typeof collectedTypes)[number]>[];
 
 before(async () => {
   twilio = await startFakeTwilio();
@@ -26,18 +38,7 @@ before(async () => {
     DIAL_BACKOFF_MS: '10',
     TELEPHONY_NUMBER_ORGS: `${ownedNumber}=${owner.org_id}`,
   });
-  events = await collectEvents(h.deps.bus, 'test-twilio', [
-    'call.queued',
-    'call.ringing',
-    'call.started',
-    'call.completed',
-    'call.failed',
-    'sms.sent',
-    'sms.delivered',
-    'sms.received',
-    'dnc.added',
-    'dnc.removed',
-  ]);
+  events = await collectEvents(h.deps.bus, 'test-twilio', collectedTypes);
 });
 after(async () => {
   await h.close();
@@ -94,7 +95,7 @@ describe('calls through Twilio', () => {
     assert.equal(done.outcome, 'voicemail');
     assert.ok(done.started_at && done.ended_at);
     const types = await eventually(() => {
-      const mine = events.filter((event) => event.data.call_id === id).map((event) => event.type);
+      const mine = events.filter((event) => 'call_id' in event.data && event.data.call_id === id).map((event) => event.type);
       return mine.includes('call.completed') ? mine : undefined;
     });
     assert.deepEqual(types, ['call.queued', 'call.ringing', 'call.started', 'call.completed']);
@@ -206,7 +207,7 @@ describe('inbound calls', () => {
     assert.equal(done.status, 'completed');
     assert.equal(done.duration_seconds, 42);
     const types = await eventually(() => {
-      const mine = events.filter((event) => event.data.call_id === call.id).map((event) => event.type);
+      const mine = events.filter((event) => 'call_id' in event.data && event.data.call_id === call.id).map((event) => event.type);
       return mine.includes('call.completed') ? mine : undefined;
     });
     assert.deepEqual(types, ['call.ringing', 'call.started', 'call.completed']);
@@ -288,7 +289,9 @@ describe('SMS through Twilio', () => {
     const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'One more thing' });
     assert.equal(refused.statusCode, 422);
     assert.equal(refused.json().error.code, 'dnc_blocked');
-    const received = await eventually(() => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
+    const received = await eventually(() =>
+      events.find((event): event is EventEnvelope<'sms.received'> => event.type === 'sms.received' && event.org_id === identity.org_id),
+    );
     assert.equal(received.data.body, ' stop ');
     await eventually(() =>
       events.find((event) => event.type === 'dnc.added' && event.org_id === identity.org_id && event.data.source === 'sms_stop'),

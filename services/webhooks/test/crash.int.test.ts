@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import { createTestContext, gatewayHeaders, sampleEventData, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { EventEnvelope, WebhookDelivery, WebhookEndpointWithSecret } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
@@ -69,7 +69,9 @@ test('killing the service mid-delivery and starting it again delivers every even
   const first = startService();
   const events: EventEnvelope[] = [];
   for (let index = 0; index < 5; index++) {
-    events.push(await deps.bus.publish('call.completed', identity.org_id, { call_id: `call_crashtest${index}` }));
+    events.push(
+      await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: `call_crashtest${index}` })),
+    );
   }
   // Every delivery is in flight, held open by the receiver, when the process dies.
   await target.waitFor((requests) => new Set(requests.map((request) => request.headers['webhook-id'])).size === events.length);
@@ -80,7 +82,9 @@ test('killing the service mid-delivery and starting it again delivers every even
   target.setBehaviour(() => 200);
   // Published while no webhooks process runs at all: JetStream keeps them for the durable consumer.
   for (let index = 5; index < 8; index++) {
-    events.push(await deps.bus.publish('call.completed', identity.org_id, { call_id: `call_crashtest${index}` }));
+    events.push(
+      await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: `call_crashtest${index}` })),
+    );
   }
 
   const second = startService();

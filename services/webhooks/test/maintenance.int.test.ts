@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { HttpApp } from '@voice/kit';
-import { gatewayHeaders } from '@voice/kit/testing';
+import { gatewayHeaders, sampleEventData } from '@voice/kit/testing';
 import type { Identity, WebhookDelivery, WebhookEndpointWithSecret } from '@voice/proto';
 import { runMaintenance } from '../src/delivery/maintenance.js';
 import type { WebhooksDeps } from '../src/deps.js';
@@ -46,7 +46,7 @@ test('a pending delivery whose job was lost is queued again and delivered', asyn
 });
 
 test('finished deliveries past the retention period are deleted, pending ones are kept', async () => {
-  const event = await deps.bus.publish('call.completed', identity.org_id, { call_id: 'call_12345678' });
+  const event = await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: 'call_12345678' }));
   const finished = await eventually(async () => {
     const row = await deps.prisma.delivery.findFirst({ where: { orgId: identity.org_id, eventId: event.id, status: 'succeeded' } });
     return row ?? undefined;

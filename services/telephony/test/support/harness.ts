@@ -77,8 +77,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
 }
 
 /** Collects events of some types from a durable consumer of the test's own stream. */
-export async function collectEvents(bus: Bus, durable: string, types: readonly EventType[]): Promise<EventEnvelope[]> {
-  const events: EventEnvelope[] = [];
+export async function collectEvents<T extends EventType>(bus: Bus, durable: string, types: readonly T[]): Promise<EventEnvelope<T>[]> {
+  const events: EventEnvelope<T>[] = [];
   await bus.consume({ durable, types }, async (event) => {
     events.push(event);
   });
