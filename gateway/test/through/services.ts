@@ -318,17 +318,6 @@ export async function walk(api: Client, path: string, limit: number): Promise<{ 
   return { ids, pages };
 }
 
-/** Polls until `check` returns a value (not undefined) or the deadline passes. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 let counter = 0;
 /** A fresh idempotency key. */
 export const idemKey = (label = 'k') =>

@@ -65,14 +65,3 @@ export function collectEvents(harness: Harness): EventEnvelope[] {
   });
   return events;
 }
-
-/** Polls until `check` returns a value (not undefined), for work that happens off the request path. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

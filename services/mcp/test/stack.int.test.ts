@@ -7,17 +7,28 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  eventually,
+  type FakeProvider,
+  type FakeSlack,
+  type FakeTelegram,
+  knowingAnswers,
+  startFakeAnthropic,
+  startFakeOpenAi,
+  startFakeSlack,
+  startFakeTelegram,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import { type Identity, leadsRpc, type PendingApproval } from '@voice/proto';
 import { bearer, createOrgWithKey, startGateway, type TestGateway } from '../../../gateway/test/stack.js';
 import { buildApp as buildRecall } from '../../recall/src/app.js';
 import { connectDeps as connectRecall, type RecallServiceDeps } from '../../recall/src/deps.js';
 import { envSchema as recallEnvSchema } from '../../recall/src/env.js';
-import { type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi } from '../../recall/test/fake-providers.js';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type McpDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { eventually, type FakeSlack, type FakeTelegram, startFakeSlack, startFakeTelegram } from './support/fake-messaging.js';
 import { type Platform, startPlatform, telegramBotToken, telegramWebhookSecret } from './support/harness.js';
 
 const approverChat = '-1002000000001';
@@ -297,10 +308,10 @@ describe('MCP through the gateway with the SDK client', () => {
     assert.equal(usage.plan, 'pro');
     assert.equal(usage.monthly.quota, 10_000);
     assert.ok(usage.monthly.used > 40);
-    const audit = await eventually(async () => {
+    const audit = await eventually('audit records of MCP calls', async () => {
       const page = ok<{ data: Array<{ path: string }> }>(await call(clientA, 'service_list_audit_log', { limit: 5 }), 'audit');
       return page.data.some((record) => record.path === '/api/mcp') ? page : undefined;
-    }, 'audit records of MCP calls');
+    });
     calledTools.add('service_list_audit_log');
     assert.ok(audit.data.length <= 5);
 

@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  type FakeProvider,
+  gatewayHeaders,
+  knowingAnswers,
+  startFakeAnthropic,
+  startFakeOpenAi,
+  type TestContext,
+  testIdentity,
+  unawareAnswers,
+} from '@voice/kit/testing';
 import { brandScoreResponseSchema, type EventEnvelope, recallRpc } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi, unawareAnswers } from './fake-providers.js';
 
 const seedKeys = ['ok', 'brand', 'score', 'verdict', 'zinger', 'probes', 'recommendations', 'api'];
 

@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  type FakeProvider,
+  gatewayHeaders,
+  startFakeAnthropic,
+  startFakeOpenAi,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import { recallRpc } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { type FakeProvider, startFakeAnthropic, startFakeOpenAi } from './fake-providers.js';
 
 const support = {
   title: 'Support hours',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type OwnServer, startOwnNats, testIdentity } from '@voice/kit/testing';
+import { eventually, type OwnServer, startOwnNats, testIdentity } from '@voice/kit/testing';
 import type { EventEnvelope } from '@voice/proto';
-import { eventually, type Harness, startHarness } from './support/harness.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 // A nats-server of this file's own, so the test can stop it.
 let nats: OwnServer;
@@ -39,11 +39,13 @@ test('calls and do-not-call entries are written while NATS is down; their events
   await nats.start();
   const ofType = (type: string) => received.filter((event) => event.type === type);
   await eventually(
-    () => (ofType('call.queued').length >= 8 && ofType('dnc.added').length >= 4 ? true : undefined),
-    60_000,
     'the queued calls and listings to be announced',
+    () => (ofType('call.queued').length >= 8 && ofType('dnc.added').length >= 4 ? true : undefined),
+    { timeoutMs: 60_000 },
   );
-  await eventually(async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), 60_000, 'the outbox to drain');
+  await eventually('the outbox to drain', async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), {
+    timeoutMs: 60_000,
+  });
   // The dialer records call.queued again (same id) when it claims each call; JetStream keeps one.
   assert.deepEqual(
     ofType('call.queued')

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
+import { eventually, type OwnServer, type Receiver, startOwnRedis, type TestContext } from '@voice/kit/testing';
 import type { Identity, WebhookEndpointWithSecret } from '@voice/proto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -9,7 +9,6 @@ import { enqueueDeliveries } from '../src/delivery/queue.js';
 import type { WebhooksDeps } from '../src/deps.js';
 import { createTestDelivery } from '../src/store/deliveries.js';
 import { type DeliveryStack, startDeliveryStack } from './delivery-stack.js';
-import { eventually, type Receiver } from './receiver.js';
 
 // A Redis of this file's own, restarted without its data: the shared one is never flushed.
 let redis: OwnServer;
@@ -45,7 +44,7 @@ test('after Redis restarts without its data, the maintenance scheduler comes bac
     // Stored in Postgres before the loss; its job went with Redis.
     const orphan = await createTestDelivery(deps.prisma, identity.org_id, endpoint.id);
     await target.waitFor((requests) => requests.some((request) => request.headers['webhook-id'] === orphan.eventId));
-    const delivered = await eventually(async () => {
+    const delivered = await eventually('the requeued delivery to succeed', async () => {
       const row = await deps.prisma.delivery.findFirst({ where: { orgId: identity.org_id, id: orphan.id, status: 'succeeded' } });
       return row ?? undefined;
     });

@@ -1,7 +1,16 @@
 import { createHmac } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  type FakeSlack,
+  type FakeTelegram,
+  gatewayHeaders,
+  startFakeSlack,
+  startFakeTelegram,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import type { Identity } from '@voice/proto';
 import type { LightMyRequestResponse } from 'fastify';
 import { createOrgWithKey, startGateway, type TestGateway } from '../../../../gateway/test/stack.js';
@@ -14,7 +23,6 @@ import { envSchema as telephonyEnvSchema } from '../../../telephony/src/env.js';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type McpDeps } from '../../src/deps.js';
 import { envSchema } from '../../src/env.js';
-import { type FakeSlack, type FakeTelegram, startFakeSlack, startFakeTelegram } from './fake-messaging.js';
 
 export const telegramBotToken = '123456:test-bot-token';
 export const telegramWebhookSecret = 'telegram-webhook-secret_0123';

@@ -139,14 +139,3 @@ export async function startFakeSlack(botToken: string, port = 0): Promise<FakeSl
     close: server.close,
   });
 }
-
-/** Polls until `check` returns a value, or fails after `timeoutMs` (a bound, not an assertion on speed). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
