@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { connectDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 /** Authenticated calls at a steady pace until stopped; every answer's request id is kept. */
 function steadyLoad(gateway: TestGateway, key: string) {

@@ -4,7 +4,7 @@ import { newId } from '@voice/kit';
 import { createTestContext, eventually, type TestContext } from '@voice/kit/testing';
 import { applyAuditRetention } from '../src/audit/retention.js';
 import { AuditWriter } from '../src/audit/writer.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 const sampleCall = () => ({
   id: newId('audit'),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, eventually, type TestContext } from '@voice/kit/testing';
-import { bearer, createOrgWithKey, Relay, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, Relay, startGateway, type TestGateway } from './support/harness.js';
 
 describe('dependency outages: 503 fast, readiness fails and recovers, liveness stays up', () => {
   let ctx: TestContext;

@@ -7,7 +7,7 @@ import { requestBodyLimitBytes } from '@voice/proto';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('the gateway proxies to services with signed identity', () => {
   let ctx: TestContext;

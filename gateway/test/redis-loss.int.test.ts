@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestContext, eventually, type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
 import { redisAppendOnly } from '../src/quota/persistence.js';
 import { quotaKeys } from '../src/quota/quota.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('Redis restarts without its data: the quota counters continue from the audit log', () => {
   // A Redis of this file's own, restarted without its data: the shared one is never flushed.

@@ -17,7 +17,7 @@ import {
   type Platform,
   startPlatform,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 /** Creates with a fresh Idempotency-Key twice: one resource, the same response; another body is 409. */
 async function createOnce(api: Client, path: string, body: Json, otherBody: Json, prefix: string, object: string): Promise<Json> {

@@ -21,7 +21,7 @@ import {
   rateHeaders,
   startPlatform,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 const page = `<!doctype html><html lang="en"><head>
 <title>Acme Voice — AI receptionists</title>

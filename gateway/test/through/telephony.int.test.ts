@@ -14,7 +14,7 @@ import {
   type Platform,
   startPlatform,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 const phone = (n: number) => `+1415555${String(1000 + n).padStart(4, '0')}`;
 const enc = encodeURIComponent;

@@ -20,7 +20,7 @@ import {
   type Platform,
   startPlatform,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 interface Received {
   path: string;
