@@ -99,32 +99,31 @@ describe('webhooks through the gateway', () => {
     secret = endpoint.secret;
   });
 
-  test('creating with the same Idempotency-Key twice gives one endpoint and the same response; another body is 409', async () => {
+  test('creating with the same Idempotency-Key twice gives one endpoint and the same response; another body is 409', async (t) => {
     const body = { url: `${receiverUrl}/hooks/idem`, event_types: ['invoice.sent'] };
     const key = idemKey('whk');
-    try {
-      const first = ok(await api.post('/api/v1/webhooks', body, { idempotencyKey: key }), 201);
-      const again = await api.post('/api/v1/webhooks', body, { idempotencyKey: key });
-      assert.equal(again.status, 201, again.text);
-      assert.deepEqual(again.body, first, 'the replay is the first response');
-      // What Redis keeps for the key names the endpoint; the secret stays sealed in Postgres.
-      const redis = platform.gateway.deps.redis;
-      const stored = await Promise.all((await redis.keys(`${platform.ctx.redisPrefix}idem:*`)).map((name) => redis.get(name)));
-      assert.ok(stored.length > 0);
-      assert.equal(stored.join('').includes('whsec_'), false, 'no signing secret in Redis');
-      assertError(
-        await api.post('/api/v1/webhooks', { ...body, event_types: ['project.delivered'] }, { idempotencyKey: key }),
-        409,
-        'idempotency_conflict',
-      );
-      const idem = ok(await api.get('/api/v1/webhooks?limit=100')).data.filter((item: Json) => item.url === body.url);
-      assert.equal(idem.length, 1, 'one endpoint for two requests with one key');
-    } finally {
+    t.after(async () => {
       // Whatever happened above, leave only the main endpoint behind for the tests that follow.
       for (const item of ok(await api.get('/api/v1/webhooks?limit=100')).data) {
         if (item.url === body.url) await api.delete(`/api/v1/webhooks/${item.id}`);
       }
-    }
+    });
+    const first = ok(await api.post('/api/v1/webhooks', body, { idempotencyKey: key }), 201);
+    const again = await api.post('/api/v1/webhooks', body, { idempotencyKey: key });
+    assert.equal(again.status, 201, again.text);
+    assert.deepEqual(again.body, first, 'the replay is the first response');
+    // What Redis keeps for the key names the endpoint; the secret stays sealed in Postgres.
+    const redis = platform.gateway.deps.redis;
+    const stored = await Promise.all((await redis.keys(`${platform.ctx.redisPrefix}idem:*`)).map((name) => redis.get(name)));
+    assert.ok(stored.length > 0);
+    assert.equal(stored.join('').includes('whsec_'), false, 'no signing secret in Redis');
+    assertError(
+      await api.post('/api/v1/webhooks', { ...body, event_types: ['project.delivered'] }, { idempotencyKey: key }),
+      409,
+      'idempotency_conflict',
+    );
+    const idem = ok(await api.get('/api/v1/webhooks?limit=100')).data.filter((item: Json) => item.url === body.url);
+    assert.equal(idem.length, 1, 'one endpoint for two requests with one key');
   });
 
   test('list and get never show the secret; update changes the description, event types and status', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ApiError } from '@voice/kit';
 import { eventually } from '@voice/kit/testing';
 import { leadsRpc } from '@voice/proto';
-import { collectEvents, type Harness, type Json, startLeads, testIdentity } from './harness.js';
+import { collectEvents, type Harness, type Json, startLeads, testIdentity } from './support/harness.js';
 
 describe('leads', () => {
   let h: Harness;

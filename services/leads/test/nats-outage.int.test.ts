@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { eventually, type OwnServer, startOwnNats, storedEventCount } from '@voice/kit/testing';
 import type { EventEnvelope } from '@voice/proto';
-import { type Harness, startLeads, testIdentity } from './harness.js';
+import { type Harness, startLeads, testIdentity } from './support/harness.js';
 
 // A nats-server of this file's own, so the test can stop it.
 let nats: OwnServer;

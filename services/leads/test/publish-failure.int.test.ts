@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { eventually } from '@voice/kit/testing';
-import { collectEvents, type Harness, startLeads, testIdentity } from './harness.js';
+import { collectEvents, type Harness, startLeads, testIdentity } from './support/harness.js';
 
 let h: Harness;
 before(async () => {

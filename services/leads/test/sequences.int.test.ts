@@ -9,7 +9,7 @@ import { connectDeps as connectTelephony } from '../../telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../telephony/src/env.js';
 import { stepJobId } from '../src/sequences/queue.js';
 import { sweepOverdueSteps } from '../src/sequences/sweeper.js';
-import { collectEvents, type Harness, type Json, startLeads, testIdentity } from './harness.js';
+import { collectEvents, type Harness, type Json, startLeads, testIdentity } from './support/harness.js';
 
 describe('sequences and enrollments', () => {
   let h: Harness;

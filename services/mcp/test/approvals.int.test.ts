@@ -231,41 +231,38 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     );
   });
 
-  test('a tap after expiry does nothing and says so; the approval shows expired', async () => {
+  test('a tap after expiry does nothing and says so; the approval shows expired', async (t) => {
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
     h.advanceClock(25 * 3600_000);
-    try {
-      assert.equal((await approval(org, pending.approval_id)).status, 'expired');
-      await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-expired' });
-      const answer = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-expired');
-      assert.match(String(answer?.body.text), /^This approval expired at .*; nothing was done\.$/);
-      assert.equal(structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
-      const expired = await h.request(org, 'GET', '/api/v1/approvals?status=expired');
-      assert.ok(expired.json().data.some((item: Approval) => item.id === pending.approval_id));
-    } finally {
+    t.after(async () => {
       h.advanceClock(-25 * 3600_000);
-    }
+    });
+    assert.equal((await approval(org, pending.approval_id)).status, 'expired');
+    await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-expired' });
+    const answer = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-expired');
+    assert.match(String(answer?.body.text), /^This approval expired at .*; nothing was done\.$/);
+    assert.equal(structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
+    const expired = await h.request(org, 'GET', '/api/v1/approvals?status=expired');
+    assert.ok(expired.json().data.some((item: Approval) => item.id === pending.approval_id));
   });
 
-  test('the expiry sweep marks waiting approvals expired, edits their messages and publishes approval.resolved', async () => {
+  test('the expiry sweep marks waiting approvals expired, edits their messages and publishes approval.resolved', async (t) => {
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
     h.advanceClock(25 * 3600_000);
-    try {
-      assert.ok((await sweepExpired(h.deps)) >= 1);
-      const edit = h.telegram.callsOf('editMessageText').find((call) => String(call.body.text).includes(pending.approval_id));
-      assert.match(String(edit?.body.text), /Expired before anyone approved it\. Nothing was done\./);
-      await eventually('approval.resolved for the expired approval', () =>
-        events.find(
-          (event) =>
-            event.type === 'approval.resolved' && event.data.approval_id === pending.approval_id && event.data.status === 'expired',
-        ),
-      );
-      assert.equal(await sweepExpired(h.deps), 0);
-    } finally {
+    t.after(async () => {
       h.advanceClock(-25 * 3600_000);
-    }
+    });
+    assert.ok((await sweepExpired(h.deps)) >= 1);
+    const edit = h.telegram.callsOf('editMessageText').find((call) => String(call.body.text).includes(pending.approval_id));
+    assert.match(String(edit?.body.text), /Expired before anyone approved it\. Nothing was done\./);
+    await eventually('approval.resolved for the expired approval', () =>
+      events.find(
+        (event) => event.type === 'approval.resolved' && event.data.approval_id === pending.approval_id && event.data.status === 'expired',
+      ),
+    );
+    assert.equal(await sweepExpired(h.deps), 0);
     assert.equal((await approval(org, pending.approval_id)).status, 'expired');
   });
 

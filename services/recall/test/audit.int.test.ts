@@ -85,7 +85,7 @@ describe('marketing audit', () => {
     }
   });
 
-  test('an anonymous caller never learns what a name resolves to, nor why a page could not be loaded', async () => {
+  test('an anonymous caller never learns what a name resolves to, nor why a page could not be loaded', async (t) => {
     // The resolver of this process: one name points inside our network, one does not exist, one points at
     // an allowed address where nothing listens (port 1).
     const answers: Record<string, string> = { 'intranet.example': '10.1.2.3', 'closed.example': '127.0.0.1' };
@@ -100,23 +100,22 @@ describe('marketing audit', () => {
     }) as unknown as typeof import('node:dns').lookup;
     const original = deps.pageFetch.lookup;
     deps.pageFetch.lookup = lookup;
-    try {
-      const answered: Array<{ code: string; message: string; param: string }> = [];
-      for (const [index, url] of ['http://intranet.example/', 'http://nowhere.example/', 'http://closed.example:1/'].entries()) {
-        const response = await audit(url, `198.51.100.${60 + index}`);
-        assert.equal(response.statusCode, 502, response.body);
-        assert.doesNotMatch(response.body, /10\.1\.2\.3|127\.0\.0\.1|ENOTFOUND|ECONNREFUSED|resolve|private|intranet|nowhere|closed/i, url);
-        const { code, message, param } = response.json().error;
-        answered.push({ code, message, param });
-      }
-      // One answer for all three: which of them exists, and where, stays unknown.
-      assert.deepEqual(answered[1], answered[0]);
-      assert.deepEqual(answered[2], answered[0]);
-      assert.equal(answered[0]?.code, 'upstream_failed');
-      assert.equal(answered[0]?.param, 'url');
-    } finally {
+    t.after(async () => {
       deps.pageFetch.lookup = original;
+    });
+    const answered: Array<{ code: string; message: string; param: string }> = [];
+    for (const [index, url] of ['http://intranet.example/', 'http://nowhere.example/', 'http://closed.example:1/'].entries()) {
+      const response = await audit(url, `198.51.100.${60 + index}`);
+      assert.equal(response.statusCode, 502, response.body);
+      assert.doesNotMatch(response.body, /10\.1\.2\.3|127\.0\.0\.1|ENOTFOUND|ECONNREFUSED|resolve|private|intranet|nowhere|closed/i, url);
+      const { code, message, param } = response.json().error;
+      answered.push({ code, message, param });
     }
+    // One answer for all three: which of them exists, and where, stays unknown.
+    assert.deepEqual(answered[1], answered[0]);
+    assert.deepEqual(answered[2], answered[0]);
+    assert.equal(answered[0]?.code, 'upstream_failed');
+    assert.equal(answered[0]?.param, 'url');
   });
 
   test('the limit is per client address (the last X-Forwarded-For entry), with Retry-After', async () => {

@@ -250,22 +250,21 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
     assert.equal(event?.data.brand, 'Acme Voice');
   });
 
-  test('without a provider configured the brand score is 503 naming the variables to set', async () => {
+  test('without a provider configured the brand score is 503 naming the variables to set', async (t) => {
     const bare = await connectDeps(parseEnv(envSchema, { ...ctx.env, BRAND_PAGE_CHECK: 'false' }));
     const bareApp = await buildApp(bare);
-    try {
-      const response = await bareApp.inject({
-        method: 'POST',
-        url: '/api/v1/llm-recall',
-        headers: gatewayHeaders(identity, 'POST', '/api/v1/llm-recall'),
-        payload: { brand: 'Acme', url: 'https://acme.example' },
-      });
-      assert.equal(response.statusCode, 503);
-      assert.equal(response.json().error.code, 'unavailable');
-      assert.match(response.json().error.message, /OPENAI_API_KEY.*ANTHROPIC_API_KEY/);
-    } finally {
+    t.after(async () => {
       await bareApp.close();
       await bare.close();
-    }
+    });
+    const response = await bareApp.inject({
+      method: 'POST',
+      url: '/api/v1/llm-recall',
+      headers: gatewayHeaders(identity, 'POST', '/api/v1/llm-recall'),
+      payload: { brand: 'Acme', url: 'https://acme.example' },
+    });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.json().error.code, 'unavailable');
+    assert.match(response.json().error.message, /OPENAI_API_KEY.*ANTHROPIC_API_KEY/);
   });
 });

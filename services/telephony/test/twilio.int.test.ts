@@ -303,7 +303,7 @@ describe('SMS through Twilio', () => {
     await eventually('dnc.removed', () => events.find((event) => event.type === 'dnc.removed' && event.org_id === identity.org_id));
   });
 
-  test('a STOP whose first delivery failed after it was filed still opts the sender out when Twilio retries', async () => {
+  test('a STOP whose first delivery failed after it was filed still opts the sender out when Twilio retries', async (t) => {
     const identity = testIdentity();
     const them = '+14155550204';
     const ours = '+15005550006';
@@ -320,23 +320,22 @@ describe('SMS through Twilio', () => {
       }
       nudge();
     };
-    try {
-      const params = { MessageSid: `SM${'e'.repeat(32)}`, From: them, To: ours, Body: 'STOP' };
-      const first = await twilioPost('/api/hooks/twilio/sms/inbound', params);
-      assert.notEqual(first.statusCode, 200, 'Twilio is told to retry');
-      const check = async () =>
-        (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json() as { listed: boolean };
-      assert.equal((await check()).listed, false, 'the first delivery stopped before the opt-out');
-      assert.equal((await twilioPost('/api/hooks/twilio/sms/inbound', params)).statusCode, 200);
-      assert.equal((await check()).listed, true, 'the retry applies it');
-      h.deps.outbox.nudge();
-      await eventually('sms.received', () => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
-      assert.equal(events.filter((event) => event.type === 'sms.received' && event.org_id === identity.org_id).length, 1, 'filed once');
-      const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'more marketing' });
-      assert.equal(refused.statusCode, 422);
-    } finally {
+    t.after(async () => {
       h.deps.outbox.nudge = nudge;
-    }
+    });
+    const params = { MessageSid: `SM${'e'.repeat(32)}`, From: them, To: ours, Body: 'STOP' };
+    const first = await twilioPost('/api/hooks/twilio/sms/inbound', params);
+    assert.notEqual(first.statusCode, 200, 'Twilio is told to retry');
+    const check = async () =>
+      (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json() as { listed: boolean };
+    assert.equal((await check()).listed, false, 'the first delivery stopped before the opt-out');
+    assert.equal((await twilioPost('/api/hooks/twilio/sms/inbound', params)).statusCode, 200);
+    assert.equal((await check()).listed, true, 'the retry applies it');
+    h.deps.outbox.nudge();
+    await eventually('sms.received', () => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
+    assert.equal(events.filter((event) => event.type === 'sms.received' && event.org_id === identity.org_id).length, 1, 'filed once');
+    const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'more marketing' });
+    assert.equal(refused.statusCode, 422);
   });
 
   test('an inbound message with a bad signature is refused', async () => {

@@ -6,7 +6,7 @@ import type { Identity, WebhookDelivery, WebhookEndpointWithSecret } from '@voic
 import { runMaintenance } from '../src/delivery/maintenance.js';
 import type { WebhooksDeps } from '../src/deps.js';
 import { createTestDelivery } from '../src/store/deliveries.js';
-import { type DeliveryStack, startDeliveryStack } from './delivery-stack.js';
+import { type DeliveryStack, startDeliveryStack } from './support/harness.js';
 
 let stack: DeliveryStack;
 let deps: WebhooksDeps;

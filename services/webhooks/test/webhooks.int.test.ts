@@ -23,7 +23,7 @@ import type { DeliveryWorker } from '../src/delivery/worker.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { fanOut } from '../src/nats/fanout.js';
-import { loadReadmeRecipe, type VerifyWebhook } from './recipe.js';
+import { loadReadmeRecipe, type VerifyWebhook } from './support/recipe.js';
 
 let ctx: TestContext;
 let deps: WebhooksDeps;

@@ -1,9 +1,9 @@
 import { parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { EventEnvelope, Identity } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type LeadsDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
+import { buildApp } from '../../src/app.js';
+import { connectDeps, type LeadsDeps } from '../../src/deps.js';
+import { envSchema } from '../../src/env.js';
 
 /** Response bodies are read field by field in assertions; their schemas are checked by the app's serializer. */
 // biome-ignore lint/suspicious/noExplicitAny: see above
