@@ -3,22 +3,13 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { readJson } from './request-body.js';
 
 export interface RecordedCall {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
   body: Record<string, unknown>;
-}
-
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
 }
 
 async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, port: number) {
