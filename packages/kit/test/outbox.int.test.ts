@@ -112,56 +112,53 @@ describe('transactional outbox', () => {
     }
   }
 
-  test('writes commit while NATS is down; once it is back every event is delivered exactly once, in order per aggregate', async () => {
+  test('writes commit while NATS is down; once it is back every event is delivered exactly once, in order per aggregate', async (t) => {
     await fresh();
     await bus.ensureStream();
     const relay = new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, pollMs: 200, maxBackoffMs: 500 }).start();
-    try {
-      await nats.stop();
-      const written = await commitEvents(60, 6, relay);
-      assert.equal(await pending(), 60, 'every write committed with its events while nothing could be published');
-      await nats.start();
-      await untilPublished();
-      const events = await stored();
-      assertOncePerId(events, written);
-      assertAggregateOrder(events);
-    } finally {
+    t.after(async () => {
       await relay.close();
-    }
+    });
+    await nats.close();
+    const written = await commitEvents(60, 6, relay);
+    assert.equal(await pending(), 60, 'every write committed with its events while nothing could be published');
+    await nats.start();
+    await untilPublished();
+    const events = await stored();
+    assertOncePerId(events, written);
+    assertAggregateOrder(events);
   });
 
-  test('rows left by a process that died after its commit are published by another relay', async () => {
+  test('rows left by a process that died after its commit are published by another relay', async (t) => {
     await fresh();
     const written = await commitEvents(20, 4); // no relay: the writing process is gone before it publishes
     assert.equal(await pending(), 20);
     const survivor = new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, pollMs: 200 }).start();
-    try {
-      await untilPublished();
-      const events = await stored();
-      assertOncePerId(events, written);
-      assertAggregateOrder(events);
-    } finally {
+    t.after(async () => {
       await survivor.close();
-    }
+    });
+    await untilPublished();
+    const events = await stored();
+    assertOncePerId(events, written);
+    assertAggregateOrder(events);
   });
 
-  test('a relay that published but crashed before deleting: the repeat is dropped as a duplicate', async () => {
+  test('a relay that published but crashed before deleting: the repeat is dropped as a duplicate', async (t) => {
     await fresh();
     const written = await commitEvents(15, 3);
     // The crashed relay's publishes: stored in JetStream, rows still pending.
     for (const event of written) await bus.publishEnvelope(event);
     assert.equal(await pending(), 15);
     const relay = new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, pollMs: 200 }).start();
-    try {
-      await untilPublished();
-      assert.equal(await storedEventCount(reader), 15, 'JetStream stored each event once');
-      assertOncePerId(await stored(), written);
-    } finally {
+    t.after(async () => {
       await relay.close();
-    }
+    });
+    await untilPublished();
+    assert.equal(await storedEventCount(reader), 15, 'JetStream stored each event once');
+    assertOncePerId(await stored(), written);
   });
 
-  test('two relays on one table publish each row once, keeping each aggregate in order', async () => {
+  test('two relays on one table publish each row once, keeping each aggregate in order', async (t) => {
     await fresh();
     await bus.ensureStream();
     const written = await commitEvents(200, 10);
@@ -178,15 +175,14 @@ describe('transactional outbox', () => {
       new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, batchSize: 7, pollMs: 100 }),
       new OutboxRelay({ bus: other, logger, databaseUrl: database.url, schema, batchSize: 7, pollMs: 100 }),
     ];
-    try {
-      for (const relay of relays) relay.start();
-      await untilPublished();
-      await reader.flush();
-      assertOncePerId(published, written);
-      assertAggregateOrder(published);
-    } finally {
+    t.after(async () => {
       await Promise.all(relays.map((relay) => relay.close()));
       await other.drain();
-    }
+    });
+    for (const relay of relays) relay.start();
+    await untilPublished();
+    await reader.flush();
+    assertOncePerId(published, written);
+    assertAggregateOrder(published);
   });
 });

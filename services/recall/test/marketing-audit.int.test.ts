@@ -4,11 +4,10 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
+import type { HttpApp } from '@voice/kit';
+import { gatewayHeaders, testIdentity } from '@voice/kit/testing';
+import type { RecallDeps } from '../src/deps.js';
+import { type Harness, startRecall } from './support/harness.js';
 
 const page = `<!doctype html><html lang="en"><head>
 <title>Acme Voice — AI receptionists</title>
@@ -17,9 +16,9 @@ const page = `<!doctype html><html lang="en"><head>
 </head><body><h1>Never miss a call</h1></body></html>`;
 
 describe('marketing audit', () => {
-  let ctx: TestContext;
+  let h: Harness;
   let deps: RecallDeps;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: HttpApp;
   let site: Server;
   let siteUrl: string;
   let siteHits = 0;
@@ -28,7 +27,6 @@ describe('marketing audit', () => {
     app.inject({ method: 'POST', url: '/api/public/marketing-audit', headers: { 'x-forwarded-for': forwardedFor }, payload: { url } });
 
   before(async () => {
-    ctx = await createTestContext();
     site = createServer((_request, response) => {
       siteHits++;
       response.writeHead(200, { 'content-type': 'text/html' }).end(page);
@@ -36,18 +34,17 @@ describe('marketing audit', () => {
     site.listen(0, '127.0.0.1');
     await once(site, 'listening');
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
-    deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, PUBLIC_AUDIT_LIMIT: '3', PUBLIC_AUDIT_WINDOW_SECONDS: '600' }));
-    // The test site stands in for the public internet: this one address is allowed, every other private one is not.
-    deps.pageFetch.isAllowedAddress = (address) => address === '127.0.0.1';
-    app = await buildApp(deps);
+    h = await startRecall({ PUBLIC_AUDIT_LIMIT: '3', PUBLIC_AUDIT_WINDOW_SECONDS: '600' }, (recallDeps) => {
+      // The test site stands in for the public internet: this one address is allowed, every other private one is not.
+      recallDeps.pageFetch.isAllowedAddress = (address) => address === '127.0.0.1';
+    });
+    ({ deps, app } = h);
   });
 
   after(async () => {
-    await app?.close();
-    await deps?.close();
+    await h?.close();
     site?.closeAllConnections();
     site?.close();
-    await ctx?.cleanup();
   });
 
   test('the public audit needs no key and reports its checks with rate-limit headers', async () => {
@@ -85,7 +82,7 @@ describe('marketing audit', () => {
     }
   });
 
-  test('an anonymous caller never learns what a name resolves to, nor why a page could not be loaded', async () => {
+  test('an anonymous caller never learns what a name resolves to, nor why a page could not be loaded', async (t) => {
     // The resolver of this process: one name points inside our network, one does not exist, one points at
     // an allowed address where nothing listens (port 1).
     const answers: Record<string, string> = { 'intranet.example': '10.1.2.3', 'closed.example': '127.0.0.1' };
@@ -100,23 +97,22 @@ describe('marketing audit', () => {
     }) as unknown as typeof import('node:dns').lookup;
     const original = deps.pageFetch.lookup;
     deps.pageFetch.lookup = lookup;
-    try {
-      const answered: Array<{ code: string; message: string; param: string }> = [];
-      for (const [index, url] of ['http://intranet.example/', 'http://nowhere.example/', 'http://closed.example:1/'].entries()) {
-        const response = await audit(url, `198.51.100.${60 + index}`);
-        assert.equal(response.statusCode, 502, response.body);
-        assert.doesNotMatch(response.body, /10\.1\.2\.3|127\.0\.0\.1|ENOTFOUND|ECONNREFUSED|resolve|private|intranet|nowhere|closed/i, url);
-        const { code, message, param } = response.json().error;
-        answered.push({ code, message, param });
-      }
-      // One answer for all three: which of them exists, and where, stays unknown.
-      assert.deepEqual(answered[1], answered[0]);
-      assert.deepEqual(answered[2], answered[0]);
-      assert.equal(answered[0]?.code, 'upstream_failed');
-      assert.equal(answered[0]?.param, 'url');
-    } finally {
+    t.after(async () => {
       deps.pageFetch.lookup = original;
+    });
+    const answered: Array<{ code: string; message: string; param: string }> = [];
+    for (const [index, url] of ['http://intranet.example/', 'http://nowhere.example/', 'http://closed.example:1/'].entries()) {
+      const response = await audit(url, `198.51.100.${60 + index}`);
+      assert.equal(response.statusCode, 502, response.body);
+      assert.doesNotMatch(response.body, /10\.1\.2\.3|127\.0\.0\.1|ENOTFOUND|ECONNREFUSED|resolve|private|intranet|nowhere|closed/i, url);
+      const { code, message, param } = response.json().error;
+      answered.push({ code, message, param });
     }
+    // One answer for all three: which of them exists, and where, stays unknown.
+    assert.deepEqual(answered[1], answered[0]);
+    assert.deepEqual(answered[2], answered[0]);
+    assert.equal(answered[0]?.code, 'upstream_failed');
+    assert.equal(answered[0]?.param, 'url');
   });
 
   test('the limit is per client address (the last X-Forwarded-For entry), with Retry-After', async () => {

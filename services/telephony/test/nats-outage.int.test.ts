@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type OwnServer, startOwnNats, testIdentity } from '@voice/kit/testing';
+import { eventually, type OwnServer, startOwnNats, testIdentity } from '@voice/kit/testing';
 import type { EventEnvelope } from '@voice/proto';
-import { eventually, type Harness, startHarness } from './support/harness.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 // A nats-server of this file's own, so the test can stop it.
 let nats: OwnServer;
@@ -40,11 +40,13 @@ test('calls and do-not-call entries are written while NATS is down; their events
   const queuedCallIds = () => received.flatMap((event) => (event.type === 'call.queued' ? [event.data.call_id] : []));
   const listedDncIds = () => received.flatMap((event) => (event.type === 'dnc.added' ? [event.data.dnc_id] : []));
   await eventually(
-    () => (queuedCallIds().length >= 8 && listedDncIds().length >= 4 ? true : undefined),
-    60_000,
     'the queued calls and listings to be announced',
+    () => (queuedCallIds().length >= 8 && listedDncIds().length >= 4 ? true : undefined),
+    { timeoutMs: 60_000 },
   );
-  await eventually(async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), 60_000, 'the outbox to drain');
+  await eventually('the outbox to drain', async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), {
+    timeoutMs: 60_000,
+  });
   // The dialer records call.queued again (same id) when it claims each call; JetStream keeps one.
   assert.deepEqual(queuedCallIds().sort(), [...callIds].sort());
   assert.deepEqual(listedDncIds().sort(), [...dncIds].sort());

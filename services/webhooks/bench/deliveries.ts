@@ -3,11 +3,10 @@
 // Usage: npx tsx --conditions=source services/webhooks/bench/deliveries.ts [events=2000] [endpoints=1] [concurrency=100]
 import { performance } from 'node:perf_hooks';
 import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, sampleEventData, testIdentity } from '@voice/kit/testing';
+import { createTestContext, gatewayHeaders, sampleEventData, startReceiver, testIdentity } from '@voice/kit/testing';
 import { buildApp } from '../src/app.js';
 import { connectDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { startReceiver } from '../test/receiver.js';
 
 const [eventCount = 2_000, endpointCount = 1, concurrency = 100] = process.argv.slice(2).map(Number);
 const total = eventCount * endpointCount;

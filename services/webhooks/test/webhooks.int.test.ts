@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, sampleEventData, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  eventually,
+  gatewayHeaders,
+  type Receiver,
+  sampleEventData,
+  startReceiver,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import {
   type Identity,
   type WebhookDelivery,
@@ -14,8 +23,7 @@ import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { fanOut } from '../src/nats/fanout.js';
-import { eventually, type Receiver, startReceiver } from './receiver.js';
-import { loadReadmeRecipe, type VerifyWebhook } from './recipe.js';
+import { loadReadmeRecipe, type VerifyWebhook } from './support/recipe.js';
 
 let ctx: TestContext;
 let deps: WebhooksDeps;
@@ -80,7 +88,9 @@ async function deliveries(identity: Identity, endpointId: string, query = '') {
 
 /** The endpoint's only delivery once it has reached a final status. */
 async function settledDelivery(identity: Identity, endpointId: string, status: 'succeeded' | 'failed') {
-  return eventually(async () => (await deliveries(identity, endpointId)).data.find((delivery) => delivery.status === status));
+  return eventually(`a ${status} delivery`, async () =>
+    (await deliveries(identity, endpointId)).data.find((delivery) => delivery.status === status),
+  );
 }
 
 describe('endpoints API', () => {
@@ -339,7 +349,7 @@ describe('delivery', () => {
     assert.equal(replay.status, 202);
     assert.equal(replay.body.replay_of, dead.id);
     assert.equal(replay.body.event_id, event.id);
-    const replayed = await eventually(async () => {
+    const replayed = await eventually('the replayed delivery to succeed', async () => {
       const { body } = await call<WebhookDeliveryWithEvent>(
         identity,
         'GET',

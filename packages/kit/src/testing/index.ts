@@ -208,6 +208,10 @@ export async function createTestContext(): Promise<TestContext> {
     },
   };
 }
+export * from './eventually.js';
+export * from './fake-llm-providers.js';
+export * from './fake-messaging.js';
 export * from './identity.js';
 export * from './servers.js';
 export * from './streams.js';
+export * from './webhook-receiver.js';

@@ -84,18 +84,3 @@ export async function collectEvents<T extends EventType>(bus: Bus, durable: stri
   });
   return events;
 }
-
-/** Polls until `check` returns a value, or fails after `timeoutMs` (a bound, not an assertion on speed). */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

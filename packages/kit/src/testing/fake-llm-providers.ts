@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readJson } from './request-body.js';
 
 /** What the fake should do for one request. */
 export type FakeAnswer =
@@ -20,16 +21,6 @@ export interface FakeProvider {
   requests: Array<{ path: string; headers: IncomingMessage['headers']; body: Record<string, unknown> }>;
   behaviour: FakeBehaviour;
   close(): Promise<void>;
-}
-
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
 }
 
 function promptName(body: Record<string, unknown>): string {

@@ -1,10 +1,9 @@
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import { createTestContext, gatewayHeaders, type Receiver, startReceiver, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { Identity, WebhookEndpointWithSecret } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type WebhooksDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
-import { type Receiver, startReceiver } from './receiver.js';
+import { buildApp } from '../../src/app.js';
+import { connectDeps, type WebhooksDeps } from '../../src/deps.js';
+import { envSchema } from '../../src/env.js';
 
 /** The webhooks service with its delivery workers running, and one endpoint of one organization at a local receiver. */
 export interface DeliveryStack {

@@ -1,11 +1,11 @@
 import { type AddressInfo, createServer, type Server, Socket } from 'node:net';
 import { type HttpApp, parseEnv } from '@voice/kit';
 import type { TestContext } from '@voice/kit/testing';
-import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type GatewayDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
-import { recordKeyEnd } from '../src/quota/quota.js';
+import { type AdminCommand, runAdminCommand } from '../../src/admin/commands.js';
+import { buildApp } from '../../src/app.js';
+import { connectDeps, type GatewayDeps } from '../../src/deps.js';
+import { envSchema } from '../../src/env.js';
+import { recordKeyEnd } from '../../src/quota/quota.js';
 
 /** A gateway under test, with the operator commands wired to its database and NATS namespace. */
 export interface TestGateway {

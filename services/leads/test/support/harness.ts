@@ -1,9 +1,9 @@
 import { parseEnv } from '@voice/kit';
 import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { EventEnvelope, Identity } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type LeadsDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
+import { buildApp } from '../../src/app.js';
+import { connectDeps, type LeadsDeps } from '../../src/deps.js';
+import { envSchema } from '../../src/env.js';
 
 /** Response bodies are read field by field in assertions; their schemas are checked by the app's serializer. */
 // biome-ignore lint/suspicious/noExplicitAny: see above
@@ -64,15 +64,4 @@ export function collectEvents(harness: Harness): EventEnvelope[] {
     },
   });
   return events;
-}
-
-/** Polls until `check` returns a value (not undefined), for work that happens off the request path. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually.js';
 
 export interface ReceivedRequest {
   /** The request target: path and query. */
@@ -19,7 +20,6 @@ export type Respond = (request: ReceivedRequest, index: number) => number | 'hol
 export async function startReceiver(respond: Respond = () => 200, port = 0) {
   const requests: ReceivedRequest[] = [];
   const held = new Set<ServerResponse>();
-  const waiters: Array<() => void> = [];
   let behaviour = respond;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -27,7 +27,6 @@ export async function startReceiver(respond: Respond = () => 200, port = 0) {
     request.on('end', () => {
       const received = { url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
       const index = requests.push(received) - 1;
-      for (const wake of waiters.splice(0)) wake();
       const answer = behaviour(received, index);
       if (answer === 'hold') {
         held.add(response);
@@ -45,16 +44,15 @@ export async function startReceiver(respond: Respond = () => 200, port = 0) {
       behaviour = next;
     },
     /** Resolves once `predicate` holds for the requests so far; fails after `timeoutMs` rather than hanging the suite. */
-    async waitFor(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 20_000): Promise<ReceivedRequest[]> {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(requests)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met; ${requests.length} requests so far`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 100);
-        });
-      }
-      return requests;
+    waitFor(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 20_000): Promise<ReceivedRequest[]> {
+      return eventually(
+        "the webhook receiver's requests to match",
+        () => {
+          if (!predicate(requests)) throw new Error(`not yet, ${requests.length} requests so far`);
+          return requests;
+        },
+        { timeoutMs, intervalMs: 20 },
+      );
     },
     async close() {
       for (const response of held) response.destroy();
@@ -65,14 +63,3 @@ export async function startReceiver(respond: Respond = () => 200, port = 0) {
 }
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/** Polls until `check` returns a value other than undefined; bounded so a failure reports instead of hanging. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

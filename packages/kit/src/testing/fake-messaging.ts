@@ -3,22 +3,13 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { readJson } from './request-body.js';
 
 export interface RecordedCall {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
   body: Record<string, unknown>;
-}
-
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
 }
 
 async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, port: number) {
@@ -138,15 +129,4 @@ export async function startFakeSlack(botToken: string, port = 0): Promise<FakeSl
     responseUrl: `${server.url}/actions/T0001/1234/responsesecret`,
     close: server.close,
   });
-}
-
-/** Polls until `check` returns a value, or fails after `timeoutMs` (a bound, not an assertion on speed). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
