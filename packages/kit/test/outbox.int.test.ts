@@ -119,7 +119,7 @@ describe('transactional outbox', () => {
     t.after(async () => {
       await relay.close();
     });
-    await nats.close();
+    await nats.stop();
     const written = await commitEvents(60, 6, relay);
     assert.equal(await pending(), 60, 'every write committed with its events while nothing could be published');
     await nats.start();
