@@ -123,11 +123,12 @@ describe('Postgres unreachable: 503 unavailable with Retry-After, not 500', () =
 
   test('over NATS too: the caller gets unavailable, and a 503 rebuilt from the wire carries Retry-After', async () => {
     const identity = testIdentity();
+    // One call at a time: a second promise made up front could reject before anything awaits it.
     for (const work of [
-      gatewayDeps.bus.call(telephonyRpc.listCalls, identity, { limit: 5 }),
-      gatewayDeps.bus.call(gatewayRpc.listAuditLog, identity, { limit: 5 }),
+      () => gatewayDeps.bus.call(telephonyRpc.listCalls, identity, { limit: 5 }),
+      () => gatewayDeps.bus.call(gatewayRpc.listAuditLog, identity, { limit: 5 }),
     ]) {
-      const error = await rejection(work);
+      const error = await rejection(work());
       assert.ok(error instanceof ApiError);
       assert.deepEqual([error.code, error.status, error.headers['retry-after']], ['unavailable', 503, '1']);
     }
