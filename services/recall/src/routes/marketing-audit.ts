@@ -1,8 +1,7 @@
-import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { ApiError, clientAddress, type HttpApp, identityOf } from '@voice/kit';
 import { errorEnvelopeSchema, marketingAuditBodySchema, marketingAuditSchema } from '@voice/proto';
 import type { RecallServiceDeps } from '../deps.js';
 import { cachedMarketingAudit } from '../domain/audit.js';
-import { clientAddress } from '../domain/rate-limit.js';
 
 export function marketingAuditRoutes(app: HttpApp, deps: RecallServiceDeps): void {
   app.post(
