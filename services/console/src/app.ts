@@ -1,6 +1,7 @@
-import { createHttpApp, type HttpApp, readinessChecks } from '@voice/kit';
+import { createHttpApp, type HttpApp, readinessChecks, startWorkers } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { ConsoleDeps } from './deps.js';
+import { startCleanup } from './domain/cleanup.js';
 import { acceptForms } from './http/forms.js';
 import { installPageHandling } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
@@ -38,5 +39,6 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
     },
     { prefix: '/dashboard' },
   );
+  await startWorkers(app, deps.env.WORKERS, { cleanup: () => startCleanup(deps, deps.env.CLEANUP_INTERVAL_MS) });
   return app;
 }

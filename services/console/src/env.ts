@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 
 const minutes = (count: number) => count * 60_000;
@@ -37,6 +37,9 @@ export const envSchema = baseEnvSchema.extend({
     .default(15 * 60),
   /** Shortest password accepted when an invitation is accepted. */
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(12),
+  /** Background work: `all`, `none` or `cleanup` (deletes sessions and invitations 30 days after they ended). */
+  WORKERS: workersSchema(['cleanup']),
+  CLEANUP_INTERVAL_MS: z.coerce.number().int().positive().default(minutes(60)),
 });
 
 export type ConsoleEnv = z.infer<typeof envSchema>;

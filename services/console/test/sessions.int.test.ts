@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { deleteEndedRecords } from '../src/domain/cleanup.js';
 import { type Harness, newOrgId, startHarness } from './support/harness.js';
 
 const minute = 60_000;
@@ -70,6 +71,16 @@ describe('sessions', () => {
     const rows = await harness.deps.prisma.session.findMany({ where: { userId: person.userId } });
     assert.ok(rows.length > 0);
     for (const row of rows) assert.notEqual(row.idHash, token);
+  });
+
+  test('the cleanup deletes sessions 30 days after they ended, and keeps live ones', async () => {
+    await signedInBrowser();
+    harness.clock.advanceMs(31 * 24 * 60 * minute);
+    const live = await signedInBrowser();
+    await deleteEndedRecords(harness.deps);
+    const left = await harness.deps.prisma.session.findMany({ where: { userId: person.userId } });
+    assert.equal(left.length, 1);
+    assert.equal((await live.get('/dashboard')).statusCode, 200);
   });
 
   test('a member removed from the organization loses it at once; with no organization left the session ends', async () => {
