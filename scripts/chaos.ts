@@ -18,11 +18,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Bus, createLogger } from '@voice/kit';
+import {
+  type ReceivedRequest,
+  type Receiver,
+  startFakeAnthropic,
+  startFakeOpenAi,
+  startFakeSlack,
+  startFakeTelegram,
+  startReceiver,
+  unawareAnswers,
+} from '@voice/kit/testing';
 import pg from 'pg';
 import { type BenchProcess, buildWorkspaces, freePort, startProcess, stopAll } from '../gateway/bench/lib/processes.js';
-import { startFakeSlack, startFakeTelegram } from '../services/mcp/test/support/fake-messaging.js';
-import { startFakeAnthropic, startFakeOpenAi, unawareAnswers } from '../services/recall/test/fake-providers.js';
-import { type ReceivedRequest, type Receiver, startReceiver } from '../services/webhooks/test/receiver.js';
 import { Load, operations, type Sample, summarise } from './chaos/load.js';
 import { NatsServer, PostgresServer, RedisServer } from './chaos/servers.js';
 

@@ -19,7 +19,7 @@
 import { signIdentity } from '@voice/kit';
 import { createTestContext, testIdentity } from '@voice/kit/testing';
 import autocannon from 'autocannon';
-import { createOrgWithKey, Relay, startGateway } from '../test/stack.js';
+import { createOrgWithKey, Relay, startGateway } from '../test/support/harness.js';
 import { type BenchProcess, buildWorkspaces, cpuMsOfCommand, machineBusyMs, startProcess, stopAll } from './lib/processes.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);

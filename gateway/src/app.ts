@@ -6,6 +6,7 @@ import { applyAuditRetention } from './audit/retention.js';
 import { listAuditLog } from './audit/store.js';
 import { AuditWriter } from './audit/writer.js';
 import { authenticate } from './auth/authenticate.js';
+import { ScopeAgreement } from './auth/scope-watch.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
 import { keyStanding } from './keys/store.js';
@@ -20,6 +21,7 @@ import { usageOf, usageRoutes } from './routes/usage.js';
 export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   // The gateway's own metrics (the audit buffer's) beside the process metrics, on the one /metrics.
   const metrics = new Registry();
+  const scopeAgreement = new ScopeAgreement(deps.env, deps.logger);
   const app = await createHttpApp({
     name: 'gateway',
     metrics,
@@ -27,7 +29,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     acceptRequestId: false,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: readinessChecks(deps),
+    readiness: { ...readinessChecks(deps), scopes: scopeAgreement.readiness },
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -66,6 +68,10 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   openApiRoute(app, deps.env);
   usageRoutes(app, deps);
   await registerProxies(app, deps.env);
+  // The services' declared scopes are compared with the gateway's rule from start, not only when the
+  // OpenAPI document is asked for; ScopeAgreement says why a disagreement fails readiness.
+  app.addHook('onReady', async () => scopeAgreement.start(app));
+  app.addHook('onClose', async () => scopeAgreement.stop());
 
   deps.bus.serve(gatewayRpc.getUsage, (_input, identity) => usageOf(deps, identity));
   deps.bus.serve(gatewayRpc.keyStanding, (input, identity) => keyStanding(deps.prisma, identity.org_id, input.key_id, deps.now()));

@@ -6,7 +6,7 @@ import { ApiError } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import type { EventEnvelope } from '@voice/proto';
 import { hashKey, isWellFormedKey } from '../src/keys/format.js';
-import { startGateway, type TestGateway } from './stack.js';
+import { startGateway, type TestGateway } from './support/harness.js';
 
 const run = promisify(execFile);
 

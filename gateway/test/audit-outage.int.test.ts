@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { connectDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 /** Authenticated calls at a steady pace until stopped; every answer's request id is kept. */
 function steadyLoad(gateway: TestGateway, key: string) {
@@ -86,7 +86,7 @@ describe('audit records are kept while NATS is away', () => {
     assertOneRecordEach(load.requestIds, await auditedRequestIds(gateway, keyId, load.requestIds.length));
   });
 
-  test('past the bound, new records are dropped, counted on /metrics and logged once; the held ones are published', async () => {
+  test('past the bound, new records are dropped, counted on /metrics and logged once; the held ones are published', async (t) => {
     const lines: string[] = [];
     const logger = pino(
       { level: 'info' },
@@ -106,29 +106,28 @@ describe('audit records are kept while NATS is away', () => {
     });
     const deps = await connectDeps(env, { logger });
     const small = await buildApp(deps);
-    try {
-      const { key, keyId } = await createOrgWithKey(gateway, { quota: 1_000 });
-      await nats.stop();
-      const answered: string[] = [];
-      for (let index = 0; index < 30; index++) {
-        const response = await small.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) });
-        assert.equal(response.statusCode, 200);
-        answered.push(String(response.headers['request-id']));
-      }
-      const metrics = (await small.inject({ method: 'GET', url: '/metrics' })).body;
-      assert.match(metrics, /^gateway_audit_records_dropped_total 10$/m);
-      assert.match(metrics, /^gateway_audit_records_held 20$/m);
-      assert.match(metrics, /^http_request_duration_seconds_count/m, 'the process metrics are still there');
-      assert.equal(lines.filter((line) => line.includes('audit buffer full')).length, 1);
-      await nats.start();
-      // The first 20 answers were held and are published; the last 10 were the dropped ones.
-      const audited = await auditedRequestIds(gateway, keyId, 20);
-      assert.deepEqual([...audited].sort(), answered.slice(0, 20).sort());
-    } finally {
+    t.after(async () => {
       await nats.start();
       await small.close();
       await deps.close();
+    });
+    const { key, keyId } = await createOrgWithKey(gateway, { quota: 1_000 });
+    await nats.stop();
+    const answered: string[] = [];
+    for (let index = 0; index < 30; index++) {
+      const response = await small.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) });
+      assert.equal(response.statusCode, 200);
+      answered.push(String(response.headers['request-id']));
     }
+    const metrics = (await small.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /^gateway_audit_records_dropped_total 10$/m);
+    assert.match(metrics, /^gateway_audit_records_held 20$/m);
+    assert.match(metrics, /^http_request_duration_seconds_count/m, 'the process metrics are still there');
+    assert.equal(lines.filter((line) => line.includes('audit buffer full')).length, 1);
+    await nats.start();
+    // The first 20 answers were held and are published; the last 10 were the dropped ones.
+    const audited = await auditedRequestIds(gateway, keyId, 20);
+    assert.deepEqual([...audited].sort(), answered.slice(0, 20).sort());
   });
 
   test('records held at shutdown are published when NATS returns within the wait, before close resolves', async () => {

@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
-import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { createTestContext, eventually, type TestContext } from '@voice/kit/testing';
 import { applyAuditRetention } from '../src/audit/retention.js';
 import { AuditWriter } from '../src/audit/writer.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
-  }
-  return value;
-}
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 const sampleCall = () => ({
   id: newId('audit'),
@@ -54,17 +44,20 @@ describe('audit log: one record per API call, written off the request path', () 
         data: Array<{ path: string; status: number; key_id: string; method: string }>;
       };
     // The audit-log calls themselves are recorded too, so wait for at least the two calls made above.
-    const page = await eventually(list, (body) => body.data.filter((record) => record.path !== '/api/v1/audit-log').length >= 2);
+    const page = await eventually('the two calls in the listed log', async () => {
+      const body = await list();
+      return body.data.filter((record) => record.path !== '/api/v1/audit-log').length >= 2 ? body : undefined;
+    });
     const calls = page.data.filter((record) => record.path !== '/api/v1/audit-log');
     assert.deepEqual(calls.map((record) => [record.method, record.path, record.status, record.key_id]).sort(), [
       ['GET', '/api/v1/nothing', 404, a.keyId],
       ['GET', '/api/v1/usage', 200, a.keyId],
     ]);
     // The other organization's call is recorded too, only never listed to this one.
-    const stored = await eventually(
-      () => gateway.deps.prisma.auditRecord.findMany(),
-      (records) => records.some((record) => record.keyId === b.keyId),
-    );
+    const stored = await eventually("the other organization's record", async () => {
+      const records = await gateway.deps.prisma.auditRecord.findMany();
+      return records.some((record) => record.keyId === b.keyId) ? records : undefined;
+    });
     assert.ok(stored.some((record) => record.keyId === b.keyId));
     assert.equal(JSON.stringify(stored).includes(a.key), false);
     assert.equal(JSON.stringify(stored).includes(b.key), false);
@@ -74,9 +67,12 @@ describe('audit log: one record per API call, written off the request path', () 
     const { key, keyId } = await createOrgWithKey(gateway, { quota: 10_000 });
     await Promise.all(Array.from({ length: 120 }, () => gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) })));
     const count = await eventually(
-      () => gateway.deps.prisma.auditRecord.count({ where: { keyId } }),
-      (value) => value >= 120,
-      5_000,
+      '120 records',
+      async () => {
+        const value = await gateway.deps.prisma.auditRecord.count({ where: { keyId } });
+        return value >= 120 ? value : undefined;
+      },
+      { timeoutMs: 5_000 },
     );
     assert.equal(count, 120);
   });
@@ -161,13 +157,9 @@ describe('audit log: one record per API call, written off the request path', () 
     );
   });
 
-  test('an event whose calls do not parse is logged and acknowledged, not retried forever; the next one lands', async (t) => {
-    const logger = gateway.deps.logger.child({});
-    const logged = t.mock.method(logger, 'error');
-    const writer = new AuditWriter({ prisma: gateway.deps.prisma, pool: gateway.deps.auditPool }, logger, {
-      batchSize: 1,
-      flushMs: 60_000,
-    });
+  test('an api.called event whose calls do not parse is logged and dropped by the bus, not retried forever; the next one lands', async (t) => {
+    // The bus logs with the gateway's logger.
+    const logged = t.mock.method(gateway.deps.logger, 'error');
     const orgId = newId('org');
     const event = (calls: unknown[]) => ({
       id: newId('event'),
@@ -177,19 +169,20 @@ describe('audit log: one record per API call, written off the request path', () 
       data: { calls },
     });
     const malformed = event([{ ...sampleCall(), status: 'two hundred' }]);
-    // Resolving is what acknowledges the event on the bus; a rejection would have it redelivered.
-    await writer.add(malformed);
-    const [call, ...more] = logged.mock.calls;
-    assert.ok(call);
-    assert.equal(more.length, 0);
-    assert.equal((call.arguments[0] as { event_id?: string }).event_id, malformed.id);
+    // Published as another (older or broken) gateway would: the type system would refuse it here.
+    await gateway.deps.bus.publishEnvelope(malformed as unknown as Parameters<typeof gateway.deps.bus.publishEnvelope>[0]);
     const goodCall = sampleCall();
-    await writer.add(event([goodCall]));
-    const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId } });
+    await gateway.deps.bus.publish('api.called', orgId, { calls: [goodCall] });
+    const stored = await eventually('the valid batch to be stored', async () => {
+      const records = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId } });
+      return records.length > 0 ? records : undefined;
+    });
     assert.deepEqual(
       stored.map((record) => record.id),
       [goodCall.id],
     );
+    const dropped = logged.mock.calls.filter((call) => (call.arguments[0] as { event_id?: string }).event_id === malformed.id);
+    assert.equal(dropped.length, 1);
   });
 
   test('a Postgres failure loses nothing: records wait in JetStream and land once inserts succeed', async () => {
@@ -201,9 +194,12 @@ describe('audit log: one record per API call, written off the request path', () 
     assert.equal(await gateway.deps.prisma.auditRecord.count({ where: { keyId } }), 0);
     await gateway.deps.prisma.$executeRawUnsafe('ALTER TABLE audit_records DROP CONSTRAINT audit_blocked');
     const count = await eventually(
-      () => gateway.deps.prisma.auditRecord.count({ where: { keyId, path: '/api/v1/usage' } }),
-      (value) => value >= 5,
-      20_000,
+      'the five held-back records',
+      async () => {
+        const value = await gateway.deps.prisma.auditRecord.count({ where: { keyId, path: '/api/v1/usage' } });
+        return value >= 5 ? value : undefined;
+      },
+      { timeoutMs: 20_000 },
     );
     assert.equal(count, 5);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import { generateKey, isWellFormedKey } from '../src/keys/format.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('gateway authentication, in the order API.md fixes', () => {
   let ctx: TestContext;

@@ -12,7 +12,7 @@ import { buildApp } from '../src/app.js';
 import { AuditWriter } from '../src/audit/writer.js';
 import { connectDeps, type GatewayDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { adminOf, bearer, Relay } from './stack.js';
+import { adminOf, bearer, Relay } from './support/harness.js';
 
 /** A logger whose JSON lines the test reads. */
 function capturedLogger(name: string): { logger: Logger; lines: Array<Record<string, unknown>> } {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { HttpApp } from '@voice/kit';
 import { isPublicPath, requiredScope } from '../src/auth/scopes.js';
-import { type Platform, startPlatform } from './through/services.js';
+import { type Platform, startPlatform } from './support/harness.js';
 
 type Operation = { security?: unknown[]; 'x-scope'?: string; responses?: Record<string, unknown> };
 type Document = {

@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, type TestContext } from '@voice/kit/testing';
-import { bearer, createOrgWithKey, Relay, startGateway, type TestGateway } from './stack.js';
-
-/** Polls until the check passes or the time is up; readiness recovers on reconnect, without a restart. */
-async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
+import { createTestContext, eventually, type TestContext } from '@voice/kit/testing';
+import { bearer, createOrgWithKey, Relay, startGateway, type TestGateway } from './support/harness.js';
 
 describe('dependency outages: 503 fast, readiness fails and recovers, liveness stays up', () => {
   let ctx: TestContext;
@@ -53,7 +43,7 @@ describe('dependency outages: 503 fast, readiness fails and recovers, liveness s
   test('with Redis hanging (connected, silent) API calls are 503 within the quota deadline, and work again after', async () => {
     const call = () => gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) });
     redisRelay.restore();
-    assert.ok(await eventually(async () => (await call()).statusCode === 200, 10_000), 'connected before the hang');
+    await eventually('a connection before the hang', async () => (await call()).statusCode === 200, { timeoutMs: 10_000 });
     redisRelay.hang();
     const started = performance.now();
     const responses = await Promise.all(Array.from({ length: 5 }, call));
@@ -75,18 +65,19 @@ describe('dependency outages: 503 fast, readiness fails and recovers, liveness s
     const notReady = await gateway.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(notReady.statusCode, 503);
     // Which dependency failed, not where it lives or what it said (NODE_ENV is not development here).
-    assert.deepEqual(notReady.json(), { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable', nats: 'ok' } });
+    assert.deepEqual(notReady.json(), { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable', nats: 'ok', scopes: 'ok' } });
     assert.equal(await probe('/healthz'), 200);
     redisRelay.restore();
-    assert.ok(await eventually(async () => (await probe('/readyz')) === 200, 10_000), 'ready again after Redis returns');
+    // Readiness recovers on reconnect, without a restart.
+    await eventually('ready again after Redis returns', async () => (await probe('/readyz')) === 200, { timeoutMs: 10_000 });
     assert.equal((await gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) })).statusCode, 200);
   });
 
   test('readiness is 503 while NATS is away and returns when it comes back', async () => {
     natsRelay.stop();
-    assert.ok(await eventually(async () => (await probe('/readyz')) === 503, 5_000), 'not ready without NATS');
+    await eventually('not ready without NATS', async () => (await probe('/readyz')) === 503, { timeoutMs: 5_000 });
     assert.equal(await probe('/healthz'), 200);
     natsRelay.restore();
-    assert.ok(await eventually(async () => (await probe('/readyz')) === 200, 15_000), 'ready again after NATS returns');
+    await eventually('ready again after NATS returns', async () => (await probe('/readyz')) === 200, { timeoutMs: 15_000 });
   });
 });

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, newId, parseEnv, verifyIdentity } from '@voice/kit';
-import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { createTestContext, type Receiver, startReceiver, type TestContext } from '@voice/kit/testing';
 import { requestBodyLimitBytes } from '@voice/proto';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
-import { type Receiver, startReceiver } from '../../services/webhooks/test/receiver.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('the gateway proxies to services with signed identity', () => {
   let ctx: TestContext;

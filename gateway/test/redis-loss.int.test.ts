@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
+import { createTestContext, eventually, type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
 import { redisAppendOnly } from '../src/quota/persistence.js';
 import { quotaKeys } from '../src/quota/quota.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
-
-/** Polls `read` until `done` holds, or fails after `timeoutMs` (a bound, not an assertion on speed). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('Redis restarts without its data: the quota counters continue from the audit log', () => {
   // A Redis of this file's own, restarted without its data: the shared one is never flushed.
@@ -40,17 +29,14 @@ describe('Redis restarts without its data: the quota counters continue from the 
     for (let i = 0; i < 6; i++) assert.equal((await usage(key)).statusCode, 200);
     // The six requests are in the audit log before Redis goes.
     await eventually(
-      () => gateway.deps.prisma.auditRecord.count({ where: { orgId } }),
-      (count) => count === 6,
+      'the six requests in the audit log',
+      async () => (await gateway.deps.prisma.auditRecord.count({ where: { orgId } })) === 6,
     );
     const counters = quotaKeys(ctx.redisPrefix, orgId, keyId, new Date());
     assert.equal(await gateway.deps.redis.get(counters.monthly), '6');
 
     await redis.restart();
-    await eventually(
-      () => gateway.deps.redis.dbsize(),
-      (keys) => keys === 0,
-    );
+    await eventually('the restarted Redis to be empty', async () => (await gateway.deps.redis.dbsize()) === 0);
 
     const first = await usage(key);
     assert.equal(first.statusCode, 200);

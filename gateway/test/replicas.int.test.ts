@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import { quotaKeys } from '../src/quota/quota.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('two gateway replicas share one exact quota and hear key changes at once', () => {
   let ctx: TestContext;

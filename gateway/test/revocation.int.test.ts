@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { createTestContext, freePort, type OwnServer, startOwnNats, type TestContext } from '@voice/kit/testing';
 import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
 import { recordKeyEnd } from '../src/quota/quota.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './stack.js';
+import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 const run = promisify(execFile);
 

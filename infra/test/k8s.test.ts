@@ -276,12 +276,16 @@ describe('infra/k8s/base', () => {
       const deployment = () => find('Deployment', name);
       const container = () => onlyContainer(deployment());
 
-      test(`Deployment runs image voice/${name}, the one its Dockerfile builds, on port ${expected.port}`, () => {
+      test(`Deployment runs image voice/${name}, the one the Dockerfile builds for it, on port ${expected.port}`, () => {
         const image = container().image;
         assert.equal(image.split(':')[0], `voice/${name}`);
-        const dockerfile = readFileSync(new URL(`${expected.dir}/Dockerfile`, root), 'utf8');
-        assert.ok(dockerfile.includes(`-t voice/${name} `), `${expected.dir}/Dockerfile is built as voice/${name}`);
-        assert.match(dockerfile, new RegExp(`^EXPOSE ${expected.port}$`, 'm'));
+        const manifest = readFileSync(new URL(`infra/k8s/base/${name}.yaml`, root), 'utf8');
+        const build = `docker build --build-arg SERVICE=${name} --build-arg PORT=${expected.port} -t voice/${name} .`;
+        assert.ok(manifest.includes(`# Image built with: ${build}`), `the manifest names its build: ${build}`);
+        assert.ok(existsSync(new URL(`${expected.dir}/src/main.ts`, root)), `SERVICE=${name} builds ${expected.dir}`);
+        const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
+        assert.match(dockerfile, /dir="services\/\$SERVICE"/);
+        assert.match(dockerfile, /^EXPOSE \$\{PORT\}$/m);
         assert.deepEqual(
           container().ports?.map((port) => [port.name, port.containerPort]),
           [['http', expected.port]],
@@ -467,7 +471,7 @@ describe('infra/k8s/base', () => {
     assert.equal(migrate.image, onlyContainer(find('Deployment', 'gateway')).image);
     assert.deepEqual(migrate.command, ['node', 'packages/migrator/bin/voice-db.mjs', 'migrate']);
     assert.ok(existsSync(new URL('packages/migrator/bin/voice-db.mjs', root)));
-    assert.match(readFileSync(new URL('gateway/Dockerfile', root), 'utf8'), /COPY .*packages\/migrator\/bin packages\/migrator\/bin/);
+    assert.match(readFileSync(new URL('Dockerfile', root), 'utf8'), /SERVICE" = gateway[\s\S]*cp -r --parents packages\/migrator\/bin /);
     assert.deepEqual(secretRefs(migrate).get('DATABASE_URL'), { key: 'DATABASE_URL', optional: false });
     const pod = podSpec(job);
     assert.equal(pod.restartPolicy, 'Never');

@@ -1,21 +1,12 @@
 import { z } from 'zod';
+import { auditRecordSchema } from './gateway.js';
 
 /**
  * The `api.called` contract: what the gateway publishes after each authenticated API call and its audit
- * writer stores. One API call as the gateway records it (never the key, never bodies); `id` is the audit
- * record's id.
+ * writer stores. One API call as the gateway records it (never the key, never bodies): the audit record
+ * it becomes, with the time of the call in `at`.
  */
-export const apiCallSchema = z.object({
-  id: z.string(),
-  key_id: z.string(),
-  method: z.string(),
-  path: z.string(),
-  status: z.number().int(),
-  latency_ms: z.number().int(),
-  request_id: z.string(),
-  client_address: z.string().nullable(),
-  at: z.string(),
-});
+export const apiCallSchema = auditRecordSchema.omit({ object: true, created_at: true }).extend({ at: z.string() });
 export type ApiCall = z.infer<typeof apiCallSchema>;
 
 /** The data of an `api.called` event: a batch of one organization's calls. */

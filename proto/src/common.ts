@@ -25,3 +25,27 @@ export const metadataSchema = z
   .record(z.string().max(40), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))
   .refine((value) => Object.keys(value).length <= 50, 'at most 50 metadata keys')
   .describe('Up to 50 key/value pairs of your own');
+
+/**
+ * An idempotency key: the `Idempotency-Key` header on REST, `idempotency_key` in NATS inputs and MCP tool
+ * arguments. The same key and request run once (packages/kit/src/idempotency.ts).
+ */
+export const idempotencyKeySchema = z.string().min(1).max(255);
+
+/** The `Idempotency-Key` header of a REST operation that creates or sends; kit checks its characters. */
+export const idempotencyKeyHeadersSchema = z.object({
+  'idempotency-key': z.string().optional().describe('Makes the request safe to retry: the same key and body run once'),
+});
+
+/** The `idempotency_key` argument of an MCP tool that creates or sends. */
+export const idempotencyKeyArgumentSchema = idempotencyKeySchema
+  .optional()
+  .describe('Any unique string; a retry with the same key and arguments returns the first result instead of acting twice');
+
+/**
+ * The answer to a delete: which record is gone. `id` is any string unless the record's id schema is given
+ * (then it is checked and documented like the record's own id).
+ */
+export function deletedSchema<O extends string, I extends z.ZodType<string> = z.ZodString>(object: O, id?: I) {
+  return z.object({ id: (id ?? z.string()) as I, object: z.literal(object), deleted: z.literal(true) });
+}

@@ -1,4 +1,19 @@
 import { z } from 'zod';
+import { apiCallBatchSchema } from './audit.js';
+import { planSchema } from './identity.js';
+import { idSchema } from './ids.js';
+import {
+  enrollmentSchema,
+  invoiceSchema,
+  leadDeletedEventDataSchema,
+  leadQualifiedEventDataSchema,
+  leadSchema,
+  leadUpdatedEventDataSchema,
+  projectSchema,
+} from './leads.js';
+import { approvalEventDataSchema } from './mcp.js';
+import { brandScoredEventDataSchema } from './recall.js';
+import { callEventDataSchema, dncEventDataSchema, smsEventDataSchema } from './telephony.js';
 
 /** Every domain event type. Each is published on JetStream as `evt.<type>` (e.g. `evt.call.completed`). */
 export const eventTypes = [
@@ -42,6 +57,50 @@ export const internalEventTypes: readonly EventType[] = ['api.called', 'org.plan
 
 export const publicEventTypes = eventTypes.filter((type) => !internalEventTypes.includes(type));
 
+/** The `data` of `webhook.test`. */
+export const webhookTestEventDataSchema = z.object({ endpoint_id: idSchema('webhook'), message: z.string() });
+
+/**
+ * What each event type carries in `data`, exactly as its publisher builds it. `Bus.publish`, the outbox and
+ * `Bus.consume` are typed by this map, so a payload its consumers do not expect does not compile, and
+ * consumers check `data` against it before their handler runs.
+ */
+export const eventDataSchemas = {
+  'call.queued': callEventDataSchema,
+  'call.started': callEventDataSchema,
+  'call.completed': callEventDataSchema,
+  'call.failed': callEventDataSchema,
+  'call.canceled': callEventDataSchema,
+  'call.ringing': callEventDataSchema,
+  'sms.delivered': smsEventDataSchema,
+  'sms.failed': smsEventDataSchema,
+  'sms.sent': smsEventDataSchema,
+  'sms.received': smsEventDataSchema,
+  'dnc.added': dncEventDataSchema,
+  'dnc.removed': dncEventDataSchema,
+  'lead.created': leadSchema,
+  'lead.updated': leadUpdatedEventDataSchema,
+  'lead.qualified': leadQualifiedEventDataSchema,
+  'lead.deleted': leadDeletedEventDataSchema,
+  'enrollment.started': enrollmentSchema,
+  'enrollment.completed': enrollmentSchema,
+  'enrollment.stopped': enrollmentSchema,
+  'invoice.sent': invoiceSchema,
+  'project.delivered': projectSchema,
+  'approval.requested': approvalEventDataSchema,
+  'approval.resolved': approvalEventDataSchema,
+  'recall.brand_scored': brandScoredEventDataSchema,
+  'webhook.test': webhookTestEventDataSchema,
+  'org.plan_changed': z.object({ plan: planSchema }),
+  'api.called': apiCallBatchSchema,
+} satisfies { [T in EventType]: z.ZodType<Record<string, unknown>> };
+
+/**
+ * The `data` of one event type as it crosses the wire. Publishers build it and consumers receive it as sent
+ * (checked, not rewritten: webhook bodies keep the publisher's bytes), hence the schema's input type.
+ */
+export type EventData<T extends EventType> = z.input<(typeof eventDataSchemas)[T]>;
+
 /** The envelope of every event, on JetStream and in webhook deliveries alike (Standard Webhooks body). */
 export const eventEnvelopeSchema = z.object({
   id: z.string(),
@@ -50,7 +109,14 @@ export const eventEnvelopeSchema = z.object({
   org_id: z.string(),
   data: z.record(z.string(), z.unknown()),
 });
-export type EventEnvelope = z.infer<typeof eventEnvelopeSchema>;
+
+/**
+ * An event of one of the types `T`, its `data` typed by the type: narrowing on `type` narrows `data`.
+ * `EventEnvelope` alone is any event.
+ */
+export type EventEnvelope<T extends EventType = EventType> = {
+  [K in T]: { id: string; type: K; created_at: string; org_id: string; data: EventData<K> };
+}[T];
 
 export const eventsStreamName = 'EVENTS';
 export const eventSubjectPrefix = 'evt';

@@ -102,7 +102,7 @@ export type KeyStanding = z.infer<typeof keyStandingSchema>;
  * service_list_audit_log), and a key's standing (approvals re-check the requester's key before acting).
  */
 export const gatewayRpc = {
-  keyStanding: defineRpc('svc.gateway.keys.standing', z.object({ key_id: z.string().min(1).max(64) }), keyStandingSchema),
-  getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema),
-  listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema),
+  keyStanding: defineRpc('svc.gateway.keys.standing', z.object({ key_id: z.string().min(1).max(64) }), keyStandingSchema, 'read'),
+  getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema, 'read'),
+  listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read'),
 };

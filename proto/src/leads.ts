@@ -1,7 +1,15 @@
 // Records, request schemas and NATS operations of the leads service: workspaces, themes, leads (and their
 // notes), sequences and enrollments, invoices and projects.
 import { z } from 'zod';
-import { currencySchema, e164Schema, metadataSchema, supportedYear, timestampSchema } from './common.js';
+import {
+  currencySchema,
+  deletedSchema,
+  e164Schema,
+  idempotencyKeySchema,
+  metadataSchema,
+  supportedYear,
+  timestampSchema,
+} from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -49,14 +57,6 @@ const hexColorSchema = z
  * are accepted, so `?qualified_only=false` means false rather than "a non-empty string".
  */
 const queryBooleanSchema = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((value) => value === true || value === 'true');
-
-const deletedSchema = <K extends string>(object: K) => z.object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) });
-
-const idempotencyKeySchema = z
-  .string()
-  .min(1)
-  .max(255)
-  .describe('Same meaning as the Idempotency-Key header: a retried request with the same key runs once.');
 
 // ── Workspaces ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -215,6 +215,15 @@ export const leadSchema = z
   })
   .meta({ id: 'Lead' });
 export type Lead = z.infer<typeof leadSchema>;
+
+/** The `data` of `lead.updated`: the lead after the change, and the fields the change named. */
+export const leadUpdatedEventDataSchema = leadSchema.extend({ changed: z.array(z.string()) });
+
+/** The `data` of `lead.qualified`: the lead, and the call that qualified it (null when qualified by hand). */
+export const leadQualifiedEventDataSchema = leadSchema.extend({ call_id: idSchema('call').nullable() });
+
+/** The `data` of `lead.deleted`: which lead, nothing of its personal data. */
+export const leadDeletedEventDataSchema = z.object({ id: idSchema('lead'), object: z.literal('lead') });
 
 export const leadNoteSchema = z
   .object({
@@ -600,76 +609,95 @@ export type LeadDetail = z.infer<typeof leadDetailSchema>;
 // ── NATS operations: one per REST operation, calling the same domain function ───────────────────────────
 
 const byId = <K extends Parameters<typeof idSchema>[0]>(kind: K) => z.object({ id: idSchema(kind) });
-const idempotencyField = { idempotency_key: idempotencyKeySchema.optional() };
+const idempotencyField = {
+  idempotency_key: idempotencyKeySchema
+    .describe('Same meaning as the Idempotency-Key header: a retried request with the same key runs once.')
+    .optional(),
+};
 
 export const leadsRpc = {
-  listWorkspaces: defineRpc('svc.leads.workspaces.list', listWorkspacesQuerySchema, workspacePageSchema),
-  getWorkspace: defineRpc('svc.leads.workspaces.get', byId('workspace'), workspaceSchema),
-  createWorkspace: defineRpc('svc.leads.workspaces.create', createWorkspaceSchema.extend(idempotencyField), workspaceSchema),
-  updateWorkspace: defineRpc('svc.leads.workspaces.update', byId('workspace').extend(updateWorkspaceSchema.shape), workspaceSchema),
-  deleteWorkspace: defineRpc('svc.leads.workspaces.delete', byId('workspace'), deletedSchema('workspace')),
+  listWorkspaces: defineRpc('svc.leads.workspaces.list', listWorkspacesQuerySchema, workspacePageSchema, 'read'),
+  getWorkspace: defineRpc('svc.leads.workspaces.get', byId('workspace'), workspaceSchema, 'read'),
+  createWorkspace: defineRpc('svc.leads.workspaces.create', createWorkspaceSchema.extend(idempotencyField), workspaceSchema, 'read-write'),
+  updateWorkspace: defineRpc(
+    'svc.leads.workspaces.update',
+    byId('workspace').extend(updateWorkspaceSchema.shape),
+    workspaceSchema,
+    'read-write',
+  ),
+  deleteWorkspace: defineRpc('svc.leads.workspaces.delete', byId('workspace'), deletedSchema('workspace'), 'read-write'),
 
-  listThemes: defineRpc('svc.leads.themes.list', listThemesQuerySchema, themePageSchema),
-  getTheme: defineRpc('svc.leads.themes.get', byId('theme'), themeSchema),
-  createTheme: defineRpc('svc.leads.themes.create', createThemeSchema.extend(idempotencyField), themeSchema),
-  updateTheme: defineRpc('svc.leads.themes.update', byId('theme').extend(updateThemeSchema.shape), themeSchema),
-  deleteTheme: defineRpc('svc.leads.themes.delete', byId('theme'), deletedSchema('theme')),
-  applyTheme: defineRpc('svc.leads.themes.apply', byId('theme').extend(applyThemeSchema.shape), workspaceSchema),
+  listThemes: defineRpc('svc.leads.themes.list', listThemesQuerySchema, themePageSchema, 'read'),
+  getTheme: defineRpc('svc.leads.themes.get', byId('theme'), themeSchema, 'read'),
+  createTheme: defineRpc('svc.leads.themes.create', createThemeSchema.extend(idempotencyField), themeSchema, 'read-write'),
+  updateTheme: defineRpc('svc.leads.themes.update', byId('theme').extend(updateThemeSchema.shape), themeSchema, 'read-write'),
+  deleteTheme: defineRpc('svc.leads.themes.delete', byId('theme'), deletedSchema('theme'), 'read-write'),
+  applyTheme: defineRpc('svc.leads.themes.apply', byId('theme').extend(applyThemeSchema.shape), workspaceSchema, 'read-write'),
 
-  listLeads: defineRpc('svc.leads.leads.list', listLeadsQuerySchema, leadPageSchema),
-  recentLeads: defineRpc('svc.leads.leads.recent', recentLeadsQuerySchema, leadPageSchema),
-  getLead: defineRpc('svc.leads.leads.get', byId('lead'), leadDetailSchema),
-  createLead: defineRpc('svc.leads.leads.create', createLeadSchema.extend(idempotencyField), leadSchema),
-  updateLead: defineRpc('svc.leads.leads.update', byId('lead').extend(updateLeadSchema.shape), leadSchema),
-  deleteLead: defineRpc('svc.leads.leads.delete', byId('lead'), deletedSchema('lead')),
-  addLeadNote: defineRpc('svc.leads.notes.create', byId('lead').extend(createLeadNoteSchema.shape), leadNoteSchema),
-  listLeadNotes: defineRpc('svc.leads.notes.list', byId('lead').extend(listLeadNotesQuerySchema.shape), leadNotePageSchema),
+  listLeads: defineRpc('svc.leads.leads.list', listLeadsQuerySchema, leadPageSchema, 'read'),
+  recentLeads: defineRpc('svc.leads.leads.recent', recentLeadsQuerySchema, leadPageSchema, 'read'),
+  getLead: defineRpc('svc.leads.leads.get', byId('lead'), leadDetailSchema, 'read'),
+  createLead: defineRpc('svc.leads.leads.create', createLeadSchema.extend(idempotencyField), leadSchema, 'read-write'),
+  updateLead: defineRpc('svc.leads.leads.update', byId('lead').extend(updateLeadSchema.shape), leadSchema, 'read-write'),
+  deleteLead: defineRpc('svc.leads.leads.delete', byId('lead'), deletedSchema('lead'), 'read-write', { approval: true }),
+  addLeadNote: defineRpc('svc.leads.notes.create', byId('lead').extend(createLeadNoteSchema.shape), leadNoteSchema, 'read-write'),
+  listLeadNotes: defineRpc('svc.leads.notes.list', byId('lead').extend(listLeadNotesQuerySchema.shape), leadNotePageSchema, 'read'),
 
-  listSequences: defineRpc('svc.leads.sequences.list', listSequencesQuerySchema, sequencePageSchema),
-  getSequence: defineRpc('svc.leads.sequences.get', byId('sequence'), sequenceSchema),
-  createSequence: defineRpc('svc.leads.sequences.create', createSequenceSchema.extend(idempotencyField), sequenceSchema),
-  updateSequence: defineRpc('svc.leads.sequences.update', byId('sequence').extend(updateSequenceSchema.shape), sequenceSchema),
-  deleteSequence: defineRpc('svc.leads.sequences.delete', byId('sequence'), deletedSchema('sequence')),
+  listSequences: defineRpc('svc.leads.sequences.list', listSequencesQuerySchema, sequencePageSchema, 'read'),
+  getSequence: defineRpc('svc.leads.sequences.get', byId('sequence'), sequenceSchema, 'read'),
+  createSequence: defineRpc('svc.leads.sequences.create', createSequenceSchema.extend(idempotencyField), sequenceSchema, 'read-write'),
+  updateSequence: defineRpc(
+    'svc.leads.sequences.update',
+    byId('sequence').extend(updateSequenceSchema.shape),
+    sequenceSchema,
+    'read-write',
+  ),
+  deleteSequence: defineRpc('svc.leads.sequences.delete', byId('sequence'), deletedSchema('sequence'), 'read-write'),
   enroll: defineRpc(
     'svc.leads.enrollments.create',
     z.object({ sequence_id: idSchema('sequence') }).extend(enrollLeadsSchema.shape),
     enrollmentListSchema,
+    'read-write',
   ),
   unenroll: defineRpc(
     'svc.leads.enrollments.stop',
     z.object({ sequence_id: idSchema('sequence'), enrollment_id: idSchema('enrollment') }).extend(stopEnrollmentSchema.shape),
     enrollmentSchema,
+    'read-write',
   ),
   /** Stops a lead's active enrollment in a sequence, for callers that know the lead rather than the enrollment. */
   unenrollLead: defineRpc(
     'svc.leads.enrollments.stop_lead',
     z.object({ sequence_id: idSchema('sequence'), lead_id: idSchema('lead') }).extend(stopEnrollmentSchema.shape),
     enrollmentSchema,
+    'read-write',
   ),
   listEnrollments: defineRpc(
     'svc.leads.enrollments.list',
     listEnrollmentsQuerySchema.extend({ sequence_id: idSchema('sequence').optional() }),
     enrollmentPageSchema,
+    'read',
   ),
   getEnrollment: defineRpc(
     'svc.leads.enrollments.get',
     z.object({ sequence_id: idSchema('sequence'), enrollment_id: idSchema('enrollment') }),
     enrollmentSchema,
+    'read',
   ),
 
-  listInvoices: defineRpc('svc.leads.invoices.list', listInvoicesQuerySchema, invoicePageSchema),
-  getInvoice: defineRpc('svc.leads.invoices.get', byId('invoice'), invoiceSchema),
-  draftInvoice: defineRpc('svc.leads.invoices.create', createInvoiceSchema.extend(idempotencyField), invoiceSchema),
-  updateInvoice: defineRpc('svc.leads.invoices.update', byId('invoice').extend(updateInvoiceSchema.shape), invoiceSchema),
-  deleteInvoice: defineRpc('svc.leads.invoices.delete', byId('invoice'), deletedSchema('invoice')),
-  sendInvoice: defineRpc('svc.leads.invoices.send', byId('invoice'), invoiceSchema),
-  markInvoicePaid: defineRpc('svc.leads.invoices.pay', byId('invoice'), invoiceSchema),
-  voidInvoice: defineRpc('svc.leads.invoices.void', byId('invoice'), invoiceSchema),
+  listInvoices: defineRpc('svc.leads.invoices.list', listInvoicesQuerySchema, invoicePageSchema, 'read'),
+  getInvoice: defineRpc('svc.leads.invoices.get', byId('invoice'), invoiceSchema, 'read'),
+  draftInvoice: defineRpc('svc.leads.invoices.create', createInvoiceSchema.extend(idempotencyField), invoiceSchema, 'read-write'),
+  updateInvoice: defineRpc('svc.leads.invoices.update', byId('invoice').extend(updateInvoiceSchema.shape), invoiceSchema, 'read-write'),
+  deleteInvoice: defineRpc('svc.leads.invoices.delete', byId('invoice'), deletedSchema('invoice'), 'read-write'),
+  sendInvoice: defineRpc('svc.leads.invoices.send', byId('invoice'), invoiceSchema, 'read-write', { approval: true }),
+  markInvoicePaid: defineRpc('svc.leads.invoices.pay', byId('invoice'), invoiceSchema, 'read-write'),
+  voidInvoice: defineRpc('svc.leads.invoices.void', byId('invoice'), invoiceSchema, 'read-write'),
 
-  listProjects: defineRpc('svc.leads.projects.list', listProjectsQuerySchema, projectPageSchema),
-  getProject: defineRpc('svc.leads.projects.get', byId('project'), projectSchema),
-  createProject: defineRpc('svc.leads.projects.create', createProjectSchema.extend(idempotencyField), projectSchema),
-  updateProject: defineRpc('svc.leads.projects.update', byId('project').extend(updateProjectSchema.shape), projectSchema),
-  deleteProject: defineRpc('svc.leads.projects.delete', byId('project'), deletedSchema('project')),
-  deliverProject: defineRpc('svc.leads.projects.deliver', byId('project'), projectSchema),
+  listProjects: defineRpc('svc.leads.projects.list', listProjectsQuerySchema, projectPageSchema, 'read'),
+  getProject: defineRpc('svc.leads.projects.get', byId('project'), projectSchema, 'read'),
+  createProject: defineRpc('svc.leads.projects.create', createProjectSchema.extend(idempotencyField), projectSchema, 'read-write'),
+  updateProject: defineRpc('svc.leads.projects.update', byId('project').extend(updateProjectSchema.shape), projectSchema, 'read-write'),
+  deleteProject: defineRpc('svc.leads.projects.delete', byId('project'), deletedSchema('project'), 'read-write'),
+  deliverProject: defineRpc('svc.leads.projects.deliver', byId('project'), projectSchema, 'read-write', { approval: true }),
 };

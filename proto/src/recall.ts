@@ -1,7 +1,7 @@
 // Records, request schemas and NATS operations of the recall service: the knowledge base (documents split
 // into passages), knowledge-base recall with cited answers, the brand score and the marketing audit.
 import { z } from 'zod';
-import { timestampSchema } from './common.js';
+import { deletedSchema, idempotencyKeySchema, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -80,10 +80,7 @@ export type UpdateDocumentBody = z.infer<typeof updateDocumentBodySchema>;
 
 /** The NATS input of addDocument: the REST body plus the idempotency key (the `Idempotency-Key` header on REST). */
 export const addDocumentInputSchema = createDocumentBodySchema.extend({
-  idempotency_key: z
-    .string()
-    .min(1)
-    .max(255)
+  idempotency_key: idempotencyKeySchema
     .optional()
     .describe('Same meaning as the Idempotency-Key header: a retried request with the same key adds one document.'),
 });
@@ -91,9 +88,7 @@ export type AddDocumentInput = z.infer<typeof addDocumentInputSchema>;
 
 export const documentIdParamsSchema = z.object({ id: idSchema('document') });
 
-export const deletedDocumentSchema = z
-  .object({ id: idSchema('document'), object: z.literal('document'), deleted: z.literal(true) })
-  .meta({ id: 'DeletedDocument' });
+export const deletedDocumentSchema = deletedSchema('document', idSchema('document')).meta({ id: 'DeletedDocument' });
 
 // ---------------------------------------------------------------------------------------------------------
 // POST /api/v1/llm-recall: either {query} or {brand, url}
@@ -306,16 +301,17 @@ export type MarketingAudit = z.infer<typeof marketingAuditSchema>;
 // NATS operations, for the MCP service (service_recall, service_brand_score, service_add_knowledge_document)
 
 export const recallRpc = {
-  recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema),
+  recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema, 'read'),
   /** Probes both providers; `unavailable` (503) without one, `upstream_failed` (502) when both fail. */
-  brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema),
-  addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema),
-  listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema),
-  getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema),
+  brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema, 'read'),
+  addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema, 'read-write'),
+  listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema, 'read'),
+  getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema, 'read'),
   updateDocument: defineRpc(
     'svc.recall.documents.update',
     z.object({ id: idSchema('document'), changes: updateDocumentBodySchema }),
     documentSchema,
+    'read-write',
   ),
-  deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema),
+  deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema, 'read-write'),
 };

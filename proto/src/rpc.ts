@@ -1,24 +1,31 @@
 import { z } from 'zod';
 import { wireErrorSchema } from './errors.js';
-import { identitySchema } from './identity.js';
+import { identitySchema, type Scope } from './identity.js';
 
 /**
- * A NATS request/reply operation: its subject and the schemas of what goes in and comes out. Services
- * serve these with a queue group; the MCP service and other services call them. Subjects follow
- * `svc.<service>.<resource>.<verb>`.
+ * One operation of the platform, and the single place its contract is stated: its NATS subject, the
+ * schemas of what goes in and comes out, the scope it needs by its effect (reads `read`, anything that
+ * changes data `read-write`), and whether an agent may only ask a person to approve it. Services serve
+ * these with a queue group (`Bus.serve` enforces the scope); REST routes and MCP tools take their scope
+ * from here. Subjects follow `svc.<service>.<resource>.<verb>`.
  */
 export interface RpcDefinition<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> {
   subject: string;
   input: Input;
   output: Output;
+  scope: Scope;
+  /** An MCP agent cannot run it directly: its tool only requests a person's approval (MCP-TOOLS.md). */
+  approval: boolean;
 }
 
 export function defineRpc<Input extends z.ZodType, Output extends z.ZodType>(
   subject: string,
   input: Input,
   output: Output,
+  scope: Scope,
+  options: { approval?: boolean } = {},
 ): RpcDefinition<Input, Output> {
-  return { subject, input, output };
+  return { subject, input, output, scope, approval: options.approval ?? false };
 }
 
 export type RpcInput<D extends RpcDefinition> = z.input<D['input']>;

@@ -1,6 +1,6 @@
 // Records, request schemas and NATS operations of the telephony service: calls, SMS and the do-not-call list.
 import { z } from 'zod';
-import { currencySchema, e164Schema, metadataSchema, timestampSchema } from './common.js';
+import { currencySchema, deletedSchema, e164Schema, idempotencyKeySchema, metadataSchema, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc } from './rpc.js';
@@ -99,7 +99,7 @@ export type QueueCallBody = z.infer<typeof queueCallBodySchema>;
 /** The NATS input of queueCall: the REST body plus who asks and the idempotency key (the header on REST). */
 export const queueCallInputSchema = queueCallBodySchema.extend({
   source: z.enum(requestSources).default('api'),
-  idempotency_key: z.string().min(1).max(255).optional(),
+  idempotency_key: idempotencyKeySchema.optional(),
 });
 export type QueueCallInput = z.infer<typeof queueCallInputSchema>;
 
@@ -197,7 +197,7 @@ export type SendSmsBody = z.infer<typeof sendSmsBodySchema>;
 
 export const sendSmsInputSchema = sendSmsBodySchema.extend({
   source: z.enum(requestSources).default('api'),
-  idempotency_key: z.string().min(1).max(255).optional(),
+  idempotency_key: idempotencyKeySchema.optional(),
 });
 export type SendSmsInput = z.infer<typeof sendSmsInputSchema>;
 
@@ -247,9 +247,7 @@ export const addDncInputSchema = addDncBodySchema.extend({
 });
 export type AddDncInput = z.infer<typeof addDncInputSchema>;
 
-export const deletedDncSchema = z
-  .object({ id: idSchema('dnc'), object: z.literal('dnc_entry'), deleted: z.literal(true) })
-  .meta({ id: 'DeletedDncEntry' });
+export const deletedDncSchema = deletedSchema('dnc_entry', idSchema('dnc')).meta({ id: 'DeletedDncEntry' });
 
 export const checkDncQuerySchema = z.object({ phone: e164Schema });
 
@@ -270,22 +268,22 @@ export type DncCheck = z.infer<typeof dncCheckSchema>;
 const byCallId = z.object({ id: idSchema('call') });
 
 export const telephonyRpc = {
-  listCalls: defineRpc('svc.telephony.calls.list', listCallsQuerySchema, callPageSchema),
-  getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema),
+  listCalls: defineRpc('svc.telephony.calls.list', listCallsQuerySchema, callPageSchema, 'read'),
+  getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema, 'read'),
   /** Queues an outbound call; a do-not-call number is `dnc_blocked` (422). */
-  queueCall: defineRpc('svc.telephony.calls.queue', queueCallInputSchema, callSchema),
+  queueCall: defineRpc('svc.telephony.calls.queue', queueCallInputSchema, callSchema, 'read-write'),
   /** Cancels a call that is still queued; any other status is `conflict` (409). */
-  cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema),
-  callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema),
-  listSms: defineRpc('svc.telephony.sms.list', listSmsQuerySchema, smsPageSchema),
-  getSms: defineRpc('svc.telephony.sms.get', z.object({ id: idSchema('sms') }), smsSchema),
+  cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema, 'read-write'),
+  callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema, 'read'),
+  listSms: defineRpc('svc.telephony.sms.list', listSmsQuerySchema, smsPageSchema, 'read'),
+  getSms: defineRpc('svc.telephony.sms.get', z.object({ id: idSchema('sms') }), smsSchema, 'read'),
   /** Sends an SMS; a do-not-call number is `dnc_blocked` (422). */
-  sendSms: defineRpc('svc.telephony.sms.send', sendSmsInputSchema, smsSchema),
-  listDnc: defineRpc('svc.telephony.dnc.list', listDncQuerySchema, dncPageSchema),
+  sendSms: defineRpc('svc.telephony.sms.send', sendSmsInputSchema, smsSchema, 'read-write'),
+  listDnc: defineRpc('svc.telephony.dnc.list', listDncQuerySchema, dncPageSchema, 'read'),
   /** Adds a number; adding one that is already listed for that channel returns the existing entry. */
-  addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema),
-  removeDnc: defineRpc('svc.telephony.dnc.remove', z.object({ id: idSchema('dnc') }), deletedDncSchema),
-  checkDnc: defineRpc('svc.telephony.dnc.check', checkDncQuerySchema, dncCheckSchema),
+  addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema, 'read-write'),
+  removeDnc: defineRpc('svc.telephony.dnc.remove', z.object({ id: idSchema('dnc') }), deletedDncSchema, 'read-write', { approval: true }),
+  checkDnc: defineRpc('svc.telephony.dnc.check', checkDncQuerySchema, dncCheckSchema, 'read'),
 };
 
 /**
@@ -293,7 +291,6 @@ export const telephonyRpc = {
  * `call.canceled`): the call as listed, plus `call_id` so consumers need not know the record's shape.
  */
 export const callEventDataSchema = callListItemSchema.extend({ call_id: idSchema('call') });
-export type CallEventData = z.infer<typeof callEventDataSchema>;
 
 /** The `data` of SMS events (`sms.sent`, `sms.delivered`, `sms.failed`, `sms.received`). */
 export const smsEventDataSchema = smsSchema.extend({ sms_id: idSchema('sms') });

@@ -1,6 +1,6 @@
 // Records, request schemas and NATS operations of the webhooks service: endpoints and their deliveries.
 import { z } from 'zod';
-import { timestampSchema } from './common.js';
+import { deletedSchema, timestampSchema } from './common.js';
 import { type EventType, eventEnvelopeSchema, eventTypeSchema, publicEventTypes } from './events.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
@@ -92,9 +92,7 @@ export const updateWebhookBodySchema = z
   .meta({ id: 'UpdateWebhookRequest' });
 export type UpdateWebhookBody = z.infer<typeof updateWebhookBodySchema>;
 
-export const deletedWebhookSchema = z
-  .object({ id: idSchema('webhook'), object: z.literal('webhook_endpoint'), deleted: z.literal(true) })
-  .meta({ id: 'DeletedWebhookEndpoint' });
+export const deletedWebhookSchema = deletedSchema('webhook_endpoint', idSchema('webhook')).meta({ id: 'DeletedWebhookEndpoint' });
 
 export const listWebhooksQuerySchema = listQuerySchema.extend({ status: z.enum(endpointStatuses).optional() });
 export type ListWebhooksQuery = z.infer<typeof listWebhooksQuerySchema>;
@@ -141,20 +139,18 @@ export const listDeliveriesQuerySchema = listQuerySchema.extend({
 });
 export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;
 
-/** The `data` of `webhook.test`. */
-export const webhookTestEventDataSchema = z.object({ endpoint_id: idSchema('webhook'), message: z.string() });
-
 // ---------------------------------------------------------------------------------------------------------
 // NATS operations (read-only): the same views as the REST API, for other services.
 
 const byEndpointId = z.object({ id: idSchema('webhook') });
 
 export const webhooksRpc = {
-  listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema),
-  getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema),
+  listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema, 'read'),
+  getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema, 'read'),
   listDeliveries: defineRpc(
     'svc.webhooks.deliveries.list',
     listDeliveriesQuerySchema.extend({ endpoint_id: idSchema('webhook') }),
     webhookDeliveryPageSchema,
+    'read',
   ),
 };

@@ -109,7 +109,7 @@ export function machineBusyMs(): number | undefined {
   }
 }
 
-/** Compiles the given workspaces (and what they import) to `dist/`, as the Dockerfiles do. */
+/** Compiles the given workspaces (and what they import) to `dist/`, as the Dockerfile does. */
 export function buildWorkspaces(workspaces: string[]): void {
   const args = ['run', 'build', ...workspaces.flatMap((workspace) => ['-w', workspace])];
   const result = spawnSync('npm', args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });

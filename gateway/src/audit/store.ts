@@ -1,4 +1,4 @@
-import { afterPosition, decodeCursor, keysetOrder, toPage } from '@voice/kit';
+import { afterPosition, createdBetween, decodeCursor, keysetOrder, toPage } from '@voice/kit';
 import type { listAuditLogQuerySchema } from '@voice/proto';
 import type { z } from 'zod';
 import type { AuditRecord, PrismaClient } from '../generated/prisma/client.js';
@@ -26,14 +26,7 @@ export async function listAuditLog(prisma: PrismaClient, orgId: string, query: z
       orgId,
       ...(filters.key_id ? { keyId: filters.key_id } : {}),
       ...(filters.status ? { status: filters.status } : {}),
-      ...(filters.created_after || filters.created_before
-        ? {
-            createdAt: {
-              ...(filters.created_after ? { gte: new Date(filters.created_after) } : {}),
-              ...(filters.created_before ? { lt: new Date(filters.created_before) } : {}),
-            },
-          }
-        : {}),
+      ...createdBetween(filters.created_after, filters.created_before),
       ...afterPosition(position),
     },
     orderBy: keysetOrder,

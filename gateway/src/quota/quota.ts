@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { defineLuaCommand } from '@voice/kit';
 import type { ClientContext, Redis, Result } from 'ioredis';
-
-const quotaScript = readFileSync(new URL('./quota-2.lua', import.meta.url), 'utf8');
 
 declare module 'ioredis' {
   interface RedisCommander<Context extends ClientContext = { type: 'default' }> {
@@ -16,9 +14,9 @@ declare module 'ioredis' {
   }
 }
 
-/** Loads the Lua script once per connection; ioredis runs it by SHA and reloads it after a Redis restart. */
+/** The quota script (lua/quota-2.lua, from src/quota and dist/quota alike) as `redis.countRequest`. */
 export function defineQuotaCommand(redis: Redis): void {
-  redis.defineCommand('countRequest', { numberOfKeys: 3, lua: quotaScript });
+  defineLuaCommand(redis, 'countRequest', new URL('../../lua/quota-2.lua', import.meta.url), 3);
 }
 
 export type QuotaVerdict = 'allowed' | 'quota_exceeded' | 'rate_limited' | 'revoked';

@@ -1,5 +1,5 @@
 import { type HttpApp, identityOf } from '@voice/kit';
-import { auditPageSchema, type Identity, listAuditLogQuerySchema, planLimits, type Usage, usageSchema } from '@voice/proto';
+import { auditPageSchema, gatewayRpc, type Identity, listAuditLogQuerySchema, planLimits, type Usage, usageSchema } from '@voice/proto';
 import { listAuditLog } from '../audit/store.js';
 import type { GatewayDeps } from '../deps.js';
 import { findGrantByKeyId } from '../keys/store.js';
@@ -35,7 +35,7 @@ export function usageRoutes(app: HttpApp, deps: GatewayDeps): void {
     '/api/v1/usage',
     {
       schema: { tags: ['account'], summary: "Quota used by this key and the organization's plan limits", response: { 200: usageSchema } },
-      config: { scope: 'read' },
+      config: { operation: gatewayRpc.getUsage },
     },
     async (request) => usageOf(deps, identityOf(request)),
   );
@@ -49,7 +49,7 @@ export function usageRoutes(app: HttpApp, deps: GatewayDeps): void {
         querystring: listAuditLogQuerySchema,
         response: { 200: auditPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: gatewayRpc.listAuditLog },
     },
     async (request) => listAuditLog(deps.prisma, identityOf(request).org_id, request.query),
   );

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { requestBodyLimitBytes } from '@voice/proto';
-import { call, type Json, type Platform, startPlatform } from './services.js';
+import { call, type Json, type Platform, startPlatform } from '../support/harness.js';
 
 interface RawResponse {
   status: number;

@@ -2,6 +2,7 @@
 // projects, driven with fetch and a Bearer key.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '@voice/kit/testing';
 import {
   type ApiResponse,
   assertError,
@@ -15,9 +16,8 @@ import {
   ok,
   type Platform,
   startPlatform,
-  until,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 /** Creates with a fresh Idempotency-Key twice: one resource, the same response; another body is 409. */
 async function createOnce(api: Client, path: string, body: Json, otherBody: Json, prefix: string, object: string): Promise<Json> {
@@ -190,7 +190,7 @@ describe('leads through the gateway', () => {
     );
     assert.deepEqual(replay.body, enrolled);
 
-    const completed = await until('the enrollment to complete', async () => {
+    const completed = await eventually('the enrollment to complete', async () => {
       const current = ok(await api.get(`/api/v1/sequences/${sequence.id}/enrollments/${enrollment.id}`));
       return current.status === 'completed' ? current : undefined;
     });

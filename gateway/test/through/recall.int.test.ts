@@ -5,13 +5,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  type FakeBehaviour,
-  type FakeProvider,
-  knowingAnswers,
-  startFakeAnthropic,
-  startFakeOpenAi,
-} from '../../../services/recall/test/fake-providers.js';
+import { type FakeBehaviour, type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi } from '@voice/kit/testing';
 import {
   assertError,
   assertRateLimitHeaders,
@@ -27,7 +21,7 @@ import {
   rateHeaders,
   startPlatform,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 const page = `<!doctype html><html lang="en"><head>
 <title>Acme Voice — AI receptionists</title>

@@ -1,6 +1,7 @@
 // Telephony through the gateway: calls, SMS and the do-not-call list, driven with fetch and a Bearer key.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '@voice/kit/testing';
 import {
   assertError,
   assertRateLimitHeaders,
@@ -12,9 +13,8 @@ import {
   ok,
   type Platform,
   startPlatform,
-  until,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 const phone = (n: number) => `+1415555${String(1000 + n).padStart(4, '0')}`;
 const enc = encodeURIComponent;
@@ -69,7 +69,7 @@ describe('telephony through the gateway', () => {
   });
 
   test('a sandbox call reaches completed when polled through the gateway, and can no longer be canceled', async () => {
-    const done = await until('the sandbox call to finish', async () => {
+    const done = await eventually('the sandbox call to finish', async () => {
       const call = ok(await api.get(`/api/v1/phone/calls/${callId}`));
       return call.status === 'completed' ? call : undefined;
     });

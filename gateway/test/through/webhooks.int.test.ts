@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '@voice/kit/testing';
 import {
   assertError,
   assertRateLimitHeaders,
@@ -18,9 +19,8 @@ import {
   ok,
   type Platform,
   startPlatform,
-  until,
   walk,
-} from './services.js';
+} from '../support/harness.js';
 
 interface Received {
   path: string;
@@ -99,32 +99,31 @@ describe('webhooks through the gateway', () => {
     secret = endpoint.secret;
   });
 
-  test('creating with the same Idempotency-Key twice gives one endpoint and the same response; another body is 409', async () => {
+  test('creating with the same Idempotency-Key twice gives one endpoint and the same response; another body is 409', async (t) => {
     const body = { url: `${receiverUrl}/hooks/idem`, event_types: ['invoice.sent'] };
     const key = idemKey('whk');
-    try {
-      const first = ok(await api.post('/api/v1/webhooks', body, { idempotencyKey: key }), 201);
-      const again = await api.post('/api/v1/webhooks', body, { idempotencyKey: key });
-      assert.equal(again.status, 201, again.text);
-      assert.deepEqual(again.body, first, 'the replay is the first response');
-      // What Redis keeps for the key names the endpoint; the secret stays sealed in Postgres.
-      const redis = platform.gateway.deps.redis;
-      const stored = await Promise.all((await redis.keys(`${platform.ctx.redisPrefix}idem:*`)).map((name) => redis.get(name)));
-      assert.ok(stored.length > 0);
-      assert.equal(stored.join('').includes('whsec_'), false, 'no signing secret in Redis');
-      assertError(
-        await api.post('/api/v1/webhooks', { ...body, event_types: ['project.delivered'] }, { idempotencyKey: key }),
-        409,
-        'idempotency_conflict',
-      );
-      const idem = ok(await api.get('/api/v1/webhooks?limit=100')).data.filter((item: Json) => item.url === body.url);
-      assert.equal(idem.length, 1, 'one endpoint for two requests with one key');
-    } finally {
+    t.after(async () => {
       // Whatever happened above, leave only the main endpoint behind for the tests that follow.
       for (const item of ok(await api.get('/api/v1/webhooks?limit=100')).data) {
         if (item.url === body.url) await api.delete(`/api/v1/webhooks/${item.id}`);
       }
-    }
+    });
+    const first = ok(await api.post('/api/v1/webhooks', body, { idempotencyKey: key }), 201);
+    const again = await api.post('/api/v1/webhooks', body, { idempotencyKey: key });
+    assert.equal(again.status, 201, again.text);
+    assert.deepEqual(again.body, first, 'the replay is the first response');
+    // What Redis keeps for the key names the endpoint; the secret stays sealed in Postgres.
+    const redis = platform.gateway.deps.redis;
+    const stored = await Promise.all((await redis.keys(`${platform.ctx.redisPrefix}idem:*`)).map((name) => redis.get(name)));
+    assert.ok(stored.length > 0);
+    assert.equal(stored.join('').includes('whsec_'), false, 'no signing secret in Redis');
+    assertError(
+      await api.post('/api/v1/webhooks', { ...body, event_types: ['project.delivered'] }, { idempotencyKey: key }),
+      409,
+      'idempotency_conflict',
+    );
+    const idem = ok(await api.get('/api/v1/webhooks?limit=100')).data.filter((item: Json) => item.url === body.url);
+    assert.equal(idem.length, 1, 'one endpoint for two requests with one key');
   });
 
   test('list and get never show the secret; update changes the description, event types and status', async () => {
@@ -156,7 +155,7 @@ describe('webhooks through the gateway', () => {
     assert.equal(testDelivery.endpoint_id, endpoint.id);
     assert.equal(testDelivery.event_type, 'webhook.test');
 
-    const [arrival] = await until('the test event', async () => {
+    const [arrival] = await eventually('the test event', async () => {
       const found = arrivals('/hooks/main', 'webhook.test');
       return found.length > 0 ? found : undefined;
     });
@@ -170,7 +169,7 @@ describe('webhooks through the gateway', () => {
     assert.equal(arrival.event.data.endpoint_id, endpoint.id);
     assert.match(arrival.event.created_at, /Z$/);
 
-    const delivered = await until('the delivery to succeed', async () => {
+    const delivered = await eventually('the delivery to succeed', async () => {
       const current = ok(await api.get(`/api/v1/webhooks/${endpoint.id}/deliveries/${testDelivery.id}`));
       return current.status === 'succeeded' ? current : undefined;
     });
@@ -194,7 +193,7 @@ describe('webhooks through the gateway', () => {
     assertRecord(replay, 'dlv', 'webhook_delivery');
     assert.equal(replay.replay_of, testDelivery.id);
     assert.equal(replay.event_id, testDelivery.event_id);
-    const arrivalsOfEvent = await until('the replayed event', async () => {
+    const arrivalsOfEvent = await eventually('the replayed event', async () => {
       const found = arrivals('/hooks/main', 'webhook.test').filter((item) => item.event.id === testDelivery.event_id);
       return found.length >= 2 ? found : undefined;
     });
@@ -207,7 +206,7 @@ describe('webhooks through the gateway', () => {
 
   test('a domain event from another service (lead.created through the gateway) is delivered to the subscribed endpoint', async () => {
     const lead = ok(await api.post('/api/v1/leads', { name: 'Grace Hopper' }, { idempotencyKey: idemKey('lead') }), 201);
-    const [arrival] = await until('lead.created', async () => {
+    const [arrival] = await eventually('lead.created', async () => {
       const found = arrivals('/hooks/main', 'lead.created').filter((item) => item.event.data.id === lead.id);
       return found.length > 0 ? found : undefined;
     });
@@ -328,7 +327,7 @@ describe('webhooks through the gateway', () => {
     const kept = ok(await starterApi.post('/api/v1/webhooks', { url: `${receiverUrl}/hooks/downgraded` }), 201);
     await platform.gateway.admin({ kind: 'org.set-plan', orgId: starter.orgId, plan: 'lite' });
     // The gateway hears of the change over NATS; its own usage report says when it has.
-    await until('the gateway to see the Lite plan', async () => {
+    await eventually('the gateway to see the Lite plan', async () => {
       const usage = ok(await starterApi.get('/api/v1/usage'));
       return usage.plan === 'lite' ? usage : undefined;
     });

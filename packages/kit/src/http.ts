@@ -1,6 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyContextConfig,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -13,6 +20,7 @@ import type { Registry } from 'prom-client';
 import { ApiError, envelope, installErrorHandling, toApiError } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
+import { routeScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 
 export interface HttpAppOptions {
@@ -139,7 +147,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // The route's declared scope travels in the document as `x-scope`; the gateway checks it agrees.
     transform: (input) => {
       const output = jsonSchemaTransform(input);
-      const scope = (input.route.config as { scope?: string } | undefined)?.scope;
+      const scope = routeScope(input.route.config as FastifyContextConfig | undefined);
       return scope ? { ...output, schema: { ...output.schema, 'x-scope': scope } } : output;
     },
     transformObject: jsonSchemaTransformObject,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from './errors.js';
 
@@ -100,4 +101,43 @@ export async function idempotent<T>(
     }
   }
   return { ...result, replayed: false };
+}
+
+/** What an idempotent operation needs from its process's deps: Redis and the key prefix. */
+export interface IdempotencyDeps {
+  redis: Redis;
+  env: { REDIS_PREFIX: string };
+}
+
+/**
+ * Runs an operation at most once per idempotency key, with the one key namespace of REST and NATS alike: a
+ * key belongs to (organization, operation), the operation named once (e.g. `calls.queue`) whichever door the
+ * request came through, and "the same request" is the operation's input without its `idempotency_key`. A
+ * REST route passes the header as `idempotency_key` (`idempotencyKeyOf`), beside the body and any path
+ * parameter the operation acts on.
+ */
+export async function runIdempotent<I extends { idempotency_key?: string | undefined }, T>(
+  deps: IdempotencyDeps,
+  orgId: string,
+  operation: string,
+  input: I,
+  work: (input: Omit<I, 'idempotency_key'>) => Promise<T>,
+  status = 201,
+): Promise<IdempotentResult<T>> {
+  const { idempotency_key: key, ...request } = input;
+  return idempotent({ redis: deps.redis, prefix: deps.env.REDIS_PREFIX, orgId, operation, key, fingerprint: request }, async () => ({
+    status,
+    body: await work(request),
+  }));
+}
+
+/** The request's `Idempotency-Key` header, checked (400 when malformed), or undefined. */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  return parseIdempotencyKey(request.headers['idempotency-key']);
+}
+
+/** Sends an idempotent operation's response; a replayed one is marked `Idempotent-Replayed: true`. */
+export function sendIdempotent<T>(reply: FastifyReply, result: IdempotentResult<T>): FastifyReply {
+  if (result.replayed) void reply.header('idempotent-replayed', 'true');
+  return reply.status(result.status).send(result.body);
 }

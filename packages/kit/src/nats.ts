@@ -12,8 +12,10 @@ import {
 import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import {
+  type EventData,
   type EventEnvelope,
   type EventType,
+  eventDataSchemas,
   eventEnvelopeSchema,
   eventSubject,
   eventSubjectPrefix,
@@ -30,6 +32,7 @@ import { withDeadline } from './deadline.js';
 import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
 import { newId } from './ids.js';
+import { requireScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 import type { BackgroundWork } from './workers.js';
 
@@ -54,19 +57,20 @@ export interface BusOptions {
 
 export type RpcHandler<D extends RpcDefinition> = (input: z.output<D['input']>, identity: Identity) => Promise<z.input<D['output']>>;
 
-export type EventHandler = (event: EventEnvelope) => Promise<void>;
+/** Handles events of the types `T`: `data` is typed, and was checked against `eventDataSchemas` before the call. */
+export type EventHandler<T extends EventType = EventType> = (event: EventEnvelope<T>) => Promise<void>;
 
-export interface ConsumeOptions {
+export interface ConsumeOptions<T extends EventType = EventType> {
   /** Durable consumer name: one per consuming deployable and purpose, e.g. `webhooks-fanout`. */
   durable: string;
   /** Event types to receive; all when omitted. */
-  types?: readonly EventType[];
+  types?: readonly T[];
   /** How long a handler may take before the server redelivers the event. */
   ackWaitMs?: number;
   /**
    * After this many deliveries an event is given up. Unlimited by default: an outage of whatever the handler
-   * writes to only delays events (the back-off caps at 30 s), it never drops them. A malformed event is
-   * terminated at once instead.
+   * writes to only delays events (the back-off caps at 30 s), it never drops them. A malformed event, or one
+   * whose `data` does not match its type's schema, is logged and terminated at once instead: it never will.
    */
   maxDeliver?: number;
   /**
@@ -95,6 +99,12 @@ export function natsServer(url: string): { servers: string; user?: string; pass?
   const pass = decodeURIComponent(parsed.password);
   const servers = `${parsed.protocol}//${parsed.host}`;
   return pass ? { servers, user, pass } : { servers, token: user };
+}
+
+/** A new event of a type, with its data as given; `id` fixed by the caller makes a retry the same event. */
+export function newEvent<T extends EventType>(type: T, orgId: string, data: EventData<T>, id?: string): EventEnvelope<T> {
+  // The mapped type does not see that `type` and `data` belong together for a generic `T`; the signature does.
+  return { id: id ?? newId('event'), type, created_at: new Date().toISOString(), org_id: orgId, data } as EventEnvelope<T>;
 }
 
 /**
@@ -153,7 +163,11 @@ export class Bus {
     return this.namespace ? `${eventsStreamName}_${this.namespace.toUpperCase()}` : eventsStreamName;
   }
 
-  /** Serves one operation with a queue group, so any number of replicas share the load. */
+  /**
+   * Serves one operation with a queue group, so any number of replicas share the load. The operation's
+   * declared scope is enforced here, before its input is read, as the REST services do for a route: a read
+   * key is refused a write whoever calls (`forbidden_scope`).
+   */
   serve<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>): void {
     const subscription = this.connection.subscribe(this.subject(definition.subject), {
       queue: this.subject(definition.subject),
@@ -179,6 +193,7 @@ export class Bus {
         throw error;
       }
       const request = rpcRequestSchema.parse(JSON.parse(decoder.decode(message.data)));
+      requireScope(request.identity, definition.scope);
       const nulPath = findNulCharacter(request.input);
       if (nulPath !== undefined) throw new ApiError('invalid_request', `${nulPath} contains a NUL character.`, { param: nulPath });
       const parsed = definition.input.safeParse(request.input);
@@ -287,14 +302,8 @@ export class Bus {
   }
 
   /** Publishes a domain event durably; resolves once JetStream has stored it. */
-  async publish(type: EventType, orgId: string, data: Record<string, unknown>, options: { id?: string } = {}): Promise<EventEnvelope> {
-    const event: EventEnvelope = {
-      id: options.id ?? newId('event'),
-      type,
-      created_at: new Date().toISOString(),
-      org_id: orgId,
-      data,
-    };
+  async publish<T extends EventType>(type: T, orgId: string, data: EventData<T>, options: { id?: string } = {}): Promise<EventEnvelope<T>> {
+    const event = newEvent(type, orgId, data, options.id);
     await this.publishEnvelope(event);
     return event;
   }
@@ -303,7 +312,7 @@ export class Bus {
    * Publishes an event built earlier (an outbox row), with its id as JetStream's de-duplication id: publishing
    * the same event again within the stream's duplicate window stores nothing new.
    */
-  async publishEnvelope(event: EventEnvelope, options: { timeoutMs?: number } = {}): Promise<void> {
+  async publishEnvelope<T extends EventType>(event: EventEnvelope<T>, options: { timeoutMs?: number } = {}): Promise<void> {
     await this.ensureStream();
     await this.js.publish(this.subject(eventSubject(event.type)), encoder.encode(JSON.stringify(event)), {
       msgID: event.id,
@@ -317,13 +326,13 @@ export class Bus {
    * gets the event again after a back-off. The returned work stops consuming (and waits for the events in
    * hand) when closed; `drain` closes any still running.
    */
-  async consume(options: ConsumeOptions, handler: EventHandler): Promise<BackgroundWork> {
+  async consume<T extends EventType = EventType>(options: ConsumeOptions<T>, handler: EventHandler<T>): Promise<BackgroundWork> {
     await this.ensureStream();
     const manager = await this.manager();
     const durable = this.namespace ? `${this.namespace}_${options.durable}` : options.durable;
     // One type is filtered by the server; several are filtered here, since servers before 2.10 (Debian's
     // 2.9 among them) take a single filter subject only.
-    const types = options.types ?? [];
+    const types: readonly EventType[] = options.types ?? [];
     const config = {
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
@@ -333,7 +342,6 @@ export class Bus {
       ...(types.length === 1 ? { filter_subject: this.subject(eventSubject(types[0] as EventType)) } : {}),
     };
     const wanted = types.length > 1 ? new Set<string>(types) : undefined;
-    const filtered: EventHandler = wanted ? async (event) => (wanted.has(event.type) ? handler(event) : undefined) : handler;
     try {
       await manager.consumers.info(this.streamName, durable);
       await manager.consumers.update(this.streamName, durable, config);
@@ -346,7 +354,9 @@ export class Bus {
     const done = (async () => {
       const inFlight = new Set<Promise<void>>();
       for await (const message of messages) {
-        const work: Promise<void> = this.handleEvent(message, filtered, options.durable).finally(() => inFlight.delete(work));
+        const work: Promise<void> = this.handleEvent(message, handler as EventHandler, options.durable, wanted).finally(() =>
+          inFlight.delete(work),
+        );
         inFlight.add(work);
         if (inFlight.size >= concurrency) await Promise.race(inFlight);
       }
@@ -362,15 +372,32 @@ export class Bus {
     return { close: stop };
   }
 
-  private async handleEvent(message: JsMsg, handler: EventHandler, durable: string): Promise<void> {
-    let event: EventEnvelope;
+  /** `wanted`: the types this consumer filters in the client (see consume); others are acknowledged unread. */
+  private async handleEvent(message: JsMsg, handler: EventHandler, durable: string, wanted: Set<string> | undefined): Promise<void> {
+    let envelope: z.output<typeof eventEnvelopeSchema>;
     try {
-      event = eventEnvelopeSchema.parse(message.json());
+      envelope = eventEnvelopeSchema.parse(message.json());
     } catch (error) {
       this.logger.error({ err: error, subject: message.subject, durable }, 'malformed event dropped');
-      message.term('malformed event');
+      // No reason string: NATS before 2.10 takes only a bare `+TERM`, and ignores one with a reason (the event
+      // would come back after every ack wait). The log above holds the reason.
+      message.term();
       return;
     }
+    if (wanted && !wanted.has(envelope.type)) {
+      message.ack();
+      return;
+    }
+    const checked = eventDataSchemas[envelope.type].safeParse(envelope.data);
+    if (!checked.success) {
+      // Redelivering it would fail the same way; the log holds what did not match, never the data itself.
+      const issues = checked.error.issues.slice(0, 3).map(({ path, message: problem }) => ({ path: path.join('.'), problem }));
+      this.logger.error({ event_id: envelope.id, type: envelope.type, durable, issues }, 'event data does not match its type; dropped');
+      message.term();
+      return;
+    }
+    // The data as sent, not the parsed copy: a webhook body keeps the publisher's bytes (key order included).
+    const event = envelope as EventEnvelope;
     try {
       await handler(event);
       message.ack();

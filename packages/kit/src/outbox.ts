@@ -1,8 +1,7 @@
-import type { EventEnvelope, EventType } from '@voice/proto';
+import type { EventData, EventEnvelope, EventType } from '@voice/proto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { newId } from './ids.js';
-import type { Bus } from './nats.js';
+import { type Bus, newEvent } from './nats.js';
 import { schemaPoolConfig } from './prisma.js';
 import type { BackgroundWork } from './workers.js';
 
@@ -37,14 +36,15 @@ export interface OutboxEntry {
 export class PendingEvents {
   readonly entries: OutboxEntry[] = [];
 
-  add(
-    type: EventType,
+  add<T extends EventType>(
+    type: T,
     orgId: string,
-    data: Record<string, unknown>,
+    data: EventData<T>,
     options: { id?: string | undefined; aggregateId?: string | undefined } = {},
-  ): EventEnvelope {
-    const event: EventEnvelope = { id: options.id ?? newId('event'), type, created_at: new Date().toISOString(), org_id: orgId, data };
-    this.entries.push({ event, aggregateId: options.aggregateId ?? event.id });
+  ): EventEnvelope<T> {
+    const event = newEvent(type, orgId, data, options.id);
+    // Any one type's event is an event; TypeScript does not resolve that for a generic `T` by itself.
+    this.entries.push({ event: event as EventEnvelope, aggregateId: options.aggregateId ?? event.id });
     return event;
   }
 }

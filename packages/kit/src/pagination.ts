@@ -60,6 +60,15 @@ export function afterPosition(position: KeysetPosition | undefined) {
   };
 }
 
+/**
+ * The Prisma `where` fragment of a list's `created_after` / `created_before` filter (after inclusive, before
+ * exclusive). Spread beside `afterPosition`, which keeps its own created_at bound inside an AND.
+ */
+export function createdBetween(after: string | undefined, before: string | undefined) {
+  if (!after && !before) return {};
+  return { createdAt: { ...(after ? { gte: new Date(after) } : {}), ...(before ? { lt: new Date(before) } : {}) } };
+}
+
 export const keysetOrder = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 /**

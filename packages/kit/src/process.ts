@@ -12,7 +12,10 @@ export interface RunOptions {
   host: string;
   port: number;
   graceMs: number;
-  /** Closed in order after the server stops accepting and in-flight requests finish: workers, NATS, Redis, Prisma. */
+  /**
+   * Closed in order after the app closed (it stops accepting, finishes in-flight requests, and its onClose
+   * hooks stop the background work): the connections, NATS, Redis, Prisma.
+   */
   closers: Array<() => Promise<unknown>>;
 }
 

@@ -1,15 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import { ApiError } from './errors.js';
-
-// The script lives as a .lua file beside the sources (../lua from both src/ and dist/). It is read when the
-// first limiter is made, not when kit is imported, so only the images of deployables that limit copy it.
-let fixedWindowLua: string | undefined;
-const readFixedWindowLua = () => {
-  fixedWindowLua ??= readFileSync(new URL('../lua/fixed-window-1.lua', import.meta.url), 'utf8');
-  return fixedWindowLua;
-};
+import { defineLuaCommand } from './redis.js';
 
 type WindowReply = [allowed: number, count: number, resetInMs: number];
 type RedisWithWindow = Redis & { fixedWindowLimit(key: string, limit: number, windowMs: number): Promise<WindowReply> };
@@ -32,7 +24,9 @@ export class FixedWindowLimiter {
     redis: Redis,
     private readonly options: { prefix: string; name: string; limit: number; windowSeconds: number },
   ) {
-    if (!('fixedWindowLimit' in redis)) redis.defineCommand('fixedWindowLimit', { numberOfKeys: 1, lua: readFixedWindowLua() });
+    // ../lua from src/ and dist/ alike; read when the first limiter is made, not when kit is imported, so
+    // only the images of deployables that limit need kit's lua directory.
+    defineLuaCommand(redis, 'fixedWindowLimit', new URL('../lua/fixed-window-1.lua', import.meta.url), 1);
     this.redis = redis as RedisWithWindow;
   }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { withDeadline } from './deadline.js';
 import { serverAddress } from './dependencies.js';
@@ -40,6 +41,31 @@ export function bullmqConnectionOptions(url: string): BullmqConnection {
     maxRetriesPerRequest: null,
     enableReadyCheck: false,
   };
+}
+
+/**
+ * The `connection` and `prefix` options every BullMQ queue and worker of a process takes: its own
+ * connection (BullMQ's settings), its keys under the process's REDIS_PREFIX.
+ */
+export function bullmqOptions(env: { REDIS_URL: string; REDIS_PREFIX: string }): { connection: BullmqConnection; prefix: string } {
+  return { connection: bullmqConnectionOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}bull` };
+}
+
+const luaScripts = new Map<string, string>();
+
+/**
+ * Registers one of a deployable's Lua scripts (its `lua/` directory, read once) as a command on this
+ * connection; ioredis runs it by SHA and loads it again after a Redis restart. Each script opens with a
+ * comment block naming its KEYS, its ARGV and what it returns.
+ */
+export function defineLuaCommand(redis: Redis, name: string, file: URL, numberOfKeys: number): void {
+  if (name in redis) return;
+  let lua = luaScripts.get(file.href);
+  if (lua === undefined) {
+    lua = readFileSync(file, 'utf8');
+    luaScripts.set(file.href, lua);
+  }
+  redis.defineCommand(name, { numberOfKeys, lua });
 }
 
 /** Connects and waits until Redis answers, so a process never starts serving with a dead cache. */

@@ -1,5 +1,5 @@
-import { type Identity, type Scope, scopeAllows } from '@voice/proto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Identity, type RpcDefinition, type Scope, scopeAllows } from '@voice/proto';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from './errors.js';
 import { verifyIdentity } from './identity.js';
@@ -14,12 +14,22 @@ declare module 'fastify' {
     /** A route that needs no gateway identity: inbound callbacks that carry their sender's own signature. */
     public?: boolean;
     /**
-     * The scope a key needs for this route, by its effect: `read` for reading (recall and brand scoring
-     * included), `read-write` for anything that creates, changes, sends or deletes. Published in the
-     * OpenAPI document, where the gateway reads it.
+     * The operation this route performs: the route needs the scope the operation declares. Published in
+     * the OpenAPI document as `x-scope`, where the gateway checks it against its own rule.
+     */
+    operation?: RpcDefinition;
+    /**
+     * Only for a route with no operation in `proto/` (the MCP endpoint, approval channels, webhook
+     * endpoints' writes): the scope a key needs, by its effect — `read` for reading (recall and brand
+     * scoring included), `read-write` for anything that creates, changes, sends or deletes.
      */
     scope?: Scope;
   }
+}
+
+/** The scope a route needs: its operation's, or its own for a route without one. */
+export function routeScope(config: Pick<FastifyContextConfig, 'operation' | 'scope'> | undefined): Scope | undefined {
+  return config?.operation?.scope ?? config?.scope;
 }
 
 const probePaths = new Set(['/healthz', '/readyz', '/metrics']);
@@ -42,11 +52,17 @@ export function requireScope(identity: Identity, needed: Scope): void {
 
 /**
  * Services accept only requests the gateway signed: a direct call with forged identity headers is 401.
- * A route's declared `config.scope` is enforced here too.
+ * A route's scope (its operation's, or its own `config.scope`) is enforced here too.
  */
 export const serviceAuthPlugin = fp<{ secret: string }>(
   async (app: FastifyInstance, options) => {
     app.decorateRequest('identity', undefined as unknown as Identity);
+    // One source for a scope: a route that names its operation must not restate (and so may not contradict) it.
+    app.addHook('onRoute', (route) => {
+      if (route.config?.operation && route.config.scope) {
+        throw new Error(`${route.method} ${route.url} names operation ${route.config.operation.subject}; drop its config.scope`);
+      }
+    });
     // Synchronous checks, so `done` hooks: no promise per request.
     app.addHook('onRequest', (request, _reply, done) => {
       try {
@@ -59,7 +75,7 @@ export const serviceAuthPlugin = fp<{ secret: string }>(
       }
     });
     app.addHook('preHandler', (request, _reply, done) => {
-      const needed = request.routeOptions.config.scope;
+      const needed = routeScope(request.routeOptions.config);
       try {
         if (needed && request.routeOptions.config.public !== true) requireScope(identityOf(request), needed);
         done();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { defineRpc, type EventEnvelope } from '@voice/proto';
@@ -8,11 +9,12 @@ import { z } from 'zod';
 import { ApiError } from '../src/errors.js';
 import { natsSignatureHeader, signNatsRequest } from '../src/identity.js';
 import { createLogger } from '../src/logger.js';
-import { Bus } from '../src/nats.js';
+import { Bus, type EventHandler } from '../src/nats.js';
+import { PendingEvents } from '../src/outbox.js';
 import { testIdentity, testSigningSecret } from '../src/testing/identity.js';
-import { testServerUrls } from '../src/testing/index.js';
+import { sampleEventData, testServerUrls } from '../src/testing/index.js';
 
-const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }));
+const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }), 'read');
 const logger = createLogger('test', 'silent');
 
 /** Two processes' worth of connections, in one namespace of their own. */
@@ -63,9 +65,22 @@ describe('NATS between services', () => {
     );
   });
 
+  test("an operation's declared scope is enforced when it is served: a read key is refused a write, before its handler", async () => {
+    const write = defineRpc('svc.test.write', z.object({}), z.object({ ran: z.number() }), 'read-write');
+    let ran = 0;
+    serviceA.serve(write, async () => ({ ran: ++ran }));
+    await serviceA.flush();
+    await assert.rejects(
+      serviceB.call(write, testIdentity({ scope: 'read' }), {}),
+      (error: unknown) => error instanceof ApiError && error.code === 'forbidden_scope' && error.status === 403,
+    );
+    assert.equal(ran, 0);
+    assert.deepEqual(await serviceB.call(write, testIdentity({ scope: 'read-write' }), {}), { ran: 1 });
+  });
+
   test('a request not signed with the secret is refused as unauthenticated, and the handler never runs', async () => {
-    const guarded = defineRpc('svc.test.guarded', z.object({ org: z.string() }), z.object({ ran: z.number() }));
-    const other = defineRpc('svc.test.other', z.object({ org: z.string() }), z.object({ ran: z.number() }));
+    const guarded = defineRpc('svc.test.guarded', z.object({ org: z.string() }), z.object({ ran: z.number() }), 'read');
+    const other = defineRpc('svc.test.other', z.object({ org: z.string() }), z.object({ ran: z.number() }), 'read');
     let ran = 0;
     for (const definition of [guarded, other]) serviceA.serve(definition, async () => ({ ran: ++ran }));
     await serviceA.flush();
@@ -114,7 +129,7 @@ describe('NATS between services', () => {
   });
 
   test('a subject nobody serves is unavailable, not a hang', async () => {
-    const nobody = defineRpc('svc.nobody.here', z.object({}), z.object({}));
+    const nobody = defineRpc('svc.nobody.here', z.object({}), z.object({}), 'read');
     await assert.rejects(
       serviceB.call(nobody, testIdentity(), {}),
       (error: unknown) => error instanceof ApiError && error.code === 'unavailable',
@@ -123,7 +138,7 @@ describe('NATS between services', () => {
 
   test('queue groups: replicas share requests, each request is answered once', async () => {
     const replica = await Bus.connect({ url: testServerUrls.nats, name: 'a2', namespace, logger, secret: testSigningSecret });
-    const shared = defineRpc('svc.test.shared', z.object({ n: z.number() }), z.object({ by: z.string() }));
+    const shared = defineRpc('svc.test.shared', z.object({ n: z.number() }), z.object({ by: z.string() }), 'read');
     serviceA.serve(shared, async () => ({ by: 'a' }));
     replica.serve(shared, async () => ({ by: 'a2' }));
     await Promise.all([serviceA.flush(), replica.flush()]);
@@ -140,8 +155,8 @@ describe('NATS between services', () => {
     await consumerProcess.consume({ durable: 'test-durable', types: ['lead.created'] }, async () => {});
     await consumerProcess.drain();
 
-    const published = await serviceA.publish('lead.created', orgId, { lead_id: 'lead_1' });
-    await serviceA.publish('call.completed', orgId, { call_id: 'call_1' });
+    const published = await serviceA.publish('lead.created', orgId, sampleEventData('lead.created'));
+    await serviceA.publish('call.completed', orgId, sampleEventData('call.completed'));
 
     // It comes back: the event waits for it; the filter kept the other type out.
     const restarted = await Bus.connect({ url: testServerUrls.nats, name: 'consumer', namespace, logger, secret: testSigningSecret });
@@ -161,5 +176,69 @@ describe('NATS between services', () => {
     assert.equal(received.length, 1);
     assert.deepEqual(received[0], published);
     await restarted.drain();
+  });
+
+  test('JetStream: data that does not match its type is refused by the compiler, and a consumer logs and terminates it', async (t) => {
+    const orgId = testIdentity().org_id;
+    const consumerLogger = createLogger('consumer', 'silent');
+    const logged = t.mock.method(consumerLogger, 'error');
+    const consumerProcess = await Bus.connect({
+      url: testServerUrls.nats,
+      name: 'typed-consumer',
+      namespace,
+      logger: consumerLogger,
+      secret: testSigningSecret,
+    });
+    t.after(() => consumerProcess.drain());
+    const received: EventEnvelope<'call.completed'>[] = [];
+    // The stream also holds earlier tests' events (the consumer starts from the first): this test's org only.
+    await consumerProcess.consume({ durable: 'test-typed', types: ['call.completed'] }, async (event) => {
+      if (event.org_id === orgId) received.push(event);
+    });
+
+    // What an outdated publisher or a cast could still send; the consumer must not see it, nor get it again.
+    // @ts-expect-error call.completed carries a call, not a lead
+    const mismatched = await serviceA.publish('call.completed', orgId, sampleEventData('lead.created'));
+    const matching = await serviceA.publish('call.completed', orgId, sampleEventData('call.completed'));
+
+    const manager = await jetstreamManager(consumerProcess.connection);
+    const durable = `${namespace}_test-typed`;
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const info = await manager.consumers.info(consumerProcess.streamName, durable);
+      if (received.length === 1 && info.num_ack_pending === 0 && info.num_pending === 0) {
+        assert.equal(info.num_redelivered, 0, 'the mismatched event is not redelivered');
+        break;
+      }
+      assert.ok(
+        Date.now() < deadline,
+        `both events handled: ${received.length} ${info.num_ack_pending} ${info.num_pending} ${logged.mock.callCount()}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // The handler got the matching event with its data as sent, key order included (a webhook body is these bytes).
+    assert.equal(JSON.stringify(received[0]), JSON.stringify(matching));
+    assert.equal(received[0]?.data.outcome, 'booked');
+    const [entry, ...more] = logged.mock.calls;
+    assert.ok(entry);
+    assert.equal(more.length, 0);
+    const { issues, ...fields } = entry.arguments[0] as { issues: unknown[] };
+    assert.deepEqual(fields, { event_id: mismatched.id, type: 'call.completed', durable: 'test-typed' });
+    assert.ok(issues.length > 0, 'the log says what did not match');
+  });
+
+  test('types: a pending event, the publisher and the consumer all take the data of their type only', () => {
+    const events = new PendingEvents();
+    // @ts-expect-error dnc.added carries a do-not-call entry, not a call
+    events.add('dnc.added', 'org_test', sampleEventData('call.completed'));
+    // @ts-expect-error an event type that does not exist
+    events.add('call.answered', 'org_test', sampleEventData('call.completed'));
+    const added = events.add('lead.updated', 'org_test', sampleEventData('lead.updated', { changed: ['status'] }));
+    assert.deepEqual(added.data.changed, ['status']);
+    const handler: EventHandler<'sms.sent' | 'dnc.added'> = async (event) => {
+      if (event.type === 'dnc.added') assert.ok(event.data.dnc_id);
+      // @ts-expect-error only a dnc event has a dnc_id
+      else assert.ok(event.data.dnc_id);
+    };
+    assert.equal(typeof handler, 'function');
   });
 });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../src/errors.js';
-import { idempotent } from '../src/idempotency.js';
+import { idempotent, runIdempotent } from '../src/idempotency.js';
 import { connectRedis } from '../src/redis.js';
 import { testServerUrls } from '../src/testing/index.js';
 
@@ -77,5 +77,20 @@ describe('Idempotency-Key', () => {
     assert.equal(result.replayed, false);
     // Once done, the record is kept for the full day.
     assert.ok((await redis.ttl(`${prefix}idem:{org_1}:things.create:k4`)) > 3_600);
+  });
+
+  test('an operation keeps one namespace whichever door it came through: the input without its key is the request', async () => {
+    let runs = 0;
+    const deps = { redis, env: { REDIS_PREFIX: prefix } };
+    const work = async (input: { name: string }) => ({ id: `thing_${++runs}`, name: input.name });
+    const rest = await runIdempotent(deps, 'org_1', 'things.add', { name: 'a', idempotency_key: 'door' }, work);
+    const nats = await runIdempotent(deps, 'org_1', 'things.add', { idempotency_key: 'door', name: 'a' }, work);
+    assert.deepEqual(rest, { status: 201, body: { id: 'thing_1', name: 'a' }, replayed: false });
+    assert.deepEqual(nats, { ...rest, replayed: true });
+    await assert.rejects(
+      runIdempotent(deps, 'org_1', 'things.add', { name: 'b', idempotency_key: 'door' }, work),
+      (error: unknown) => error instanceof ApiError && error.code === 'idempotency_conflict',
+    );
+    assert.equal(runs, 1);
   });
 });

@@ -6,7 +6,7 @@ import { ApiError, envelope, toApiError } from '../src/errors.js';
 import { signIdentity, verifyIdentity } from '../src/identity.js';
 import { newId, randomBase62 } from '../src/ids.js';
 import { natsServer } from '../src/nats.js';
-import { decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
+import { afterPosition, createdBetween, decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
 import { testIdentity } from '../src/testing/identity.js';
 
 describe('env', () => {
@@ -120,6 +120,17 @@ describe('keyset cursors', () => {
     assert.equal(page.has_more, true);
     assert.deepEqual(decodeCursor(page.next_cursor ?? undefined, {}), { createdAt: new Date(2000), id: 'x_2' });
     assert.deepEqual(toPage(rows.slice(0, 2), 2, {}, (row) => row.id).next_cursor, null);
+  });
+
+  test('the created-between filter and the position bound created_at side by side', () => {
+    const after = '2026-11-01T00:00:00.000Z';
+    const before = '2026-11-02T00:00:00.000Z';
+    const position = { createdAt: new Date('2026-11-01T12:00:00.000Z'), id: 'call_abc' };
+    assert.deepEqual(createdBetween(undefined, undefined), {});
+    assert.deepEqual(createdBetween(after, undefined), { createdAt: { gte: new Date(after) } });
+    const where = { ...createdBetween(after, before), ...afterPosition(position) };
+    assert.deepEqual(where.createdAt, { gte: new Date(after), lt: new Date(before) });
+    assert.deepEqual(where.AND?.[0], { createdAt: { lte: position.createdAt } });
   });
 });
 

@@ -7,7 +7,7 @@ import { createLogger } from '../src/logger.js';
 import { Bus } from '../src/nats.js';
 import { commitWithEvents, OutboxRelay, type OutboxWriter } from '../src/outbox.js';
 import { schemaPoolConfig } from '../src/prisma.js';
-import { createTestDatabase, startOwnNats, storedEventCount, testSigningSecret } from '../src/testing/index.js';
+import { createTestDatabase, sampleEventData, startOwnNats, storedEventCount, testSigningSecret } from '../src/testing/index.js';
 
 // Every service declares the same outbox table; the leads schema's serves these tests of the mechanism.
 const schema = 'leads';
@@ -48,7 +48,7 @@ describe('transactional outbox', () => {
   async function commitEvents(count: number, aggregates: number, relay?: OutboxRelay): Promise<EventEnvelope[]> {
     const written: EventEnvelope[] = [];
     for (let index = 0; index < count; index++) {
-      const aggregateId = `lead_${index % aggregates}`;
+      const aggregateId = `lead_aggregate${index % aggregates}`;
       await commitWithEvents<OutboxWriter, void>(
         async (work) => {
           const client = await pool.connect();
@@ -65,7 +65,8 @@ describe('transactional outbox', () => {
         },
         relay,
         async (_tx, events) => {
-          written.push(events.add('lead.updated', 'org_test', { lead_id: aggregateId, n: index }, { aggregateId }));
+          const data = sampleEventData('lead.updated', { id: aggregateId, custom_fields: { n: index } });
+          written.push(events.add('lead.updated', 'org_test', data, { aggregateId }));
         },
       );
     }
@@ -103,63 +104,61 @@ describe('transactional outbox', () => {
   function assertAggregateOrder(events: EventEnvelope[]) {
     const last = new Map<string, number>();
     for (const event of events) {
-      const lead = String(event.data.lead_id);
-      const n = Number(event.data.n);
+      assert.ok(event.type === 'lead.updated');
+      const lead = event.data.id;
+      const n = Number(event.data.custom_fields.n);
       assert.ok((last.get(lead) ?? -1) < n, `events of ${lead} in the order they were written`);
       last.set(lead, n);
     }
   }
 
-  test('writes commit while NATS is down; once it is back every event is delivered exactly once, in order per aggregate', async () => {
+  test('writes commit while NATS is down; once it is back every event is delivered exactly once, in order per aggregate', async (t) => {
     await fresh();
     await bus.ensureStream();
     const relay = new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, pollMs: 200, maxBackoffMs: 500 }).start();
-    try {
-      await nats.stop();
-      const written = await commitEvents(60, 6, relay);
-      assert.equal(await pending(), 60, 'every write committed with its events while nothing could be published');
-      await nats.start();
-      await untilPublished();
-      const events = await stored();
-      assertOncePerId(events, written);
-      assertAggregateOrder(events);
-    } finally {
+    t.after(async () => {
       await relay.close();
-    }
+    });
+    await nats.close();
+    const written = await commitEvents(60, 6, relay);
+    assert.equal(await pending(), 60, 'every write committed with its events while nothing could be published');
+    await nats.start();
+    await untilPublished();
+    const events = await stored();
+    assertOncePerId(events, written);
+    assertAggregateOrder(events);
   });
 
-  test('rows left by a process that died after its commit are published by another relay', async () => {
+  test('rows left by a process that died after its commit are published by another relay', async (t) => {
     await fresh();
     const written = await commitEvents(20, 4); // no relay: the writing process is gone before it publishes
     assert.equal(await pending(), 20);
     const survivor = new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, pollMs: 200 }).start();
-    try {
-      await untilPublished();
-      const events = await stored();
-      assertOncePerId(events, written);
-      assertAggregateOrder(events);
-    } finally {
+    t.after(async () => {
       await survivor.close();
-    }
+    });
+    await untilPublished();
+    const events = await stored();
+    assertOncePerId(events, written);
+    assertAggregateOrder(events);
   });
 
-  test('a relay that published but crashed before deleting: the repeat is dropped as a duplicate', async () => {
+  test('a relay that published but crashed before deleting: the repeat is dropped as a duplicate', async (t) => {
     await fresh();
     const written = await commitEvents(15, 3);
     // The crashed relay's publishes: stored in JetStream, rows still pending.
     for (const event of written) await bus.publishEnvelope(event);
     assert.equal(await pending(), 15);
     const relay = new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, pollMs: 200 }).start();
-    try {
-      await untilPublished();
-      assert.equal(await storedEventCount(reader), 15, 'JetStream stored each event once');
-      assertOncePerId(await stored(), written);
-    } finally {
+    t.after(async () => {
       await relay.close();
-    }
+    });
+    await untilPublished();
+    assert.equal(await storedEventCount(reader), 15, 'JetStream stored each event once');
+    assertOncePerId(await stored(), written);
   });
 
-  test('two relays on one table publish each row once, keeping each aggregate in order', async () => {
+  test('two relays on one table publish each row once, keeping each aggregate in order', async (t) => {
     await fresh();
     await bus.ensureStream();
     const written = await commitEvents(200, 10);
@@ -176,15 +175,14 @@ describe('transactional outbox', () => {
       new OutboxRelay({ bus, logger, databaseUrl: database.url, schema, batchSize: 7, pollMs: 100 }),
       new OutboxRelay({ bus: other, logger, databaseUrl: database.url, schema, batchSize: 7, pollMs: 100 }),
     ];
-    try {
-      for (const relay of relays) relay.start();
-      await untilPublished();
-      await reader.flush();
-      assertOncePerId(published, written);
-      assertAggregateOrder(published);
-    } finally {
+    t.after(async () => {
       await Promise.all(relays.map((relay) => relay.close()));
       await other.drain();
-    }
+    });
+    for (const relay of relays) relay.start();
+    await untilPublished();
+    await reader.flush();
+    assertOncePerId(published, written);
+    assertAggregateOrder(published);
   });
 });

@@ -5,7 +5,7 @@ import { testServerUrls } from '@voice/kit/testing';
 import { connectRedis } from '../src/redis.js';
 
 describe('connectRedis', () => {
-  test('a first connection attempt that times out does not fail the start: the retry connects', async () => {
+  test('a first connection attempt that times out does not fail the start: the retry connects', async (t) => {
     // A relay that leaves the first connection unanswered (as a start that holds its event loop past the
     // connect timeout sees it) and forwards the next ones to the real Redis.
     const target = new URL(testServerUrls.redis);
@@ -24,32 +24,27 @@ describe('connectRedis', () => {
     });
     await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
     const { port } = relay.address() as { port: number };
-    try {
-      const redis = await connectRedis(`redis://127.0.0.1:${port}`, { failFast: true, connectTimeoutMs: 200 });
-      try {
-        assert.equal(await redis.ping(), 'PONG');
-        assert.ok(attempts >= 2, `connected on attempt ${attempts}`);
-      } finally {
-        redis.disconnect();
-      }
-    } finally {
+    t.after(() => {
       for (const socket of held) socket.destroy();
       relay.close();
-    }
+    });
+    const redis = await connectRedis(`redis://127.0.0.1:${port}`, { failFast: true, connectTimeoutMs: 200 });
+    t.after(() => redis.disconnect());
+    assert.equal(await redis.ping(), 'PONG');
+    assert.ok(attempts >= 2, `connected on attempt ${attempts}`);
   });
 
-  test('a Redis that never answers fails the start within the startup timeout, without the password', async () => {
+  test('a Redis that never answers fails the start within the startup timeout, without the password', async (t) => {
     // Accepts connections and never says anything: each attempt times out.
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as { port: number };
-    try {
-      await assert.rejects(
-        connectRedis(`redis://user:hunter2@127.0.0.1:${port}`, { failFast: true, connectTimeoutMs: 100, startupTimeoutMs: 600 }),
-        (error: Error) => /not ready within 600 ms/.test(error.message) && !error.message.includes('hunter2'),
-      );
-    } finally {
+    t.after(async () => {
       silent.close();
-    }
+    });
+    await assert.rejects(
+      connectRedis(`redis://user:hunter2@127.0.0.1:${port}`, { failFast: true, connectTimeoutMs: 100, startupTimeoutMs: 600 }),
+      (error: Error) => /not ready within 600 ms/.test(error.message) && !error.message.includes('hunter2'),
+    );
   });
 });

@@ -103,34 +103,33 @@ describe('migrate', () => {
     ]);
   });
 
-  test('a process arriving while another is mid-migration waits for it instead of seeing a failure', async () => {
+  test('a process arriving while another is mid-migration waits for it instead of seeing a failure', async (t) => {
     const own = copyFixture();
     const slow = join(own.root, 'services', 'x', 'prisma', 'migrations', '20261126000200_slow');
     mkdirSync(slow);
     writeFileSync(join(slow, 'migration.sql'), 'CREATE TABLE "Slow" (id int);\nSELECT pg_sleep(2);\n');
     const databaseUrl = newDatabase();
-    try {
-      const first = runCli(['migrate'], { cwd: own.root, databaseUrl });
-      // Until the first process finishes, its row for the slow migration has no finished_at.
-      for (let unfinished = false; !unfinished; await new Promise((resolve) => setTimeout(resolve, 50))) {
-        unfinished = await withClient(databaseUrl, async (client) => {
-          const exists = await client.query(`SELECT to_regclass('x._prisma_migrations') IS NOT NULL AS present`);
-          if (!exists.rows[0]?.present) return false;
-          const { rowCount } = await client.query(
-            `SELECT 1 FROM x._prisma_migrations WHERE migration_name = '20261126000200_slow' AND finished_at IS NULL`,
-          );
-          return rowCount === 1;
-        }).catch(() => false);
-      }
-      // Only x: the gateway step would already wait on the lock that the first process holds.
-      const second = await runCli(['migrate', 'x'], { cwd: own.root, databaseUrl });
-      assert.equal(second.code, 0, second.stderr);
-      assert.equal(second.stdout, 'x: up to date\n');
-      assert.equal((await first).code, 0);
-      assert.equal((await appliedMigrations(databaseUrl, 'x')).length, 3);
-    } finally {
+    t.after(async () => {
       own.remove();
+    });
+    const first = runCli(['migrate'], { cwd: own.root, databaseUrl });
+    // Until the first process finishes, its row for the slow migration has no finished_at.
+    for (let unfinished = false; !unfinished; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      unfinished = await withClient(databaseUrl, async (client) => {
+        const exists = await client.query(`SELECT to_regclass('x._prisma_migrations') IS NOT NULL AS present`);
+        if (!exists.rows[0]?.present) return false;
+        const { rowCount } = await client.query(
+          `SELECT 1 FROM x._prisma_migrations WHERE migration_name = '20261126000200_slow' AND finished_at IS NULL`,
+        );
+        return rowCount === 1;
+      }).catch(() => false);
     }
+    // Only x: the gateway step would already wait on the lock that the first process holds.
+    const second = await runCli(['migrate', 'x'], { cwd: own.root, databaseUrl });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stdout, 'x: up to date\n');
+    assert.equal((await first).code, 0);
+    assert.equal((await appliedMigrations(databaseUrl, 'x')).length, 3);
   });
 
   test('the CLI prints one line per service', async () => {
@@ -143,50 +142,48 @@ describe('migrate', () => {
   });
 
   describe('refuses', () => {
-    test('a migration edited after it was applied, and applies nothing', async () => {
+    test('a migration edited after it was applied, and applies nothing', async (t) => {
       const own = copyFixture();
       const databaseUrl = newDatabase();
-      try {
-        await migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true });
-        const migrations = join(own.root, 'services', 'x', 'prisma', 'migrations');
-        appendFileSync(join(migrations, xInit, 'migration.sql'), '\n-- edited afterwards\n');
-        mkdirSync(join(migrations, '20261126000200_more'));
-        writeFileSync(join(migrations, '20261126000200_more', 'migration.sql'), 'CREATE TABLE "More" (id int);\n');
-        await assert.rejects(
-          migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true }),
-          (error: unknown) =>
-            error instanceof MigratorError && /x: migration 20261126000045_init was edited after it was applied/.test(error.message),
-        );
-        assert.equal((await appliedMigrations(databaseUrl, 'x')).length, 2);
-        const run = await runCli(['migrate'], { cwd: own.root, databaseUrl });
-        assert.equal(run.code, 1);
-        assert.match(run.stderr, /^voice-db: x: migration 20261126000045_init was edited after it was applied/);
-      } finally {
+      t.after(async () => {
         own.remove();
-      }
+      });
+      await migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true });
+      const migrations = join(own.root, 'services', 'x', 'prisma', 'migrations');
+      appendFileSync(join(migrations, xInit, 'migration.sql'), '\n-- edited afterwards\n');
+      mkdirSync(join(migrations, '20261126000200_more'));
+      writeFileSync(join(migrations, '20261126000200_more', 'migration.sql'), 'CREATE TABLE "More" (id int);\n');
+      await assert.rejects(
+        migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true }),
+        (error: unknown) =>
+          error instanceof MigratorError && /x: migration 20261126000045_init was edited after it was applied/.test(error.message),
+      );
+      assert.equal((await appliedMigrations(databaseUrl, 'x')).length, 2);
+      const run = await runCli(['migrate'], { cwd: own.root, databaseUrl });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^voice-db: x: migration 20261126000045_init was edited after it was applied/);
     });
 
-    test('to go on after a failed migration, which left nothing behind', async () => {
+    test('to go on after a failed migration, which left nothing behind', async (t) => {
       const own = copyFixture();
       const databaseUrl = newDatabase();
-      try {
-        const migrations = join(own.root, 'services', 'x', 'prisma', 'migrations');
-        mkdirSync(join(migrations, '20261126000200_broken'));
-        writeFileSync(
-          join(migrations, '20261126000200_broken', 'migration.sql'),
-          'CREATE TABLE "Half" (id int);\nSELECT * FROM "DoesNotExist";\n',
-        );
-        await assert.rejects(migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true }), /DoesNotExist/);
-        // One implicit transaction: the statement before the failing one is rolled back too.
-        const half = await withClient(databaseUrl, (client) => client.query(`SELECT to_regclass('x."Half"') AS half`));
-        assert.equal(half.rows[0]?.half, null);
-        await assert.rejects(
-          migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true }),
-          (error: unknown) => error instanceof MigratorError && /x: migration 20261126000200_broken failed earlier/.test(error.message),
-        );
-      } finally {
+      t.after(async () => {
         own.remove();
-      }
+      });
+      const migrations = join(own.root, 'services', 'x', 'prisma', 'migrations');
+      mkdirSync(join(migrations, '20261126000200_broken'));
+      writeFileSync(
+        join(migrations, '20261126000200_broken', 'migration.sql'),
+        'CREATE TABLE "Half" (id int);\nSELECT * FROM "DoesNotExist";\n',
+      );
+      await assert.rejects(migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true }), /DoesNotExist/);
+      // One implicit transaction: the statement before the failing one is rolled back too.
+      const half = await withClient(databaseUrl, (client) => client.query(`SELECT to_regclass('x."Half"') AS half`));
+      assert.equal(half.rows[0]?.half, null);
+      await assert.rejects(
+        migrateDatabase({ databaseUrl, rootDir: own.root, quiet: true }),
+        (error: unknown) => error instanceof MigratorError && /x: migration 20261126000200_broken failed earlier/.test(error.message),
+      );
     });
   });
 });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from '../../../gateway/test/stack.js';
-import { type Harness, startHarness } from './support/harness.js';
+import { bearer, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
+import { invitePerson } from './support/harness.js';
 
 /** Stands in for an API service behind the gateway, recording the headers it receives. */
 async function recordingService(): Promise<{ server: Server; url: string; seen: IncomingHttpHeaders[] }> {
@@ -20,7 +20,7 @@ const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
   ([] as string[]).concat(setCookie ?? []).flatMap((line) => new RegExp(`^${name}=([^;]*)`).exec(line)?.[1] ?? [])[0];
 
 describe('the console through the gateway', () => {
-  let harness: Harness;
+  let platform: Platform<'console'>;
   let gateway: TestGateway;
   let api: Awaited<ReturnType<typeof recordingService>>;
   let orgId: string;
@@ -28,21 +28,15 @@ describe('the console through the gateway', () => {
   let person: { email: string; password: string };
 
   before(async () => {
-    harness = await startHarness();
-    await harness.app.listen({ host: '127.0.0.1', port: 0 });
     api = await recordingService();
-    gateway = await startGateway(harness.ctx, {
-      CONSOLE_URL: `http://127.0.0.1:${(harness.app.server.address() as AddressInfo).port}`,
-      TELEPHONY_URL: api.url,
-      TRUST_PROXY_HOPS: '1',
-    });
-    ({ orgId, key } = await createOrgWithKey(gateway));
-    person = await harness.person(orgId, 'owner');
+    platform = await startPlatform({ services: ['console'], gateway: { TELEPHONY_URL: api.url, TRUST_PROXY_HOPS: '1' } });
+    gateway = platform.gateway;
+    ({ orgId, key } = await platform.org());
+    person = await invitePerson(platform.console.deps, orgId, 'owner');
   });
   after(async () => {
-    await gateway.close();
+    await platform.close();
     api.server.close();
-    await harness.close();
   });
 
   /** Signs in through the gateway as a browser would; returns the session token. */

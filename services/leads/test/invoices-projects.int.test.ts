@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '@voice/kit';
+import { eventually } from '@voice/kit/testing';
 import { leadsRpc } from '@voice/proto';
-import { collectEvents, eventually, type Harness, type Json, startLeads, testIdentity } from './harness.js';
+import { collectEvents, type Harness, type Json, startLeads, testIdentity } from './support/harness.js';
 
 describe('invoices and projects', () => {
   let h: Harness;
@@ -112,7 +113,7 @@ describe('invoices and projects', () => {
     const deleteSent = await h.request(org, 'DELETE', `/api/v1/invoices/${invoice.id}`);
     assert.equal(deleteSent.statusCode, 409);
 
-    await eventually(async () => events.find((event) => event.type === 'invoice.sent' && event.data.id === invoice.id), 'invoice.sent');
+    await eventually('invoice.sent', async () => events.find((event) => event.type === 'invoice.sent' && event.data.id === invoice.id));
     assert.equal(events.filter((event) => event.type === 'invoice.sent' && event.data.id === invoice.id).length, 1);
 
     const paid = await h.request(org, 'POST', `/api/v1/invoices/${invoice.id}/pay`);
@@ -198,9 +199,8 @@ describe('invoices and projects', () => {
     assert.equal(delivered.statusCode, 200);
     assert.equal(delivered.json().status, 'delivered');
     assert.ok(delivered.json().delivered_at);
-    await eventually(
-      async () => events.find((event) => event.type === 'project.delivered' && event.data.id === project.id),
-      'project.delivered',
+    await eventually('project.delivered', async () =>
+      events.find((event) => event.type === 'project.delivered' && event.data.id === project.id),
     );
 
     assert.equal((await h.request(org, 'POST', `/api/v1/projects/${project.id}/deliver`)).statusCode, 409);

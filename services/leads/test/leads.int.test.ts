@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '@voice/kit';
-import { leadsRpc } from '@voice/proto';
-import { collectEvents, eventually, type Harness, type Json, startLeads, testIdentity } from './harness.js';
+import { eventually } from '@voice/kit/testing';
+import { type EventData, leadsRpc } from '@voice/proto';
+import { collectEvents, type Harness, type Json, startLeads, testIdentity } from './support/harness.js';
 
 describe('leads', () => {
   let h: Harness;
@@ -49,9 +50,8 @@ describe('leads', () => {
     // Telephony is not running in this test: the detail says so rather than failing.
     assert.equal(detail.json().recent_calls, null);
 
-    const created = await eventually(
-      async () => events.find((event) => event.type === 'lead.created' && event.data.id === lead.id),
-      'lead.created',
+    const created = await eventually('lead.created', async () =>
+      events.find((event) => event.type === 'lead.created' && event.data.id === lead.id),
     );
     assert.equal(created.org_id, org.org_id);
   });
@@ -225,8 +225,8 @@ describe('leads', () => {
     assert.ok(body.qualified_at);
     assert.deepEqual(body.tags, ['enterprise']);
     assert.deepEqual(body.custom_fields, { budget: 5000 });
-    await eventually(async () => events.find((event) => event.type === 'lead.qualified' && event.data.id === lead.id), 'lead.qualified');
-    await eventually(async () => events.find((event) => event.type === 'lead.updated' && event.data.id === lead.id), 'lead.updated');
+    await eventually('lead.qualified', async () => events.find((event) => event.type === 'lead.qualified' && event.data.id === lead.id));
+    await eventually('lead.updated', async () => events.find((event) => event.type === 'lead.updated' && event.data.id === lead.id));
 
     const cleared = await h.request(org, 'PATCH', `/api/v1/leads/${lead.id}`, { name: null, phone: null });
     assert.equal(cleared.statusCode, 400);
@@ -285,7 +285,7 @@ describe('leads', () => {
 
   it('qualifies a lead once when telephony reports a qualified call', async () => {
     const lead = await createLead({ name: 'Caller', phone: '+14155550103' });
-    const callData = (callId: string, outcome: string) => ({
+    const callData = (callId: string, outcome: EventData<'call.completed'>['outcome']): EventData<'call.completed'> => ({
       call_id: callId,
       id: callId,
       object: 'call',
@@ -309,10 +309,10 @@ describe('leads', () => {
     // The same lead id reported for another organization changes nothing.
     await h.deps.bus.publish('call.completed', otherOrg.org_id, callData('call_0000000000000001', 'qualified_lead'));
     await h.deps.bus.publish('call.completed', org.org_id, callData('call_0000000000000002', 'qualified_lead'));
-    const qualified = await eventually(async () => {
+    const qualified = await eventually('the lead to be qualified', async () => {
       const row = (await h.request(org, 'GET', `/api/v1/leads/${lead.id}`)).json();
       return row.status === 'qualified' ? row : undefined;
-    }, 'the lead to be qualified');
+    });
     assert.ok(qualified.qualified_at);
     assert.ok(qualified.last_contacted_at);
 
@@ -325,10 +325,10 @@ describe('leads', () => {
       lead_id: marker.id,
     });
     // Events are consumed in order: once the marker lead is contacted, the earlier events were handled.
-    await eventually(async () => {
+    await eventually('the marker lead to be contacted', async () => {
       const row = (await h.request(org, 'GET', `/api/v1/leads/${marker.id}`)).json();
       return row.status === 'contacted' ? row : undefined;
-    }, 'the marker lead to be contacted');
+    });
     const after = (await h.request(org, 'GET', `/api/v1/leads/${lead.id}`)).json();
     assert.equal(after.qualified_at, qualified.qualified_at);
     const row = await h.deps.prisma.lead.findFirst({ where: { orgId: org.org_id, id: lead.id } });

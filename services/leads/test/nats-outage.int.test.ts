@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { type OwnServer, startOwnNats, storedEventCount } from '@voice/kit/testing';
+import { eventually, type OwnServer, startOwnNats, storedEventCount } from '@voice/kit/testing';
 import type { EventEnvelope } from '@voice/proto';
-import { eventually, type Harness, startLeads, testIdentity } from './harness.js';
+import { type Harness, startLeads, testIdentity } from './support/harness.js';
 
 // A nats-server of this file's own, so the test can stop it.
 let nats: OwnServer;
@@ -18,7 +18,7 @@ after(async () => {
 
 it('leads are created while NATS is down, and after it returns each lead.created is delivered exactly once', async () => {
   const org = testIdentity();
-  const received: EventEnvelope[] = [];
+  const received: EventEnvelope<'lead.created'>[] = [];
   await h.deps.bus.consume({ durable: 'outage-check', types: ['lead.created'] }, async (event) => {
     received.push(event);
   });
@@ -31,8 +31,10 @@ it('leads are created while NATS is down, and after it returns each lead.created
   }
   assert.equal(await h.deps.prisma.outboxEvent.count(), 25, 'all 25 events kept while NATS is away');
   await nats.start();
-  await eventually(async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), 'the outbox to drain', 60_000);
-  await eventually(async () => (received.length >= 25 ? true : undefined), 'the consumer to see every event', 60_000);
+  await eventually('the outbox to drain', async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), {
+    timeoutMs: 60_000,
+  });
+  await eventually('the consumer to see every event', async () => (received.length >= 25 ? true : undefined), { timeoutMs: 60_000 });
   assert.equal(await storedEventCount(h.deps.bus), 25, 'each event stored once');
   assert.deepEqual(received.map((event) => event.data.id).sort(), [...ids].sort(), 'each lead announced once');
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { collectEvents, eventually, type Harness, startLeads, testIdentity } from './harness.js';
+import { eventually } from '@voice/kit/testing';
+import { collectEvents, type Harness, startLeads, testIdentity } from './support/harness.js';
 
 let h: Harness;
 before(async () => {
@@ -30,11 +31,8 @@ it('a create whose event cannot be published yet succeeds once, and its event go
     h.deps.bus.publishEnvelope = publishEnvelope;
   }
   h.deps.outbox.nudge();
-  await eventually(async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), 'the outbox to drain');
+  await eventually('the outbox to drain', async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined));
   await h.deps.bus.flush();
-  const created = published.filter((event) => event.type === 'lead.created' && event.org_id === org.org_id);
-  assert.deepEqual(
-    created.map((event) => event.data.id),
-    [first.json().id],
-  );
+  const created = published.flatMap((event) => (event.type === 'lead.created' && event.org_id === org.org_id ? [event.data.id] : []));
+  assert.deepEqual(created, [first.json().id]);
 });

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, parseEnv } from '@voice/kit';
-import { leadsRpc, telephonyRpc } from '@voice/proto';
 // The real telephony service (sandbox carrier) answers the sequence steps over NATS, as in production.
+import { eventually } from '@voice/kit/testing';
+import { leadsRpc, telephonyRpc } from '@voice/proto';
 import { buildApp as buildTelephonyApp } from '../../telephony/src/app.js';
 import { connectDeps as connectTelephony } from '../../telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../telephony/src/env.js';
 import { stepJobId } from '../src/sequences/queue.js';
 import { sweepOverdueSteps } from '../src/sequences/sweeper.js';
-import { collectEvents, eventually, type Harness, type Json, startLeads, testIdentity } from './harness.js';
+import { collectEvents, type Harness, type Json, startLeads, testIdentity } from './support/harness.js';
 
 describe('sequences and enrollments', () => {
   let h: Harness;
@@ -42,10 +43,10 @@ describe('sequences and enrollments', () => {
   const enrollmentOf = async (sequenceId: string, enrollmentId: string) =>
     (await h.request(org, 'GET', `/api/v1/sequences/${sequenceId}/enrollments/${enrollmentId}`)).json();
   const untilFinished = (sequenceId: string, enrollmentId: string) =>
-    eventually(async () => {
+    eventually('the enrollment to finish', async () => {
       const enrollment = await enrollmentOf(sequenceId, enrollmentId);
       return enrollment.status === 'active' ? undefined : enrollment;
-    }, 'the enrollment to finish');
+    });
 
   it('creates, reads, changes and deletes sequences', async () => {
     const created = await h.request(org, 'POST', '/api/v1/sequences', {
@@ -136,20 +137,18 @@ describe('sequences and enrollments', () => {
     assert.equal((await h.deps.bus.call(telephonyRpc.listSms, org, { lead_id: lead.id })).data.length, 1);
 
     assert.ok(events.some((event) => event.type === 'enrollment.started' && event.data.id === enrollment.id));
-    await eventually(
-      async () => events.find((event) => event.type === 'lead.updated' && event.data.id === lead.id && event.data.status === 'contacted'),
-      'lead.updated announcing the contact',
+    await eventually('lead.updated announcing the contact', async () =>
+      events.find((event) => event.type === 'lead.updated' && event.data.id === lead.id && event.data.status === 'contacted'),
     );
-    await eventually(
-      async () => events.find((event) => event.type === 'enrollment.completed' && event.data.id === enrollment.id),
-      'enrollment.completed',
+    await eventually('enrollment.completed', async () =>
+      events.find((event) => event.type === 'enrollment.completed' && event.data.id === enrollment.id),
     );
 
     // The sandbox call completes with outcome qualified_lead; telephony's call.completed qualifies the lead.
-    const qualified = await eventually(async () => {
+    const qualified = await eventually('the lead to be qualified by its call', async () => {
       const detail = (await h.request(org, 'GET', `/api/v1/leads/${lead.id}`)).json();
       return detail.status === 'qualified' ? detail : undefined;
-    }, 'the lead to be qualified by its call');
+    });
     assert.ok(qualified.qualified_at);
     assert.deepEqual(
       qualified.recent_calls.map((item: Json) => item.id),
@@ -216,14 +215,13 @@ describe('sequences and enrollments', () => {
     const job = await h.deps.stepQueue.getJob(stepJobId(enrollment.id, 0));
     assert.ok(job, 'the first step was scheduled');
     await job.promote();
-    await eventually(async () => ((await job.getState()) === 'completed' ? true : undefined), 'the step job to run');
+    await eventually('the step job to run', async () => ((await job.getState()) === 'completed' ? true : undefined));
     const after = await enrollmentOf(sequence.id, enrollment.id);
     assert.equal(after.status, 'stopped');
     assert.deepEqual(after.history, []);
     assert.equal((await h.deps.bus.call(telephonyRpc.listCalls, org, { lead_id: lead.id })).data.length, 0);
-    await eventually(
-      async () => events.find((event) => event.type === 'enrollment.stopped' && event.data.id === enrollment.id),
-      'enrollment.stopped',
+    await eventually('enrollment.stopped', async () =>
+      events.find((event) => event.type === 'enrollment.stopped' && event.data.id === enrollment.id),
     );
 
     // A stopped lead can be enrolled afresh.

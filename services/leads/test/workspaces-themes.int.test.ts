@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { leadsRpc } from '@voice/proto';
-import { type Harness, type Json, startLeads, testIdentity } from './harness.js';
+import { type Harness, type Json, startLeads, testIdentity } from './support/harness.js';
 
 describe('workspaces and themes', () => {
   let h: Harness;

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # An independent MCP client check: the official MCP Inspector's CLI connects to the server over streamable
 # HTTP with the bearer key (the same three parts as any client config: URL, transport `http`, header), lists
-# the tools, and this script checks that all of them are there.
+# the tools, and this script checks that all of them are there: as many as this checkout's catalogue holds
+# for the key's scope (SCOPE, read-write unless told), or EXPECTED if set.
 #
 # Usage (against a running stack, e.g. `npm start`):
 #   KEY=vk_live_… services/mcp/scripts/inspector-check.sh                 # URL defaults to the local gateway
-#   URL=https://api.example.com/api/mcp KEY=… EXPECTED=27 services/mcp/scripts/inspector-check.sh   # a read key sees 27
+#   URL=https://api.example.com/api/mcp KEY=… SCOPE=read services/mcp/scripts/inspector-check.sh   # a read key sees the read tools
 set -euo pipefail
 
 URL="${URL:-http://127.0.0.1:8080/api/mcp}"
 KEY="${KEY:?set KEY to an API key (npm run admin -- key create --org ORG --scope read-write --quota 1000)}"
-EXPECTED="${EXPECTED:-46}"
+SCOPE="${SCOPE:-read-write}"
+if [ -z "${EXPECTED:-}" ]; then
+  EXPECTED="$(cd "$(dirname "$0")/.." && SCOPE="$SCOPE" node --conditions=source --import tsx --input-type=module -e '
+const { ToolCatalog } = await import("./src/mcp/catalog.ts");
+console.log(new ToolCatalog().list({ scope: process.env.SCOPE }).length);
+')"
+fi
 # The Inspector 2.x needs Node >= 22.19; on older Node the last 1.x (same CLI flags) runs instead.
 if [ -z "${INSPECTOR:-}" ]; then
   if node -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 22 || (major === 22 && minor >= 19) ? 0 : 1)'; then

@@ -8,7 +8,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { slackHookRoutes } from './routes/slack-hooks.js';
 import { telegramHookRoutes } from './routes/telegram-hooks.js';
 
-/** The mcp service: the 46 MCP tools over stateless streamable HTTP, and tap-to-approve for destructive ones. */
+/** The mcp service: the MCP tools of `mcp/catalog.ts` over stateless streamable HTTP, and tap-to-approve for destructive ones. */
 export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCatalog()): Promise<HttpApp> {
   const app = await createHttpApp({
     name: 'mcp',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '@voice/kit/testing';
 import { type Approval, type EventEnvelope, type Identity, type Invoice, leadsRpc, type PendingApproval } from '@voice/proto';
 import { sweepExpired } from '../src/domain/approvals.js';
-import { eventually } from './support/fake-messaging.js';
 import { errorText, type McpHarness, startMcpHarness, structured } from './support/harness.js';
 
 const approverChat = '-1001234567890';
@@ -13,7 +13,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   let h: McpHarness;
   let org: Identity;
   let sendInvoiceRequests = 0;
-  const events: EventEnvelope[] = [];
+  const events: EventEnvelope<'approval.requested' | 'approval.resolved'>[] = [];
 
   /** A lead and a draft invoice of 2 × $49.50 for it, made through the tools. */
   async function draftInvoice(identity: Identity): Promise<Invoice> {
@@ -135,9 +135,8 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     const rest = await h.request({ ...org, scope: 'read' }, 'GET', `/api/v1/approvals/${pending.approval_id}`);
     assert.equal(rest.statusCode, 200);
     assert.equal(rest.json().status, 'executed');
-    await eventually(
-      () => (events.filter((event) => event.data.approval_id === pending.approval_id).length === 2 ? true : undefined),
-      'approval events',
+    await eventually('approval events', () =>
+      events.filter((event) => event.data.approval_id === pending.approval_id).length === 2 ? true : undefined,
     );
     const types = events.filter((event) => event.data.approval_id === pending.approval_id).map((event) => [event.type, event.data.status]);
     assert.deepEqual(types, [
@@ -196,10 +195,10 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     await h.platform.gateway.admin({ kind: 'key.revoke', keyId: rotated.id });
     const requestsBefore = sendInvoiceRequests;
     await h.telegramTap(approverChat, `approve:${pending.approval_id}`);
-    const failed = await eventually(async () => {
+    const failed = await eventually('the approval fails', async () => {
       const current = await approval(org, pending.approval_id);
       return current.status === 'failed' ? current : undefined;
-    }, 'the approval fails');
+    });
     assert.equal(failed.error?.code, 'revoked');
     assert.equal(failed.result, null);
     assert.equal(sendInvoiceRequests, requestsBefore, 'the invoice was never sent');
@@ -232,43 +231,38 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     );
   });
 
-  test('a tap after expiry does nothing and says so; the approval shows expired', async () => {
+  test('a tap after expiry does nothing and says so; the approval shows expired', async (t) => {
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
     h.advanceClock(25 * 3600_000);
-    try {
-      assert.equal((await approval(org, pending.approval_id)).status, 'expired');
-      await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-expired' });
-      const answer = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-expired');
-      assert.match(String(answer?.body.text), /^This approval expired at .*; nothing was done\.$/);
-      assert.equal(structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
-      const expired = await h.request(org, 'GET', '/api/v1/approvals?status=expired');
-      assert.ok(expired.json().data.some((item: Approval) => item.id === pending.approval_id));
-    } finally {
+    t.after(async () => {
       h.advanceClock(-25 * 3600_000);
-    }
+    });
+    assert.equal((await approval(org, pending.approval_id)).status, 'expired');
+    await h.telegramTap(approverChat, `approve:${pending.approval_id}`, { callbackId: 'cb-expired' });
+    const answer = h.telegram.callsOf('answerCallbackQuery').find((call) => call.body.callback_query_id === 'cb-expired');
+    assert.match(String(answer?.body.text), /^This approval expired at .*; nothing was done\.$/);
+    assert.equal(structured<Invoice>(await h.tool(org, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
+    const expired = await h.request(org, 'GET', '/api/v1/approvals?status=expired');
+    assert.ok(expired.json().data.some((item: Approval) => item.id === pending.approval_id));
   });
 
-  test('the expiry sweep marks waiting approvals expired, edits their messages and publishes approval.resolved', async () => {
+  test('the expiry sweep marks waiting approvals expired, edits their messages and publishes approval.resolved', async (t) => {
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
     h.advanceClock(25 * 3600_000);
-    try {
-      assert.ok((await sweepExpired(h.deps)) >= 1);
-      const edit = h.telegram.callsOf('editMessageText').find((call) => String(call.body.text).includes(pending.approval_id));
-      assert.match(String(edit?.body.text), /Expired before anyone approved it\. Nothing was done\./);
-      await eventually(
-        () =>
-          events.find(
-            (event) =>
-              event.type === 'approval.resolved' && event.data.approval_id === pending.approval_id && event.data.status === 'expired',
-          ),
-        'approval.resolved for the expired approval',
-      );
-      assert.equal(await sweepExpired(h.deps), 0);
-    } finally {
+    t.after(async () => {
       h.advanceClock(-25 * 3600_000);
-    }
+    });
+    assert.ok((await sweepExpired(h.deps)) >= 1);
+    const edit = h.telegram.callsOf('editMessageText').find((call) => String(call.body.text).includes(pending.approval_id));
+    assert.match(String(edit?.body.text), /Expired before anyone approved it\. Nothing was done\./);
+    await eventually('approval.resolved for the expired approval', () =>
+      events.find(
+        (event) => event.type === 'approval.resolved' && event.data.approval_id === pending.approval_id && event.data.status === 'expired',
+      ),
+    );
+    assert.equal(await sweepExpired(h.deps), 0);
     assert.equal((await approval(org, pending.approval_id)).status, 'expired');
   });
 
@@ -342,16 +336,16 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     const responsesBefore = h.slack.callsOf(new URL(h.slack.responseUrl).pathname).length;
     const tap = await h.slackTap(slackChannel, 'approval.approve', pending.approval_id);
     assert.equal(tap.statusCode, 200);
-    const done = await eventually(async () => {
+    const done = await eventually('the Slack-approved removal', async () => {
       const current = await approval(team, pending.approval_id);
       return current.status === 'executed' ? current : undefined;
-    }, 'the Slack-approved removal');
+    });
     assert.equal(done.resolved_by, 'slack:@bob (id U0APPROVER)');
     const check = structured<{ listed: boolean }>(await h.tool(team, 'service_check_dnc', { phone: '+14155550177' }));
     assert.equal(check.listed, false);
     const replaced = await eventually(
-      () => h.slack.callsOf(new URL(h.slack.responseUrl).pathname).slice(responsesBefore)[0],
       'the response_url update',
+      () => h.slack.callsOf(new URL(h.slack.responseUrl).pathname).slice(responsesBefore)[0],
     );
     assert.equal(replaced.body.replace_original, true);
     assert.match(String(replaced.body.text), /Approved by slack:@bob .*and done/);
@@ -359,8 +353,8 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     // A second tap: the person alone is told, the message is left as it is.
     await h.slackTap(slackChannel, 'approval.approve', pending.approval_id);
     const again = await eventually(
-      () => h.slack.callsOf(new URL(h.slack.responseUrl).pathname).slice(responsesBefore + 1)[0],
       'the second response',
+      () => h.slack.callsOf(new URL(h.slack.responseUrl).pathname).slice(responsesBefore + 1)[0],
     );
     assert.equal(again.body.response_type, 'ephemeral');
     assert.match(String(again.body.text), /^Already executed/);
@@ -370,7 +364,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     const deletion = structured<PendingApproval>(await h.tool(team, 'service_delete_lead', { lead_id: lead.id }));
     assert.match(deletion.summary, /Delete lead .*To Forget/);
     await h.slackTap(slackChannel, 'approval.approve', deletion.approval_id);
-    await eventually(async () => ((await approval(team, deletion.approval_id)).status === 'executed' ? true : undefined), 'lead deletion');
+    await eventually('lead deletion', async () => ((await approval(team, deletion.approval_id)).status === 'executed' ? true : undefined));
     assert.match(errorText(await h.tool(team, 'service_get_lead', { lead_id: lead.id })), /^not_found: /);
   });
 
@@ -399,7 +393,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     assert.ok(posted, 'posted through the incoming webhook');
     assert.equal(posted.headers.authorization, undefined);
     await h.slackTap('C0STUDIO01', 'approval.approve', pending.approval_id);
-    await eventually(async () => ((await approval(studio, pending.approval_id)).status === 'executed' ? true : undefined), 'delivery');
+    await eventually('delivery', async () => ((await approval(studio, pending.approval_id)).status === 'executed' ? true : undefined));
     const delivered = structured<{ status: string; delivered_at: string }>(
       await h.tool(studio, 'service_get_project', { project_id: project.id }),
     );

@@ -1,24 +1,26 @@
 // The MCP server as an agent meets it: the SDK's own client over streamable HTTP, through the gateway (keys,
 // scopes, quota, signed identity), with the leads, telephony and recall services behind it on NATS.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, type TestContext, testIdentity } from '@voice/kit/testing';
+import { bearer, createOrgWithKey, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
+import {
+  eventually,
+  type FakeProvider,
+  type FakeSlack,
+  type FakeTelegram,
+  knowingAnswers,
+  startFakeAnthropic,
+  startFakeOpenAi,
+  startFakeSlack,
+  startFakeTelegram,
+  testIdentity,
+} from '@voice/kit/testing';
 import { type Identity, leadsRpc, type PendingApproval } from '@voice/proto';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from '../../../gateway/test/stack.js';
-import { buildApp as buildRecall } from '../../recall/src/app.js';
-import { connectDeps as connectRecall, type RecallServiceDeps } from '../../recall/src/deps.js';
-import { envSchema as recallEnvSchema } from '../../recall/src/env.js';
-import { type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi } from '../../recall/test/fake-providers.js';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type McpDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
-import { eventually, type FakeSlack, type FakeTelegram, startFakeSlack, startFakeTelegram } from './support/fake-messaging.js';
-import { type Platform, startPlatform, telegramBotToken, telegramWebhookSecret } from './support/harness.js';
+import { allTools } from '../src/mcp/catalog.js';
+import { telegramBotToken, telegramWebhookSecret } from './support/harness.js';
 
 const approverChat = '-1002000000001';
 
@@ -40,12 +42,9 @@ function failure(result: CallToolResult, what: string): string {
 }
 
 describe('MCP through the gateway with the SDK client', () => {
-  let ctx: TestContext;
+  let platform: Platform<'leads' | 'telephony' | 'recall' | 'mcp'>;
   let gateway: TestGateway;
   let gatewayUrl: string;
-  let platform: Platform;
-  let recall: { app: HttpApp; deps: RecallServiceDeps };
-  let mcp: { app: HttpApp; deps: McpDeps };
   let telegram: FakeTelegram;
   let slack: FakeSlack;
   let openai: FakeProvider;
@@ -82,42 +81,37 @@ describe('MCP through the gateway with the SDK client', () => {
   }
 
   before(async () => {
-    ctx = await createTestContext();
     [telegram, slack, openai, anthropic] = await Promise.all([
       startFakeTelegram(telegramBotToken),
       startFakeSlack('xoxb-stack'),
       startFakeOpenAi(knowingAnswers('Acme Voice')),
       startFakeAnthropic(knowingAnswers('Acme Voice')),
     ]);
-    platform = await startPlatform(ctx);
-    const recallDeps = await connectRecall(
-      parseEnv(recallEnvSchema, {
-        ...ctx.env,
+    // The dialer is off, so a queued call stays queued; sequence delays and the brand page check are the real ones.
+    platform = await startPlatform({
+      services: ['leads', 'telephony', 'recall', 'mcp'],
+      telephony: { WORKERS: 'outbox' },
+      leads: { SEQUENCE_DELAY_SCALE: '1' },
+      recall: {
+        BRAND_PAGE_CHECK: 'true',
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: openai.baseUrl,
         OPENAI_MODEL: 'gpt-test',
         ANTHROPIC_API_KEY: 'sk-ant-test',
         ANTHROPIC_BASE_URL: anthropic.baseUrl,
         ANTHROPIC_MODEL: 'claude-test',
-      }),
-    );
-    recall = { app: await buildRecall(recallDeps), deps: recallDeps };
-    await recall.app.ready();
-    const mcpDeps = await connectDeps(
-      parseEnv(envSchema, {
-        ...ctx.env,
+      },
+      mcp: {
         TELEGRAM_BOT_TOKEN: telegramBotToken,
         TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret,
         TELEGRAM_API_BASE_URL: telegram.baseUrl,
         SLACK_API_BASE_URL: slack.apiBaseUrl,
-      }),
-    );
-    mcp = { app: await buildApp(mcpDeps), deps: mcpDeps };
-    await mcp.app.listen({ host: '127.0.0.1', port: 0 });
-    const mcpUrl = `http://127.0.0.1:${(mcp.app.server.address() as AddressInfo).port}`;
-    gateway = await startGateway(ctx, { MCP_URL: mcpUrl, AUDIT_FLUSH_MS: '50' });
-    await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-    gatewayUrl = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
+      },
+      gateway: { AUDIT_FLUSH_MS: '50' },
+      auditWorker: true,
+    });
+    gateway = platform.gateway;
+    gatewayUrl = platform.url;
 
     orgA = await createOrgWithKey(gateway, { plan: 'pro', quota: 10_000 });
     orgB = await createOrgWithKey(gateway, { plan: 'pro', quota: 10_000 });
@@ -133,19 +127,13 @@ describe('MCP through the gateway with the SDK client', () => {
 
   after(async () => {
     await Promise.allSettled([clientA?.close(), clientB?.close(), clientRead?.close()]);
-    await gateway?.close();
-    await mcp?.app.close();
-    await mcp?.deps.close();
-    await recall?.app.close();
-    await recall?.deps.close();
     await platform?.close();
     await Promise.allSettled([telegram?.close(), slack?.close(), openai?.close(), anthropic?.close()]);
-    await ctx?.cleanup();
   });
 
-  test('tools/list: 46 tools for a read-write key, only the read tools for a read key', async () => {
+  test('tools/list: every tool for a read-write key, only the read tools for a read key', async () => {
     const all = await clientA.listTools();
-    assert.equal(all.tools.length, 46);
+    assert.equal(all.tools.length, allTools.length);
     assert.ok(all.tools.every((tool) => tool.annotations && tool.outputSchema));
     const readOnly = await clientRead.listTools();
     const readNames = readOnly.tools.map((tool) => tool.name);
@@ -297,10 +285,10 @@ describe('MCP through the gateway with the SDK client', () => {
     assert.equal(usage.plan, 'pro');
     assert.equal(usage.monthly.quota, 10_000);
     assert.ok(usage.monthly.used > 40);
-    const audit = await eventually(async () => {
+    const audit = await eventually('audit records of MCP calls', async () => {
       const page = ok<{ data: Array<{ path: string }> }>(await call(clientA, 'service_list_audit_log', { limit: 5 }), 'audit');
       return page.data.some((record) => record.path === '/api/mcp') ? page : undefined;
-    }, 'audit records of MCP calls');
+    });
     calledTools.add('service_list_audit_log');
     assert.ok(audit.data.length <= 5);
 
@@ -398,8 +386,8 @@ describe('MCP through the gateway with the SDK client', () => {
       assert.deepEqual(ok<{ data: unknown[] }>(await call(clientB, name, {}), name).data, [], name);
     }
 
-    assert.equal(calledTools.size, 46, `called: ${[...calledTools].join(', ')}`);
-    assert.equal(rejectedTools.size, 46);
+    assert.equal(calledTools.size, allTools.length, `called: ${[...calledTools].join(', ')}`);
+    assert.equal(rejectedTools.size, allTools.length);
   });
 
   test('service_send_invoice end to end: pending, Telegram message, one tap sends it once, a second tap does nothing', async () => {
@@ -409,12 +397,12 @@ describe('MCP through the gateway with the SDK client', () => {
       'draft',
     );
     let sendRequests = 0;
-    mcp.deps.bus.connection.subscribe(mcp.deps.bus.subject('svc.leads.invoices.send'), {
+    platform.mcp.deps.bus.connection.subscribe(platform.mcp.deps.bus.subject('svc.leads.invoices.send'), {
       callback: () => {
         sendRequests += 1;
       },
     });
-    await mcp.deps.bus.flush();
+    await platform.mcp.deps.bus.flush();
     const pending = ok<PendingApproval>(await call(clientA, 'service_send_invoice', { invoice_id: invoice.id }), 'send');
     assert.equal(pending.status, 'pending_approval');
     const message = telegram.callsOf('sendMessage').find((item) => String(item.body.text).includes(pending.approval_id));
@@ -439,7 +427,7 @@ describe('MCP through the gateway with the SDK client', () => {
       });
     assert.equal((await tap('cb100')).status, 200);
     assert.equal((await tap('cb101')).status, 200);
-    await mcp.deps.bus.flush();
+    await platform.mcp.deps.bus.flush();
     assert.equal(sendRequests, 1);
     const answers = telegram
       .callsOf('answerCallbackQuery')

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '@voice/kit';
@@ -61,7 +61,8 @@ const specification: Array<[string, 'R' | 'W', boolean]> = [
 const catalog = new ToolCatalog();
 const listings = catalog.listings();
 const byName = new Map(listings.map((tool) => [tool.name, tool]));
-const snapshotPath = fileURLToPath(new URL('./__snapshots__/tools.json', import.meta.url));
+/** One file per tool, so a change to one tool's contract shows as a change to one file in review. */
+const snapshotDir = fileURLToPath(new URL('./__snapshots__/tools/', import.meta.url));
 
 describe('the tool catalogue', () => {
   test('has exactly the 46 tools of MCP-TOOLS.md, by name', () => {
@@ -69,7 +70,7 @@ describe('the tool catalogue', () => {
     assert.deepEqual(listings.map((tool) => tool.name).sort(), specification.map(([name]) => name).sort());
   });
 
-  test('a read key lists only the read tools; a read-write key lists all 46', () => {
+  test('a read key lists only the read tools; a read-write key lists them all', () => {
     const readNames = catalog.list(testIdentity({ scope: 'read' })).map((tool) => tool.name);
     assert.deepEqual(
       readNames.sort(),
@@ -78,7 +79,7 @@ describe('the tool catalogue', () => {
         .map(([name]) => name)
         .sort(),
     );
-    assert.equal(catalog.list(testIdentity({ scope: 'read-write' })).length, 46);
+    assert.equal(catalog.list(testIdentity({ scope: 'read-write' })).length, specification.length);
   });
 
   test('every tool sets all four annotations, by its effect', () => {
@@ -120,26 +121,34 @@ describe('the tool catalogue', () => {
     }
   });
 
-  test('the schemas match the snapshot in test/__snapshots__/tools.json (UPDATE_SNAPSHOTS=1 rewrites it)', () => {
-    const current = `${JSON.stringify(
-      [...listings]
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .map((tool) => ({
-          name: tool.name,
-          description: tool.description,
-          annotations: tool.annotations,
-          inputSchema: tool.inputSchema,
-          outputSchema: tool.outputSchema,
-        })),
-      null,
-      2,
-    )}\n`;
-    if (process.env.UPDATE_SNAPSHOTS === '1') writeFileSync(snapshotPath, current);
-    const stored = readFileSync(snapshotPath, 'utf8');
-    assert.equal(
-      current,
-      stored,
-      'tool schemas changed: review the diff, then run UPDATE_SNAPSHOTS=1 npm test -- services/mcp/test/tools.test.ts',
+  test('the schemas match the snapshots in test/__snapshots__/tools/, one file per tool (UPDATE_SNAPSHOTS=1 rewrites them)', () => {
+    const current = new Map(
+      listings.map((tool) => [
+        `${tool.name}.json`,
+        `${JSON.stringify(
+          {
+            name: tool.name,
+            description: tool.description,
+            annotations: tool.annotations,
+            inputSchema: tool.inputSchema,
+            outputSchema: tool.outputSchema,
+          },
+          null,
+          2,
+        )}\n`,
+      ]),
+    );
+    if (process.env.UPDATE_SNAPSHOTS === '1') {
+      rmSync(snapshotDir, { recursive: true, force: true });
+      mkdirSync(snapshotDir, { recursive: true });
+      for (const [file, text] of current) writeFileSync(`${snapshotDir}${file}`, text);
+    }
+    const stored = new Map(readdirSync(snapshotDir).map((file) => [file, readFileSync(`${snapshotDir}${file}`, 'utf8')]));
+    const differing = [...new Set([...current.keys(), ...stored.keys()])].filter((file) => current.get(file) !== stored.get(file)).sort();
+    assert.deepEqual(
+      differing,
+      [],
+      `tool schemas changed (${differing.join(', ')}): review the diff, then run UPDATE_SNAPSHOTS=1 npm test -- services/mcp/test/tools.test.ts`,
     );
   });
 });

@@ -3,14 +3,13 @@
 // provider, not the sum (900 ms), because both providers and their three prompts each run in parallel.
 // Run: npm run bench -- recall   (or: node --conditions=source --import tsx services/recall/bench/brand-score.ts)
 import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, testIdentity } from '@voice/kit/testing';
+import { createTestContext, gatewayHeaders, knowingAnswers, startFakeAnthropic, startFakeOpenAi, testIdentity } from '@voice/kit/testing';
 import { buildApp } from '../src/app.js';
 import { connectDeps } from '../src/deps.js';
 import { probeProvider, scoreBrandWithProviders } from '../src/domain/brand-score.js';
 import { envSchema } from '../src/env.js';
 import { createAnthropicProvider } from '../src/providers/anthropic.js';
 import { createOpenAiProvider } from '../src/providers/openai.js';
-import { knowingAnswers, startFakeAnthropic, startFakeOpenAi } from '../test/fake-providers.js';
 
 const openaiDelayMs = 300;
 const anthropicDelayMs = 600;

@@ -1,12 +1,12 @@
 import { createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
-import type { RecallServiceDeps } from './deps.js';
+import type { RecallDeps } from './deps.js';
 import { serveRecallRpc } from './nats/handlers.js';
 import { documentRoutes } from './routes/documents.js';
 import { llmRecallRoutes } from './routes/llm-recall.js';
 import { marketingAuditRoutes } from './routes/marketing-audit.js';
 
 /** The recall service: knowledge base, recall with cited answers, brand score and marketing audit. */
-export async function buildApp(deps: RecallServiceDeps): Promise<HttpApp> {
+export async function buildApp(deps: RecallDeps): Promise<HttpApp> {
   const app = await createHttpApp({
     name: 'recall',
     logger: deps.logger,

@@ -1,9 +1,9 @@
 import { Bus, connectRedis, createLogger, FixedWindowLimiter, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
-import { readBrandPage } from './domain/audit.js';
 import type { BrandScoreDeps } from './domain/brand-score.js';
+import { readBrandPage } from './domain/marketing-audit.js';
 import type { PageFetchOptions } from './domain/page-fetch.js';
-import type { RecallDeps } from './domain/recall.js';
+import type { RecallQueryDeps } from './domain/recall.js';
 import type { RecallEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { createAnthropicProvider } from './providers/anthropic.js';
@@ -11,7 +11,7 @@ import { createOpenAiProvider } from './providers/openai.js';
 import type { LlmProvider } from './providers/structured.js';
 
 /** Everything the recall service talks to, made once per process (or per test) and closed in order. */
-export interface RecallServiceDeps {
+export interface RecallDeps {
   env: RecallEnv;
   logger: Logger;
   prisma: PrismaClient;
@@ -23,7 +23,7 @@ export interface RecallServiceDeps {
   providers: LlmProvider[];
   pageFetch: PageFetchOptions;
   auditLimiter: FixedWindowLimiter;
-  recall: RecallDeps;
+  recall: RecallQueryDeps;
   brandScore: BrandScoreDeps;
   close(): Promise<void>;
 }
@@ -54,7 +54,7 @@ export function configuredProviders(env: RecallEnv): LlmProvider[] {
   return providers;
 }
 
-export async function connectDeps(env: RecallEnv, logger: Logger = createLogger('recall', env.LOG_LEVEL)): Promise<RecallServiceDeps> {
+export async function connectDeps(env: RecallEnv, logger: Logger = createLogger('recall', env.LOG_LEVEL)): Promise<RecallDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'recall') });
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
   const bus = await Bus.connect({

@@ -1,16 +1,8 @@
 // The operations REST routes and NATS handlers share, so both paths behave identically: each takes the
 // caller's identity (for the organization and the quota figures it reports) and validated input.
-import { idempotent, insertOutboxRows, PendingEvents } from '@voice/kit';
-import type {
-  AddDocumentInput,
-  BrandScoreInput,
-  BrandScoreResponse,
-  Identity,
-  KnowledgeDocument,
-  RecallInput,
-  RecallResponse,
-} from '@voice/proto';
-import type { RecallServiceDeps } from './deps.js';
+import { insertOutboxRows, PendingEvents, runIdempotent } from '@voice/kit';
+import type { AddDocumentInput, BrandScoreInput, BrandScoreResponse, Identity, RecallInput, RecallResponse } from '@voice/proto';
+import type { RecallDeps } from './deps.js';
 import { scoreBrandWithProviders } from './domain/brand-score.js';
 import { recall } from './domain/recall.js';
 import { createDocument } from './store/documents.js';
@@ -18,16 +10,12 @@ import { createDocument } from './store/documents.js';
 /** The key's monthly count after this request, as the gateway's Lua call left it. */
 const usageOf = (identity: Identity) => ({ monthly_used: identity.monthly_used, monthly_quota: identity.monthly_quota });
 
-export async function recallOperation(deps: RecallServiceDeps, identity: Identity, input: RecallInput): Promise<RecallResponse> {
+export async function recallOperation(deps: RecallDeps, identity: Identity, input: RecallInput): Promise<RecallResponse> {
   const result = await recall(deps.recall, identity.org_id, input);
   return { ...result, api: usageOf(identity) };
 }
 
-export async function brandScoreOperation(
-  deps: RecallServiceDeps,
-  identity: Identity,
-  input: BrandScoreInput,
-): Promise<BrandScoreResponse> {
+export async function brandScoreOperation(deps: RecallDeps, identity: Identity, input: BrandScoreInput): Promise<BrandScoreResponse> {
   const parts = await scoreBrandWithProviders(deps.brandScore, input);
   for (const probe of parts.probes) {
     if (probe.status !== 'ok') {
@@ -73,10 +61,6 @@ export async function brandScoreOperation(
 }
 
 /** Adds a document; with an idempotency key, the same request twice adds one document (Stripe style). */
-export async function addDocumentOperation(deps: RecallServiceDeps, identity: Identity, input: AddDocumentInput) {
-  const { idempotency_key: key, ...body } = input;
-  return idempotent<KnowledgeDocument>(
-    { redis: deps.redis, prefix: deps.env.REDIS_PREFIX, orgId: identity.org_id, operation: 'documents.add', key, fingerprint: body },
-    async () => ({ status: 201, body: await createDocument(deps.prisma, identity.org_id, body) }),
-  );
+export async function addDocumentOperation(deps: RecallDeps, identity: Identity, input: AddDocumentInput) {
+  return runIdempotent(deps, identity.org_id, 'documents.add', input, (body) => createDocument(deps.prisma, identity.org_id, body));
 }

@@ -1,19 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import { type HttpApp, parseEnv } from '@voice/kit';
+import {
+  type FakeProvider,
+  gatewayHeaders,
+  knowingAnswers,
+  startFakeAnthropic,
+  startFakeOpenAi,
+  testIdentity,
+  unawareAnswers,
+} from '@voice/kit/testing';
 import { brandScoreResponseSchema, type EventEnvelope, recallRpc } from '@voice/proto';
 import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
+import { connectDeps, type RecallDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi, unawareAnswers } from './fake-providers.js';
+import { type Harness, startRecall } from './support/harness.js';
 
 const seedKeys = ['ok', 'brand', 'score', 'verdict', 'zinger', 'probes', 'recommendations', 'api'];
 
 describe('brand score over fake OpenAI and Anthropic servers', () => {
-  let ctx: TestContext;
-  let deps: RecallServiceDeps;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let h: Harness;
+  let deps: RecallDeps;
+  let app: HttpApp;
   let openai: FakeProvider;
   let anthropic: FakeProvider;
   const events: EventEnvelope[] = [];
@@ -23,35 +31,29 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
     app.inject({ method: 'POST', url: '/api/v1/llm-recall', headers: gatewayHeaders(who, 'POST', '/api/v1/llm-recall'), payload: body });
 
   before(async () => {
-    ctx = await createTestContext();
     openai = await startFakeOpenAi(knowingAnswers('Acme Voice'));
     anthropic = await startFakeAnthropic(knowingAnswers('Acme Voice'));
-    deps = await connectDeps(
-      parseEnv(envSchema, {
-        ...ctx.env,
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: openai.baseUrl,
-        OPENAI_MODEL: 'gpt-test',
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        ANTHROPIC_BASE_URL: anthropic.baseUrl,
-        ANTHROPIC_MODEL: 'claude-test',
-        PROVIDER_TIMEOUT_MS: '1500',
-        PROVIDER_MAX_RETRIES: '0',
-        BRAND_PAGE_CHECK: 'false',
-      }),
-    );
-    app = await buildApp(deps);
+    h = await startRecall({
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: openai.baseUrl,
+      OPENAI_MODEL: 'gpt-test',
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      ANTHROPIC_BASE_URL: anthropic.baseUrl,
+      ANTHROPIC_MODEL: 'claude-test',
+      PROVIDER_TIMEOUT_MS: '1500',
+      PROVIDER_MAX_RETRIES: '0',
+      BRAND_PAGE_CHECK: 'false',
+    });
+    ({ deps, app } = h);
     await deps.bus.consume({ durable: 'test-brand-scored', types: ['recall.brand_scored'] }, async (event) => {
       events.push(event);
     });
   });
 
   after(async () => {
-    await app?.close();
-    await deps?.close();
+    await h?.close();
     await openai?.close();
     await anthropic?.close();
-    await ctx?.cleanup();
   });
 
   const reset = () => {
@@ -241,22 +243,21 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
     assert.equal(event?.data.brand, 'Acme Voice');
   });
 
-  test('without a provider configured the brand score is 503 naming the variables to set', async () => {
-    const bare = await connectDeps(parseEnv(envSchema, { ...ctx.env, BRAND_PAGE_CHECK: 'false' }));
+  test('without a provider configured the brand score is 503 naming the variables to set', async (t) => {
+    const bare = await connectDeps(parseEnv(envSchema, { ...h.ctx.env, BRAND_PAGE_CHECK: 'false' }));
     const bareApp = await buildApp(bare);
-    try {
-      const response = await bareApp.inject({
-        method: 'POST',
-        url: '/api/v1/llm-recall',
-        headers: gatewayHeaders(identity, 'POST', '/api/v1/llm-recall'),
-        payload: { brand: 'Acme', url: 'https://acme.example' },
-      });
-      assert.equal(response.statusCode, 503);
-      assert.equal(response.json().error.code, 'unavailable');
-      assert.match(response.json().error.message, /OPENAI_API_KEY.*ANTHROPIC_API_KEY/);
-    } finally {
+    t.after(async () => {
       await bareApp.close();
       await bare.close();
-    }
+    });
+    const response = await bareApp.inject({
+      method: 'POST',
+      url: '/api/v1/llm-recall',
+      headers: gatewayHeaders(identity, 'POST', '/api/v1/llm-recall'),
+      payload: { brand: 'Acme', url: 'https://acme.example' },
+    });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.json().error.code, 'unavailable');
+    assert.match(response.json().error.message, /OPENAI_API_KEY.*ANTHROPIC_API_KEY/);
   });
 });

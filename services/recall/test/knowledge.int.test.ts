@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import type { HttpApp } from '@voice/kit';
+import { type FakeProvider, gatewayHeaders, startFakeAnthropic, startFakeOpenAi, testIdentity } from '@voice/kit/testing';
 import { recallRpc } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallServiceDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
-import { type FakeProvider, startFakeAnthropic, startFakeOpenAi } from './fake-providers.js';
+import type { RecallDeps } from '../src/deps.js';
+import { type Harness, startRecall } from './support/harness.js';
 
 const support = {
   title: 'Support hours',
@@ -22,9 +20,9 @@ const password = {
 };
 
 describe('knowledge base and recall', () => {
-  let ctx: TestContext;
-  let deps: RecallServiceDeps;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let h: Harness;
+  let deps: RecallDeps;
+  let app: HttpApp;
   let openai: FakeProvider;
   let anthropic: FakeProvider;
   const org = testIdentity({ monthly_used: 41, monthly_quota: 500 });
@@ -36,7 +34,6 @@ describe('knowledge base and recall', () => {
       : app.inject({ method, url, headers: gatewayHeaders(identity, method, url), payload });
 
   before(async () => {
-    ctx = await createTestContext();
     // The grounded answer cites the first passage; a marker to a passage that does not exist must be dropped.
     openai = await startFakeOpenAi((name, body) => {
       if (name !== 'grounded_answer') return { kind: 'status', status: 400 };
@@ -56,19 +53,16 @@ describe('knowledge base and recall', () => {
       kind: 'json',
       value: { answerable: true, answer: 'Refunds take five business days [1].', cited: [1] },
     }));
-    deps = await connectDeps(
-      parseEnv(envSchema, {
-        ...ctx.env,
-        OPENAI_API_KEY: 'test-key',
-        OPENAI_BASE_URL: openai.baseUrl,
-        OPENAI_MODEL: 'gpt-test',
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: anthropic.baseUrl,
-        PROVIDER_MAX_RETRIES: '0',
-        PROVIDER_TIMEOUT_MS: '3000',
-      }),
-    );
-    app = await buildApp(deps);
+    h = await startRecall({
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: openai.baseUrl,
+      OPENAI_MODEL: 'gpt-test',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: anthropic.baseUrl,
+      PROVIDER_MAX_RETRIES: '0',
+      PROVIDER_TIMEOUT_MS: '3000',
+    });
+    ({ deps, app } = h);
     for (const document of [support, billing, password]) {
       const response = await call(org, 'POST', '/api/v1/knowledge/documents', document);
       assert.equal(response.statusCode, 201, response.body);
@@ -81,11 +75,9 @@ describe('knowledge base and recall', () => {
   });
 
   after(async () => {
-    await app?.close();
-    await deps?.close();
+    await h?.close();
     await openai?.close();
     await anthropic?.close();
-    await ctx?.cleanup();
   });
 
   test('a document is created, split into passages, listed, read and deleted', async () => {

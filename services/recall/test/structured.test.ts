@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type FakeProvider, startFakeAnthropic, startFakeOpenAi } from '@voice/kit/testing';
 import { brandPrompts } from '../src/domain/brand-prompts.js';
 import { groundedAnswerPrompt, settleCitations } from '../src/domain/recall.js';
 import { createAnthropicProvider } from '../src/providers/anthropic.js';
 import { createOpenAiProvider } from '../src/providers/openai.js';
 import { extractJsonObject, ProviderError, parseStructuredAnswer, toProviderSchema } from '../src/providers/structured.js';
-import { type FakeProvider, startFakeAnthropic, startFakeOpenAi } from './fake-providers.js';
 
 const prompts = brandPrompts('Acme Voice', 'https://www.acmevoice.example/pricing');
 

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
-import { testIdentity } from '@voice/kit/testing';
+import { eventually, testIdentity } from '@voice/kit/testing';
 import type { Call, CallListItem, CallStats, EventEnvelope, Page } from '@voice/proto';
-import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
+import { collectEvents, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
-let events: EventEnvelope[];
+const callEventTypes = ['call.queued', 'call.ringing', 'call.started', 'call.completed', 'call.failed', 'call.canceled'] as const;
+let events: EventEnvelope<(typeof callEventTypes)[number]>[];
 before(async () => {
   h = await startHarness();
-  events = await collectEvents(h.deps.bus, 'test-calls', [
-    'call.queued',
-    'call.ringing',
-    'call.started',
-    'call.completed',
-    'call.failed',
-    'call.canceled',
-  ]);
+  events = await collectEvents(h.deps.bus, 'test-calls', callEventTypes);
 });
 after(() => h.close());
 
@@ -166,14 +160,14 @@ describe('queueing calls', () => {
     assert.equal(queued.direction, 'outbound');
     assert.equal(queued.source, 'api');
     const done = await eventually(
+      'the call to finish',
       async () => {
         const call = (await h.request(org, 'GET', `/api/v1/phone/calls/${queued.id}`)).json() as Call;
         return ['completed', 'busy', 'no_answer', 'failed'].includes(call.status) ? call : undefined;
       },
-      15_000,
-      'the call to finish',
+      { timeoutMs: 15_000 },
     );
-    const mine = await eventually(() => {
+    const mine = await eventually('call.completed', () => {
       const list = events.filter((event) => event.data.call_id === queued.id);
       return list.some((event) => event.type === 'call.completed' || event.type === 'call.failed') ? list : undefined;
     });
@@ -203,16 +197,22 @@ describe('queueing calls', () => {
       await h.request(org, 'POST', '/api/v1/phone/calls', { to: phone(3), metadata: { sandbox_status: 'busy' } })
     ).json() as Call;
     const finished = async (id: string) =>
-      eventually(async () => {
-        const call = (await h.request(org, 'GET', `/api/v1/phone/calls/${id}`)).json() as Call;
-        return call.ended_at ? call : undefined;
-      }, 15_000);
+      eventually(
+        `call ${id} to end`,
+        async () => {
+          const call = (await h.request(org, 'GET', `/api/v1/phone/calls/${id}`)).json() as Call;
+          return call.ended_at ? call : undefined;
+        },
+        { timeoutMs: 15_000 },
+      );
     const [a, b] = await Promise.all([finished(qualified.id), finished(busy.id)]);
     assert.equal(a.status, 'completed');
     assert.equal(a.outcome, 'qualified_lead');
     assert.equal(b.status, 'busy');
     assert.equal(b.outcome, null);
-    const completedEvent = await eventually(() => events.find((event) => event.type === 'call.completed' && event.data.call_id === a.id));
+    const completedEvent = await eventually('call.completed', () =>
+      events.find((event) => event.type === 'call.completed' && event.data.call_id === a.id),
+    );
     assert.equal(completedEvent.data.outcome, 'qualified_lead');
   });
 
@@ -271,7 +271,7 @@ describe('queueing calls', () => {
     const again = await h.request(identity, 'POST', `/api/v1/phone/calls/${id}/cancel`);
     assert.equal(again.statusCode, 409);
     assert.equal(again.json().error.code, 'conflict');
-    await eventually(() => events.find((event) => event.type === 'call.canceled' && event.data.call_id === id));
+    await eventually('call.canceled', () => events.find((event) => event.type === 'call.canceled' && event.data.call_id === id));
   });
 
   test('a read key cannot queue', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type OwnServer, startOwnNats, testIdentity } from '@voice/kit/testing';
+import { eventually, type OwnServer, startOwnNats, testIdentity } from '@voice/kit/testing';
 import type { EventEnvelope } from '@voice/proto';
-import { eventually, type Harness, startHarness } from './support/harness.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 // A nats-server of this file's own, so the test can stop it.
 let nats: OwnServer;
@@ -18,7 +18,7 @@ after(async () => {
 
 test('calls and do-not-call entries are written while NATS is down; their events are delivered once after it returns', async () => {
   const identity = testIdentity();
-  const received: EventEnvelope[] = [];
+  const received: EventEnvelope<'call.queued' | 'dnc.added'>[] = [];
   await h.deps.bus.consume({ durable: 'outage-check', types: ['call.queued', 'dnc.added'] }, async (event) => {
     received.push(event);
   });
@@ -37,24 +37,17 @@ test('calls and do-not-call entries are written while NATS is down; their events
   }
   assert.ok((await h.deps.prisma.outboxEvent.count()) >= 12, 'every event kept while NATS is away');
   await nats.start();
-  const ofType = (type: string) => received.filter((event) => event.type === type);
+  const queuedCallIds = () => received.flatMap((event) => (event.type === 'call.queued' ? [event.data.call_id] : []));
+  const listedDncIds = () => received.flatMap((event) => (event.type === 'dnc.added' ? [event.data.dnc_id] : []));
   await eventually(
-    () => (ofType('call.queued').length >= 8 && ofType('dnc.added').length >= 4 ? true : undefined),
-    60_000,
     'the queued calls and listings to be announced',
+    () => (queuedCallIds().length >= 8 && listedDncIds().length >= 4 ? true : undefined),
+    { timeoutMs: 60_000 },
   );
-  await eventually(async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), 60_000, 'the outbox to drain');
+  await eventually('the outbox to drain', async () => ((await h.deps.prisma.outboxEvent.count()) === 0 ? true : undefined), {
+    timeoutMs: 60_000,
+  });
   // The dialer records call.queued again (same id) when it claims each call; JetStream keeps one.
-  assert.deepEqual(
-    ofType('call.queued')
-      .map((event) => event.data.call_id)
-      .sort(),
-    [...callIds].sort(),
-  );
-  assert.deepEqual(
-    ofType('dnc.added')
-      .map((event) => event.data.dnc_id)
-      .sort(),
-    [...dncIds].sort(),
-  );
+  assert.deepEqual(queuedCallIds().sort(), [...callIds].sort());
+  assert.deepEqual(listedDncIds().sort(), [...dncIds].sort());
 });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ApiError, Bus, createLogger, newId } from '@voice/kit';
-import { testIdentity, testSigningSecret } from '@voice/kit/testing';
+import { eventually, testIdentity, testSigningSecret } from '@voice/kit/testing';
 import { telephonyRpc } from '@voice/proto';
-import { eventually, type Harness, startHarness } from './support/harness.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
 let caller: Bus;
@@ -133,12 +133,12 @@ test('a queued call whose dialer job was lost is found by the sweeper and dialed
     },
   });
   const done = await eventually(
+    'the swept call to finish',
     async () => {
       const call = await caller.call(telephonyRpc.getCall, identity, { id: row.id });
       return call.status === 'busy' ? call : undefined;
     },
-    15_000,
-    'the swept call to finish',
+    { timeoutMs: 15_000 },
   );
   assert.equal(done.end_reason, 'busy');
   assert.equal((await h.deps.prisma.call.findUnique({ where: { id: row.id } }))?.dialAttempts, 1);

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
-import { testIdentity } from '@voice/kit/testing';
+import { eventually, testIdentity } from '@voice/kit/testing';
 import type { DncEntry, EventEnvelope, Page, Sms } from '@voice/proto';
-import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
+import { collectEvents, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
-let events: EventEnvelope[];
+const smsDncEventTypes = ['sms.sent', 'sms.delivered', 'sms.failed', 'dnc.added', 'dnc.removed'] as const;
+let events: EventEnvelope<(typeof smsDncEventTypes)[number]>[];
 before(async () => {
   h = await startHarness();
-  events = await collectEvents(h.deps.bus, 'test-sms-dnc', ['sms.sent', 'sms.delivered', 'sms.failed', 'dnc.added', 'dnc.removed']);
+  events = await collectEvents(h.deps.bus, 'test-sms-dnc', smsDncEventTypes);
 });
 after(() => h.close());
 
@@ -25,14 +26,14 @@ describe('SMS', () => {
     assert.equal(queued.lead_id, lead);
     assert.equal(queued.status, 'queued');
     assert.equal(queued.segments, 2);
-    const delivered = await eventually(async () => {
+    const delivered = await eventually('the message to be delivered', async () => {
       const sms = (await h.request(org, 'GET', `/api/v1/phone/sms/${queued.id}`)).json() as Sms;
       return sms.status === 'delivered' ? sms : undefined;
     });
     assert.ok(delivered.sent_at && delivered.delivered_at);
     assert.deepEqual(delivered.cost, { amount: 2 * h.deps.env.SANDBOX_SEGMENT_PRICE, currency: 'USD' });
-    const types = await eventually(() => {
-      const mine = events.filter((event) => event.data.sms_id === queued.id).map((event) => event.type);
+    const types = await eventually('sms.sent and sms.delivered', () => {
+      const mine = events.filter((event) => 'sms_id' in event.data && event.data.sms_id === queued.id).map((event) => event.type);
       return mine.length === 2 ? mine : undefined;
     });
     assert.deepEqual(types, ['sms.sent', 'sms.delivered']);
@@ -113,13 +114,13 @@ describe('do-not-call list', () => {
       list.data.map((e) => e.id),
       [entry.id],
     );
-    await eventually(() => events.find((event) => event.type === 'dnc.added' && event.data.dnc_id === entry.id));
+    await eventually('dnc.added', () => events.find((event) => event.type === 'dnc.added' && event.data.dnc_id === entry.id));
 
     const removed = await h.request(identity, 'DELETE', `/api/v1/phone/dnc/${entry.id}`);
     assert.equal(removed.statusCode, 200);
     assert.deepEqual(removed.json(), { id: entry.id, object: 'dnc_entry', deleted: true });
     assert.equal((await h.request(identity, 'DELETE', `/api/v1/phone/dnc/${entry.id}`)).statusCode, 404);
-    await eventually(() => events.find((event) => event.type === 'dnc.removed' && event.data.dnc_id === entry.id));
+    await eventually('dnc.removed', () => events.find((event) => event.type === 'dnc.removed' && event.data.dnc_id === entry.id));
     const after = (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(phone)}`)).json();
     assert.equal(after.listed, false);
   });
@@ -170,7 +171,7 @@ describe('do-not-call list', () => {
     });
     await h.request(identity, 'POST', '/api/v1/phone/dnc', { phone, channel: 'sms' });
     await h.deps.queues.enqueueSms(identity.org_id, row.id);
-    const blocked = await eventually(async () => {
+    const blocked = await eventually('the message to be blocked', async () => {
       const sms = (await h.request(identity, 'GET', `/api/v1/phone/sms/${row.id}`)).json() as Sms;
       return sms.status === 'blocked_dnc' ? sms : undefined;
     });

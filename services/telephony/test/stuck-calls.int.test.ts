@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type OwnServer, startOwnRedis, testIdentity } from '@voice/kit/testing';
+import { eventually, type OwnServer, startOwnRedis, testIdentity } from '@voice/kit/testing';
 import type { Call, CallStatus, EventEnvelope } from '@voice/proto';
-import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
+import { collectEvents, type Harness, startHarness } from './support/harness.js';
 
 // A Redis of this file's own, restarted without its data: the shared one is never flushed.
 let redis: OwnServer;
 let h: Harness;
-let events: EventEnvelope[];
+let events: EventEnvelope<'call.failed'>[];
 const org = testIdentity();
 
 before(async () => {
@@ -31,7 +31,7 @@ after(async () => {
 
 const getCall = async (id: string) => (await h.request(org, 'GET', `/api/v1/phone/calls/${id}`)).json() as Call;
 const reaches = (id: string, status: CallStatus) =>
-  eventually(async () => ((await getCall(id)).status === status ? true : undefined), 30_000, `${id} ${status}`);
+  eventually(`${id} ${status}`, async () => ((await getCall(id)).status === status ? true : undefined), { timeoutMs: 30_000 });
 
 test('calls whose next step Redis lost are failed past their deadline, with call.failed', async () => {
   const queue = async (sandboxStatus: string) =>
@@ -53,7 +53,9 @@ test('calls whose next step Redis lost are failed past their deadline, with call
     const call = await getCall(id);
     assert.equal(call.end_reason, 'no_carrier_report');
     assert.ok(call.ended_at);
-    const announced = await eventually(() => events.find((event) => (event.data as { call_id?: string }).call_id === id), 10_000);
+    const announced = await eventually(`an event of call ${id}`, () => events.find((event) => event.data.call_id === id), {
+      timeoutMs: 10_000,
+    });
     assert.equal((announced.data as { status: string }).status, 'failed');
   }
 });

@@ -1,18 +1,30 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { testIdentity } from '@voice/kit/testing';
+import { eventually, testIdentity } from '@voice/kit/testing';
 import type { Call, EventEnvelope, Sms } from '@voice/proto';
 import { twilioSignature } from '../src/carrier/twilio-signature.js';
 import { dialCall } from '../src/domain/calls.js';
 import { type FakeTwilio, invalidNumber, startFakeTwilio } from './support/fake-twilio.js';
-import { collectEvents, eventually, type Harness, startHarness } from './support/harness.js';
+import { collectEvents, type Harness, startHarness } from './support/harness.js';
 
 const publicBaseUrl = 'https://api.example.test';
 const owner = testIdentity();
 const ownedNumber = '+15005550100';
 let twilio: FakeTwilio;
 let h: Harness;
-let events: EventEnvelope[];
+const collectedTypes = [
+  'call.queued',
+  'call.ringing',
+  'call.started',
+  'call.completed',
+  'call.failed',
+  'sms.sent',
+  'sms.delivered',
+  'sms.received',
+  'dnc.added',
+  'dnc.removed',
+] as const;
+let events: EventEnvelope<(typeof collectedTypes)[number]>[];
 
 before(async () => {
   twilio = await startFakeTwilio();
@@ -26,18 +38,7 @@ before(async () => {
     DIAL_BACKOFF_MS: '10',
     TELEPHONY_NUMBER_ORGS: `${ownedNumber}=${owner.org_id}`,
   });
-  events = await collectEvents(h.deps.bus, 'test-twilio', [
-    'call.queued',
-    'call.ringing',
-    'call.started',
-    'call.completed',
-    'call.failed',
-    'sms.sent',
-    'sms.delivered',
-    'sms.received',
-    'dnc.added',
-    'dnc.removed',
-  ]);
+  events = await collectEvents(h.deps.bus, 'test-twilio', collectedTypes);
 });
 after(async () => {
   await h.close();
@@ -63,9 +64,9 @@ const getCall = async (id: string) => (await h.request(org, 'GET', `/api/v1/phon
 async function placedCall(to: string) {
   const queued = (await h.request(org, 'POST', '/api/v1/phone/calls', { to })).json() as Call;
   const sid = await eventually(
-    async () => (await h.deps.prisma.call.findUnique({ where: { id: queued.id } }))?.carrierCallId ?? undefined,
-    10_000,
     'the carrier sid',
+    async () => (await h.deps.prisma.call.findUnique({ where: { id: queued.id } }))?.carrierCallId ?? undefined,
+    { timeoutMs: 10_000 },
   );
   return { id: queued.id, sid };
 }
@@ -93,8 +94,8 @@ describe('calls through Twilio', () => {
     assert.equal(done.duration_seconds, 73);
     assert.equal(done.outcome, 'voicemail');
     assert.ok(done.started_at && done.ended_at);
-    const types = await eventually(() => {
-      const mine = events.filter((event) => event.data.call_id === id).map((event) => event.type);
+    const types = await eventually('the call to complete', () => {
+      const mine = events.filter((event) => 'call_id' in event.data && event.data.call_id === id).map((event) => event.type);
       return mine.includes('call.completed') ? mine : undefined;
     });
     assert.deepEqual(types, ['call.queued', 'call.ringing', 'call.started', 'call.completed']);
@@ -158,12 +159,12 @@ describe('calls through Twilio', () => {
 
   test('a carrier refusal fails the call at once, with call.failed', async () => {
     const queued = (await h.request(org, 'POST', '/api/v1/phone/calls', { to: invalidNumber })).json() as Call;
-    const failed = await eventually(async () => {
+    const failed = await eventually('the call to fail', async () => {
       const call = await getCall(queued.id);
       return call.status === 'failed' ? call : undefined;
     });
     assert.equal(failed.end_reason, 'twilio_21211');
-    await eventually(() => events.find((event) => event.type === 'call.failed' && event.data.call_id === queued.id));
+    await eventually('call.failed', () => events.find((event) => event.type === 'call.failed' && event.data.call_id === queued.id));
     assert.equal(callCreates().filter((request) => request.form.get('To') === invalidNumber).length, 1);
   });
 
@@ -205,8 +206,8 @@ describe('inbound calls', () => {
     const done = (await h.request(owner, 'GET', `/api/v1/phone/calls/${call.id}`)).json() as Call;
     assert.equal(done.status, 'completed');
     assert.equal(done.duration_seconds, 42);
-    const types = await eventually(() => {
-      const mine = events.filter((event) => event.data.call_id === call.id).map((event) => event.type);
+    const types = await eventually('the inbound call to complete', () => {
+      const mine = events.filter((event) => 'call_id' in event.data && event.data.call_id === call.id).map((event) => event.type);
       return mine.includes('call.completed') ? mine : undefined;
     });
     assert.deepEqual(types, ['call.ringing', 'call.started', 'call.completed']);
@@ -245,7 +246,7 @@ describe('SMS through Twilio', () => {
     assert.equal(response.statusCode, 201, response.body);
     const queued = response.json() as Sms;
     assert.equal(queued.segments, 1);
-    const sent = await eventually(async () => {
+    const sent = await eventually('the message to be sent', async () => {
       const sms = await h.deps.prisma.sms.findUnique({ where: { id: queued.id } });
       return sms?.status === 'sent' ? sms : undefined;
     });
@@ -260,7 +261,7 @@ describe('SMS through Twilio', () => {
     const delivered = (await h.request(org, 'GET', `/api/v1/phone/sms/${queued.id}`)).json() as Sms;
     assert.equal(delivered.status, 'delivered');
     assert.ok(delivered.delivered_at);
-    await eventually(() => events.find((event) => event.type === 'sms.delivered' && event.data.sms_id === queued.id));
+    await eventually('sms.delivered', () => events.find((event) => event.type === 'sms.delivered' && event.data.sms_id === queued.id));
   });
 
   test('an inbound STOP lists the sender with source sms_stop, and further messages are refused', async () => {
@@ -288,9 +289,11 @@ describe('SMS through Twilio', () => {
     const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'One more thing' });
     assert.equal(refused.statusCode, 422);
     assert.equal(refused.json().error.code, 'dnc_blocked');
-    const received = await eventually(() => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
+    const received = await eventually('sms.received', () =>
+      events.find((event): event is EventEnvelope<'sms.received'> => event.type === 'sms.received' && event.org_id === identity.org_id),
+    );
     assert.equal(received.data.body, ' stop ');
-    await eventually(() =>
+    await eventually('dnc.added', () =>
       events.find((event) => event.type === 'dnc.added' && event.org_id === identity.org_id && event.data.source === 'sms_stop'),
     );
 
@@ -298,15 +301,15 @@ describe('SMS through Twilio', () => {
     await twilioPost('/api/hooks/twilio/sms/inbound', { MessageSid: `SM${'b'.repeat(32)}`, From: them, To: ours, Body: 'START' });
     const after = (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json();
     assert.equal(after.listed, false);
-    await eventually(() => events.find((event) => event.type === 'dnc.removed' && event.org_id === identity.org_id));
+    await eventually('dnc.removed', () => events.find((event) => event.type === 'dnc.removed' && event.org_id === identity.org_id));
   });
 
-  test('a STOP whose first delivery failed after it was filed still opts the sender out when Twilio retries', async () => {
+  test('a STOP whose first delivery failed after it was filed still opts the sender out when Twilio retries', async (t) => {
     const identity = testIdentity();
     const them = '+14155550204';
     const ours = '+15005550006';
     assert.equal((await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'Reply STOP to opt out.' })).statusCode, 201);
-    await eventually(() => events.find((event) => event.type === 'sms.sent' && event.org_id === identity.org_id));
+    await eventually('sms.sent', () => events.find((event) => event.type === 'sms.sent' && event.org_id === identity.org_id));
     // The process fails right after the message is filed with its event, before the opt-out is applied
     // (the first commit that wakes the outbox relay is the filing).
     const nudge = h.deps.outbox.nudge.bind(h.deps.outbox);
@@ -318,23 +321,22 @@ describe('SMS through Twilio', () => {
       }
       nudge();
     };
-    try {
-      const params = { MessageSid: `SM${'e'.repeat(32)}`, From: them, To: ours, Body: 'STOP' };
-      const first = await twilioPost('/api/hooks/twilio/sms/inbound', params);
-      assert.notEqual(first.statusCode, 200, 'Twilio is told to retry');
-      const check = async () =>
-        (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json() as { listed: boolean };
-      assert.equal((await check()).listed, false, 'the first delivery stopped before the opt-out');
-      assert.equal((await twilioPost('/api/hooks/twilio/sms/inbound', params)).statusCode, 200);
-      assert.equal((await check()).listed, true, 'the retry applies it');
-      h.deps.outbox.nudge();
-      await eventually(() => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
-      assert.equal(events.filter((event) => event.type === 'sms.received' && event.org_id === identity.org_id).length, 1, 'filed once');
-      const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'more marketing' });
-      assert.equal(refused.statusCode, 422);
-    } finally {
+    t.after(async () => {
       h.deps.outbox.nudge = nudge;
-    }
+    });
+    const params = { MessageSid: `SM${'e'.repeat(32)}`, From: them, To: ours, Body: 'STOP' };
+    const first = await twilioPost('/api/hooks/twilio/sms/inbound', params);
+    assert.notEqual(first.statusCode, 200, 'Twilio is told to retry');
+    const check = async () =>
+      (await h.request(identity, 'GET', `/api/v1/phone/dnc/check?phone=${encodeURIComponent(them)}`)).json() as { listed: boolean };
+    assert.equal((await check()).listed, false, 'the first delivery stopped before the opt-out');
+    assert.equal((await twilioPost('/api/hooks/twilio/sms/inbound', params)).statusCode, 200);
+    assert.equal((await check()).listed, true, 'the retry applies it');
+    h.deps.outbox.nudge();
+    await eventually('sms.received', () => events.find((event) => event.type === 'sms.received' && event.org_id === identity.org_id));
+    assert.equal(events.filter((event) => event.type === 'sms.received' && event.org_id === identity.org_id).length, 1, 'filed once');
+    const refused = await h.request(identity, 'POST', '/api/v1/phone/sms', { to: them, body: 'more marketing' });
+    assert.equal(refused.statusCode, 422);
   });
 
   test('an inbound message with a bad signature is refused', async () => {

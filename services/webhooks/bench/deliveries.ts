@@ -3,11 +3,10 @@
 // Usage: npx tsx --conditions=source services/webhooks/bench/deliveries.ts [events=2000] [endpoints=1] [concurrency=100]
 import { performance } from 'node:perf_hooks';
 import { parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, testIdentity } from '@voice/kit/testing';
+import { createTestContext, gatewayHeaders, sampleEventData, startReceiver, testIdentity } from '@voice/kit/testing';
 import { buildApp } from '../src/app.js';
 import { connectDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { startReceiver } from '../test/receiver.js';
 
 const [eventCount = 2_000, endpointCount = 1, concurrency = 100] = process.argv.slice(2).map(Number);
 const total = eventCount * endpointCount;
@@ -40,7 +39,11 @@ try {
     const batch = Math.min(100, eventCount - offset);
     await Promise.all(
       Array.from({ length: batch }, (_, index) =>
-        deps.bus.publish('call.completed', identity.org_id, { call_id: `call_bench${offset + index}`, duration_seconds: 42 }),
+        deps.bus.publish(
+          'call.completed',
+          identity.org_id,
+          sampleEventData('call.completed', { call_id: `call_benchmark${offset + index}` }),
+        ),
       ),
     );
   }

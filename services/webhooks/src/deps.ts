@@ -1,4 +1,4 @@
-import { Bus, bullmqConnectionOptions, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, bullmqOptions, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type DeliveryJob, deliveryQueueName } from './delivery/queue.js';
@@ -33,10 +33,7 @@ export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogge
     secret: env.INTERNAL_SIGNING_SECRET,
   });
   const redis = await connectRedis(env.REDIS_URL, { failFast: true });
-  const queue = new Queue<DeliveryJob>(deliveryQueueName, {
-    connection: bullmqConnectionOptions(env.REDIS_URL),
-    prefix: `${env.REDIS_PREFIX}bull`,
-  });
+  const queue = new Queue<DeliveryJob>(deliveryQueueName, bullmqOptions(env));
   queue.on('error', (error) => logger.warn({ err: error }, 'delivery queue error'));
   return {
     env,

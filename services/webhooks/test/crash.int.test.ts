@@ -4,12 +4,20 @@ import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  eventually,
+  gatewayHeaders,
+  type Receiver,
+  sampleEventData,
+  startReceiver,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import type { EventEnvelope, WebhookDelivery, WebhookEndpointWithSecret } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { eventually, type Receiver, startReceiver } from './receiver.js';
 
 // The service runs as a real process (src/main.ts) so it can be killed with SIGKILL mid-delivery; this
 // test process only serves the API in-process (to create the endpoint) and publishes events.
@@ -69,7 +77,9 @@ test('killing the service mid-delivery and starting it again delivers every even
   const first = startService();
   const events: EventEnvelope[] = [];
   for (let index = 0; index < 5; index++) {
-    events.push(await deps.bus.publish('call.completed', identity.org_id, { call_id: `call_crashtest${index}` }));
+    events.push(
+      await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: `call_crashtest${index}` })),
+    );
   }
   // Every delivery is in flight, held open by the receiver, when the process dies.
   await target.waitFor((requests) => new Set(requests.map((request) => request.headers['webhook-id'])).size === events.length);
@@ -80,7 +90,9 @@ test('killing the service mid-delivery and starting it again delivers every even
   target.setBehaviour(() => 200);
   // Published while no webhooks process runs at all: JetStream keeps them for the durable consumer.
   for (let index = 5; index < 8; index++) {
-    events.push(await deps.bus.publish('call.completed', identity.org_id, { call_id: `call_crashtest${index}` }));
+    events.push(
+      await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: `call_crashtest${index}` })),
+    );
   }
 
   const second = startService();
@@ -90,7 +102,7 @@ test('killing the service mid-delivery and starting it again delivers every even
     return [...expected].every((id) => answered.has(id));
   }, 30_000);
 
-  const log = await eventually(async () => {
+  const log = await eventually('every delivery to succeed', async () => {
     const path = `/api/v1/webhooks/${endpoint.id}/deliveries?limit=100`;
     const response = await app.inject({ method: 'GET', url: path, headers: gatewayHeaders(identity, 'GET', path) });
     const page = response.json() as { data: WebhookDelivery[] };

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { HttpApp } from '@voice/kit';
-import { gatewayHeaders } from '@voice/kit/testing';
+import { eventually, gatewayHeaders, type Receiver, sampleEventData } from '@voice/kit/testing';
 import type { Identity, WebhookDelivery, WebhookEndpointWithSecret } from '@voice/proto';
 import { runMaintenance } from '../src/delivery/maintenance.js';
 import type { WebhooksDeps } from '../src/deps.js';
 import { createTestDelivery } from '../src/store/deliveries.js';
-import { type DeliveryStack, startDeliveryStack } from './delivery-stack.js';
-import { eventually, type Receiver } from './receiver.js';
+import { type DeliveryStack, startDeliveryStack } from './support/harness.js';
 
 let stack: DeliveryStack;
 let deps: WebhooksDeps;
@@ -37,7 +36,7 @@ test('a pending delivery whose job was lost is queued again and delivered', asyn
   const first = await runMaintenance(deps, minutesFromNow(2));
   assert.equal(first.requeued, 1);
   await target.waitFor((requests) => requests.some((request) => request.headers['webhook-id'] === orphan.eventId));
-  const delivered = await eventually(async () => {
+  const delivered = await eventually('the requeued delivery to succeed', async () => {
     const { body } = await getDelivery(orphan.id);
     return body.status === 'succeeded' ? body : undefined;
   });
@@ -46,8 +45,8 @@ test('a pending delivery whose job was lost is queued again and delivered', asyn
 });
 
 test('finished deliveries past the retention period are deleted, pending ones are kept', async () => {
-  const event = await deps.bus.publish('call.completed', identity.org_id, { call_id: 'call_12345678' });
-  const finished = await eventually(async () => {
+  const event = await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: 'call_12345678' }));
+  const finished = await eventually('the delivery to succeed', async () => {
     const row = await deps.prisma.delivery.findFirst({ where: { orgId: identity.org_id, eventId: event.id, status: 'succeeded' } });
     return row ?? undefined;
   });

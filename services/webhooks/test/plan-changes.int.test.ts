@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import { createTestContext, eventually, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
 import type { WebhookEndpoint } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { eventually } from './receiver.js';
 
 let ctx: TestContext;
 let deps: WebhooksDeps;
@@ -46,12 +45,16 @@ test("a move to Lite disables the organization's endpoints (reason plan); a move
   // What the gateway's `org set-plan` publishes.
   await deps.bus.publish('org.plan_changed', identity.org_id, { plan: 'lite' });
   const state = async (id: string) => deps.prisma.endpoint.findUniqueOrThrow({ where: { id } });
-  await eventually(async () => ((await state(kept.id)).status === 'disabled' ? true : undefined), 10_000);
+  await eventually('the endpoint to be disabled', async () => ((await state(kept.id)).status === 'disabled' ? true : undefined), {
+    timeoutMs: 10_000,
+  });
   assert.equal((await state(kept.id)).disabledReason, 'plan');
   assert.equal((await state(untouched.id)).status, 'enabled', "another organization's endpoints are not touched");
 
   await deps.bus.publish('org.plan_changed', identity.org_id, { plan: 'pro' });
-  await eventually(async () => ((await state(kept.id)).status === 'enabled' ? true : undefined), 10_000);
+  await eventually('the endpoint to be enabled again', async () => ((await state(kept.id)).status === 'enabled' ? true : undefined), {
+    timeoutMs: 10_000,
+  });
   assert.equal((await state(manual.id)).status, 'disabled', 'an endpoint disabled by hand stays disabled');
   assert.equal((await state(manual.id)).disabledReason, 'manual');
 });

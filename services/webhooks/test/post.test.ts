@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type Receiver, startReceiver } from '@voice/kit/testing';
 import { postJson } from '../src/delivery/post.js';
-import { type Receiver, startReceiver } from './receiver.js';
 
 describe('outbound POST', () => {
   let receiver: Receiver;

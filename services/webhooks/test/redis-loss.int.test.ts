@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
+import { eventually, type OwnServer, type Receiver, startOwnRedis, type TestContext } from '@voice/kit/testing';
 import type { Identity, WebhookEndpointWithSecret } from '@voice/proto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -8,8 +8,7 @@ import { maintenanceQueueName } from '../src/delivery/maintenance.js';
 import { enqueueDeliveries } from '../src/delivery/queue.js';
 import type { WebhooksDeps } from '../src/deps.js';
 import { createTestDelivery } from '../src/store/deliveries.js';
-import { type DeliveryStack, startDeliveryStack } from './delivery-stack.js';
-import { eventually, type Receiver } from './receiver.js';
+import { type DeliveryStack, startDeliveryStack } from './support/harness.js';
 
 // A Redis of this file's own, restarted without its data: the shared one is never flushed.
 let redis: OwnServer;
@@ -31,31 +30,30 @@ after(async () => {
   await redis?.close();
 });
 
-test('after Redis restarts without its data, the maintenance scheduler comes back and delivers a pending delivery whose job was lost', async () => {
+test('after Redis restarts without its data, the maintenance scheduler comes back and delivers a pending delivery whose job was lost', async (t) => {
   const maintenance = new Queue(maintenanceQueueName, {
     connection: { host: '127.0.0.1', port: redis.port },
     prefix: `${ctx.redisPrefix}bull`,
   });
-  try {
-    assert.ok(await maintenance.getJobScheduler('webhook-maintenance'), 'the scheduler exists after start');
-    const client = new Redis(redis.url, { maxRetriesPerRequest: null });
-    await client.set(`${ctx.redisPrefix}canary`, '1');
-    await redis.restart();
-    assert.equal(await client.get(`${ctx.redisPrefix}canary`), null, 'the restart lost every key');
-    // Stored in Postgres before the loss; its job went with Redis.
-    const orphan = await createTestDelivery(deps.prisma, identity.org_id, endpoint.id);
-    await target.waitFor((requests) => requests.some((request) => request.headers['webhook-id'] === orphan.eventId));
-    const delivered = await eventually(async () => {
-      const row = await deps.prisma.delivery.findFirst({ where: { orgId: identity.org_id, id: orphan.id, status: 'succeeded' } });
-      return row ?? undefined;
-    });
-    assert.equal(delivered.attemptCount, 1);
-    client.disconnect();
-    const scheduler = await maintenance.getJobScheduler('webhook-maintenance');
-    assert.equal(scheduler?.every, 200, 'the scheduler was created again with its interval');
-  } finally {
+  t.after(async () => {
     await maintenance.close();
-  }
+  });
+  assert.ok(await maintenance.getJobScheduler('webhook-maintenance'), 'the scheduler exists after start');
+  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+  await client.set(`${ctx.redisPrefix}canary`, '1');
+  await redis.restart();
+  assert.equal(await client.get(`${ctx.redisPrefix}canary`), null, 'the restart lost every key');
+  // Stored in Postgres before the loss; its job went with Redis.
+  const orphan = await createTestDelivery(deps.prisma, identity.org_id, endpoint.id);
+  await target.waitFor((requests) => requests.some((request) => request.headers['webhook-id'] === orphan.eventId));
+  const delivered = await eventually('the requeued delivery to succeed', async () => {
+    const row = await deps.prisma.delivery.findFirst({ where: { orgId: identity.org_id, id: orphan.id, status: 'succeeded' } });
+    return row ?? undefined;
+  });
+  assert.equal(delivered.attemptCount, 1);
+  client.disconnect();
+  const scheduler = await maintenance.getJobScheduler('webhook-maintenance');
+  assert.equal(scheduler?.every, 200, 'the scheduler was created again with its interval');
 });
 
 test('finished delivery jobs are kept an hour, failed ones by count', async () => {

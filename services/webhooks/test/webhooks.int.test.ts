@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  eventually,
+  gatewayHeaders,
+  type Receiver,
+  sampleEventData,
+  startReceiver,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import {
   type Identity,
   type WebhookDelivery,
@@ -14,8 +23,7 @@ import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
 import { fanOut } from '../src/nats/fanout.js';
-import { eventually, type Receiver, startReceiver } from './receiver.js';
-import { loadReadmeRecipe, type VerifyWebhook } from './recipe.js';
+import { loadReadmeRecipe, type VerifyWebhook } from './support/recipe.js';
 
 let ctx: TestContext;
 let deps: WebhooksDeps;
@@ -80,7 +88,9 @@ async function deliveries(identity: Identity, endpointId: string, query = '') {
 
 /** The endpoint's only delivery once it has reached a final status. */
 async function settledDelivery(identity: Identity, endpointId: string, status: 'succeeded' | 'failed') {
-  return eventually(async () => (await deliveries(identity, endpointId)).data.find((delivery) => delivery.status === status));
+  return eventually(`a ${status} delivery`, async () =>
+    (await deliveries(identity, endpointId)).data.find((delivery) => delivery.status === status),
+  );
 }
 
 describe('endpoints API', () => {
@@ -221,10 +231,14 @@ describe('delivery', () => {
     const identity = testIdentity();
     const target = await receiver();
     const endpoint = await createEndpoint(identity, target.url, ['call.completed']);
-    await deps.bus.publish('sms.sent', identity.org_id, { sms_id: 'sms_12345678' });
-    await deps.bus.publish('api.called', identity.org_id, { path: '/api/v1/phone/calls' });
-    await deps.bus.publish('call.completed', testIdentity().org_id, { call_id: 'call_otherorg1' });
-    const event = await deps.bus.publish('call.completed', identity.org_id, { call_id: 'call_12345678' });
+    await deps.bus.publish('sms.sent', identity.org_id, sampleEventData('sms.sent'));
+    await deps.bus.publish('api.called', identity.org_id, { calls: [] });
+    await deps.bus.publish('call.completed', testIdentity().org_id, sampleEventData('call.completed', { call_id: 'call_otherorg1' }));
+    const event = await deps.bus.publish(
+      'call.completed',
+      identity.org_id,
+      sampleEventData('call.completed', { call_id: 'call_12345678' }),
+    );
 
     const [request] = await target.waitFor((requests) => requests.length >= 1);
     assert.ok(request);
@@ -248,7 +262,7 @@ describe('delivery', () => {
     const identity = testIdentity();
     const target = await receiver((_request, index) => (index < 2 ? 500 : 200));
     const endpoint = await createEndpoint(identity, target.url);
-    const event = await deps.bus.publish('lead.created', identity.org_id, { lead_id: 'lead_12345678' });
+    const event = await deps.bus.publish('lead.created', identity.org_id, sampleEventData('lead.created'));
 
     const delivery = await settledDelivery(identity, endpoint.id, 'succeeded');
     assert.equal(target.requests.length, 3);
@@ -270,7 +284,7 @@ describe('delivery', () => {
     const healthy = await receiver();
     const endpoint = await createEndpoint(identity, gone.url);
     await createEndpoint(identity, healthy.url);
-    await deps.bus.publish('call.completed', identity.org_id, { call_id: 'call_12345678' });
+    await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: 'call_12345678' }));
 
     const delivery = await settledDelivery(identity, endpoint.id, 'failed');
     assert.equal(delivery.attempt_count, 1);
@@ -280,7 +294,7 @@ describe('delivery', () => {
     assert.equal(disabled.body.disabled_reason, 'endpoint_gone');
 
     // The next event reaches only the enabled endpoint; once it arrived there, fan-out has passed the disabled one by.
-    await deps.bus.publish('call.completed', identity.org_id, { call_id: 'call_87654321' });
+    await deps.bus.publish('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: 'call_87654321' }));
     await healthy.waitFor((requests) => requests.length >= 2);
     assert.equal(gone.requests.length, 1);
     assert.equal((await deliveries(identity, endpoint.id)).data.length, 1);
@@ -294,7 +308,7 @@ describe('delivery', () => {
     const endpoint = await createEndpoint(identity, target.url);
     const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3_600_000);
     await deps.prisma.endpoint.updateMany({ where: { orgId: identity.org_id, id: endpoint.id }, data: { failingSince: sixDaysAgo } });
-    await deps.bus.publish('sms.received', identity.org_id, { sms_id: 'sms_12345678' });
+    await deps.bus.publish('sms.received', identity.org_id, sampleEventData('sms.received'));
 
     const dead = await settledDelivery(identity, endpoint.id, 'failed');
     assert.equal(dead.attempt_count, 1);
@@ -315,7 +329,7 @@ describe('delivery', () => {
     let failing = true;
     const target = await receiver(() => (failing ? 503 : 200));
     const endpoint = await createEndpoint(identity, target.url);
-    const event = await deps.bus.publish('invoice.sent', identity.org_id, { invoice_id: 'inv_12345678' });
+    const event = await deps.bus.publish('invoice.sent', identity.org_id, sampleEventData('invoice.sent'));
 
     const dead = await settledDelivery(identity, endpoint.id, 'failed');
     assert.equal(dead.attempt_count, 3);
@@ -335,7 +349,7 @@ describe('delivery', () => {
     assert.equal(replay.status, 202);
     assert.equal(replay.body.replay_of, dead.id);
     assert.equal(replay.body.event_id, event.id);
-    const replayed = await eventually(async () => {
+    const replayed = await eventually('the replayed delivery to succeed', async () => {
       const { body } = await call<WebhookDeliveryWithEvent>(
         identity,
         'GET',
@@ -382,7 +396,7 @@ describe('delivery', () => {
     const target = await receiver();
     const endpoint = await createEndpoint(identity, target.url);
     const rotated = await call<WebhookEndpointWithSecret>(identity, 'POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`);
-    await deps.bus.publish('lead.updated', identity.org_id, { lead_id: 'lead_12345678' });
+    await deps.bus.publish('lead.updated', identity.org_id, sampleEventData('lead.updated'));
     const [request] = await target.waitFor((requests) => requests.length >= 1);
     assert.ok(request);
     assert.equal(String(request.headers['webhook-signature']).split(' ').length, 2);
@@ -394,7 +408,7 @@ describe('delivery', () => {
     const identity = testIdentity();
     const target = await receiver();
     const endpoint = await createEndpoint(identity, target.url);
-    const event = await deps.bus.publish('lead.created', identity.org_id, { lead_id: 'lead_12345678' });
+    const event = await deps.bus.publish('lead.created', identity.org_id, sampleEventData('lead.created'));
     await settledDelivery(identity, endpoint.id, 'succeeded');
     // What JetStream does when a replica dies after queueing but before acknowledging: the same event again.
     await fanOut(deps, event);

@@ -30,6 +30,7 @@ export const testServerUrls = {
   nats: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
 };
 
+export { type SampleEventType, sampleEventData } from './events.js';
 export { testSigningSecret } from './identity.js';
 
 import { testSigningSecret } from './identity.js';
@@ -207,6 +208,10 @@ export async function createTestContext(): Promise<TestContext> {
     },
   };
 }
+export * from './eventually.js';
+export * from './fake-llm-providers.js';
+export * from './fake-messaging.js';
 export * from './identity.js';
 export * from './servers.js';
 export * from './streams.js';
+export * from './webhook-receiver.js';

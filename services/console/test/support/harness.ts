@@ -42,20 +42,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     deps,
     app,
     clock,
-    async person(orgId, role, options = {}) {
-      people += 1;
-      const email = options.email ?? `person${people}.${Date.now()}@example.com`;
-      const invitation = await createInvitation(deps, { orgId, email, role, invitedBy: null });
-      const token = new URL(invitation.link).pathname.split('/').at(-1) ?? '';
-      const accepted = await acceptInvitation(deps, token, {
-        name: `Person ${people}`,
-        password: testPassword,
-        clientAddress: '192.0.2.250',
-      });
-      if (accepted.outcome !== 'accepted') throw new Error(`invitation not accepted: ${accepted.outcome}`);
-      const user = await deps.prisma.user.findUniqueOrThrow({ where: { email: email.toLowerCase() } });
-      return { email, password: testPassword, userId: user.id };
-    },
+    person: (orgId, role, options) => invitePerson(deps, orgId, role, options),
     browser(options = {}) {
       return new Browser(app, options.address ?? '198.51.100.1');
     },
@@ -65,6 +52,27 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await ctx.cleanup();
     },
   };
+}
+
+/** A person with an account in the organization: invited and accepted through the domain, no HTTP. */
+export async function invitePerson(
+  deps: ConsoleDeps,
+  orgId: string,
+  role: Role,
+  options: { email?: string } = {},
+): Promise<{ email: string; password: string; userId: string }> {
+  people += 1;
+  const email = options.email ?? `person${people}.${Date.now()}@example.com`;
+  const invitation = await createInvitation(deps, { orgId, email, role, invitedBy: null });
+  const token = new URL(invitation.link).pathname.split('/').at(-1) ?? '';
+  const accepted = await acceptInvitation(deps, token, {
+    name: `Person ${people}`,
+    password: testPassword,
+    clientAddress: '192.0.2.250',
+  });
+  if (accepted.outcome !== 'accepted') throw new Error(`invitation not accepted: ${accepted.outcome}`);
+  const user = await deps.prisma.user.findUniqueOrThrow({ where: { email: email.toLowerCase() } });
+  return { email, password: testPassword, userId: user.id };
 }
 
 /** Keeps cookies between requests and the form token of the last page, as a browser would. */

@@ -1,3 +1,4 @@
+import { isoOrNull } from '@voice/kit';
 import type {
   Enrollment,
   EnrollmentStepResult,
@@ -25,7 +26,6 @@ import type {
 // Stored rows as public records. JSON columns hold what the domain wrote from validated input, so they
 // are typed here rather than parsed again on every read.
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 /** `@db.Date` columns come back as midnight UTC; the public form is the calendar date. */
 const isoDate = (date: Date | null) => (date ? date.toISOString().slice(0, 10) : null);
 
@@ -71,14 +71,14 @@ export function toLead(row: LeadRow): Lead {
     email: row.email,
     company: row.company,
     status: row.status,
-    qualified_at: iso(row.qualifiedAt),
+    qualified_at: isoOrNull(row.qualifiedAt),
     source: row.source,
     tags: row.tags,
     owner: row.owner,
     custom_fields: row.customFields as Lead['custom_fields'],
-    last_contacted_at: iso(row.lastContactedAt),
+    last_contacted_at: isoOrNull(row.lastContactedAt),
     next_action: row.nextAction,
-    next_action_at: iso(row.nextActionAt),
+    next_action_at: isoOrNull(row.nextActionAt),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -125,12 +125,12 @@ export function toEnrollment(row: EnrollmentRow): Enrollment {
     status: row.status,
     steps: sequenceSteps(row),
     current_step: row.currentStep,
-    next_step_at: iso(row.nextStepAt),
+    next_step_at: isoOrNull(row.nextStepAt),
     stopped_reason: row.stoppedReason,
     history: enrollmentHistory(row),
     started_at: row.startedAt.toISOString(),
-    completed_at: iso(row.completedAt),
-    stopped_at: iso(row.stoppedAt),
+    completed_at: isoOrNull(row.completedAt),
+    stopped_at: isoOrNull(row.stoppedAt),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -151,9 +151,9 @@ export function toInvoice(row: InvoiceRow): Invoice {
     due_date: isoDate(row.dueDate),
     memo: row.memo,
     metadata: row.metadata as Invoice['metadata'],
-    sent_at: iso(row.sentAt),
-    paid_at: iso(row.paidAt),
-    voided_at: iso(row.voidedAt),
+    sent_at: isoOrNull(row.sentAt),
+    paid_at: isoOrNull(row.paidAt),
+    voided_at: isoOrNull(row.voidedAt),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -170,7 +170,7 @@ export function toProject(row: ProjectRow): Project {
     due_date: isoDate(row.dueDate),
     deliverables: row.deliverables as Project['deliverables'],
     notes: row.notes,
-    delivered_at: iso(row.deliveredAt),
+    delivered_at: isoOrNull(row.deliveredAt),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

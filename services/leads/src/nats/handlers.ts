@@ -1,7 +1,6 @@
-import { type RpcHandler, requireScope } from '@voice/kit';
-import { type Identity, leadsRpc, type RpcDefinition } from '@voice/proto';
+import { runIdempotent } from '@voice/kit';
+import { type Identity, leadsRpc } from '@voice/proto';
 import type { LeadsDeps } from '../deps.js';
-import { onceFor } from '../domain/idempotency.js';
 import { deleteInvoice, draftInvoice, getInvoice, markInvoicePaid, sendInvoice, updateInvoice, voidInvoice } from '../domain/invoices.js';
 import { addLeadNote, createLead, deleteLead, getLeadDetail, getLeadNotes, updateLead } from '../domain/leads.js';
 import { createProject, deleteProject, deliverProject, getProject, updateProject } from '../domain/projects.js';
@@ -26,64 +25,58 @@ import { listWorkspaces } from '../store/workspaces.js';
 
 /**
  * The same operations as the REST routes, for the MCP service and other services: each handler calls
- * the domain function its route calls. Creates honour `idempotency_key` like the REST header.
+ * the domain function its route calls; `bus.serve` checks each one's scope. Creates honour `idempotency_key`
+ * like the REST header.
  */
 export function serveLeadsRpc(deps: LeadsDeps): void {
   const { bus, prisma } = deps;
-  // The MCP service checks scopes before calling; refusing a read key here too keeps a mistake there harmless.
-  const serveWrite = <D extends RpcDefinition>(definition: D, handler: RpcHandler<D>) =>
-    bus.serve(definition, (input, identity) => {
-      requireScope(identity, 'read-write');
-      return handler(input, identity);
-    });
   const create = async <I extends { idempotency_key?: string | undefined }, T>(
     operation: string,
     identity: Identity,
     input: I,
     work: (body: Omit<I, 'idempotency_key'>) => Promise<T>,
   ): Promise<T> => {
-    const { idempotency_key: key, ...body } = input;
-    return (await onceFor(deps, identity.org_id, `rpc.${operation}`, key, body, () => work(body))).body;
+    return (await runIdempotent(deps, identity.org_id, operation, input, work)).body;
   };
 
   bus.serve(leadsRpc.listWorkspaces, (input, identity) => listWorkspaces(prisma, identity.org_id, input));
   bus.serve(leadsRpc.getWorkspace, (input, identity) => getWorkspace(deps, identity, input.id));
-  serveWrite(leadsRpc.createWorkspace, (input, identity) =>
+  bus.serve(leadsRpc.createWorkspace, (input, identity) =>
     create('workspaces.create', identity, input, (body) => createWorkspace(deps, identity, body)),
   );
-  serveWrite(leadsRpc.updateWorkspace, ({ id, ...input }, identity) => updateWorkspace(deps, identity, id, input));
-  serveWrite(leadsRpc.deleteWorkspace, (input, identity) => deleteWorkspace(deps, identity, input.id));
+  bus.serve(leadsRpc.updateWorkspace, ({ id, ...input }, identity) => updateWorkspace(deps, identity, id, input));
+  bus.serve(leadsRpc.deleteWorkspace, (input, identity) => deleteWorkspace(deps, identity, input.id));
 
   bus.serve(leadsRpc.listThemes, (input, identity) => listThemes(prisma, identity.org_id, input));
   bus.serve(leadsRpc.getTheme, (input, identity) => getTheme(deps, identity, input.id));
-  serveWrite(leadsRpc.createTheme, (input, identity) =>
+  bus.serve(leadsRpc.createTheme, (input, identity) =>
     create('themes.create', identity, input, (body) => createTheme(deps, identity, body)),
   );
-  serveWrite(leadsRpc.updateTheme, ({ id, ...input }, identity) => updateTheme(deps, identity, id, input));
-  serveWrite(leadsRpc.deleteTheme, (input, identity) => deleteTheme(deps, identity, input.id));
-  serveWrite(leadsRpc.applyTheme, (input, identity) => applyTheme(deps, identity, input.id, input.workspace_id));
+  bus.serve(leadsRpc.updateTheme, ({ id, ...input }, identity) => updateTheme(deps, identity, id, input));
+  bus.serve(leadsRpc.deleteTheme, (input, identity) => deleteTheme(deps, identity, input.id));
+  bus.serve(leadsRpc.applyTheme, (input, identity) => applyTheme(deps, identity, input.id, input.workspace_id));
 
   bus.serve(leadsRpc.listLeads, (input, identity) => listLeads(prisma, identity.org_id, input));
   bus.serve(leadsRpc.recentLeads, (input, identity) => listRecentLeads(prisma, identity.org_id, input));
   bus.serve(leadsRpc.getLead, (input, identity) => getLeadDetail(deps, identity, input.id));
-  serveWrite(leadsRpc.createLead, (input, identity) => create('leads.create', identity, input, (body) => createLead(deps, identity, body)));
-  serveWrite(leadsRpc.updateLead, ({ id, ...input }, identity) => updateLead(deps, identity, id, input));
-  serveWrite(leadsRpc.deleteLead, (input, identity) => deleteLead(deps, identity, input.id));
-  serveWrite(leadsRpc.addLeadNote, ({ id, ...input }, identity) => addLeadNote(deps, identity, id, input));
+  bus.serve(leadsRpc.createLead, (input, identity) => create('leads.create', identity, input, (body) => createLead(deps, identity, body)));
+  bus.serve(leadsRpc.updateLead, ({ id, ...input }, identity) => updateLead(deps, identity, id, input));
+  bus.serve(leadsRpc.deleteLead, (input, identity) => deleteLead(deps, identity, input.id));
+  bus.serve(leadsRpc.addLeadNote, ({ id, ...input }, identity) => addLeadNote(deps, identity, id, input));
   bus.serve(leadsRpc.listLeadNotes, ({ id, ...input }, identity) => getLeadNotes(deps, identity, id, input));
 
   bus.serve(leadsRpc.listSequences, (input, identity) => listSequences(prisma, identity.org_id, input));
   bus.serve(leadsRpc.getSequence, (input, identity) => getSequence(deps, identity, input.id));
-  serveWrite(leadsRpc.createSequence, (input, identity) =>
+  bus.serve(leadsRpc.createSequence, (input, identity) =>
     create('sequences.create', identity, input, (body) => createSequence(deps, identity, body)),
   );
-  serveWrite(leadsRpc.updateSequence, ({ id, ...input }, identity) => updateSequence(deps, identity, id, input));
-  serveWrite(leadsRpc.deleteSequence, (input, identity) => deleteSequence(deps, identity, input.id));
-  serveWrite(leadsRpc.enroll, async (input, identity) => ({ data: await enrollLeads(deps, identity, input.sequence_id, input.lead_ids) }));
-  serveWrite(leadsRpc.unenroll, (input, identity) =>
+  bus.serve(leadsRpc.updateSequence, ({ id, ...input }, identity) => updateSequence(deps, identity, id, input));
+  bus.serve(leadsRpc.deleteSequence, (input, identity) => deleteSequence(deps, identity, input.id));
+  bus.serve(leadsRpc.enroll, async (input, identity) => ({ data: await enrollLeads(deps, identity, input.sequence_id, input.lead_ids) }));
+  bus.serve(leadsRpc.unenroll, (input, identity) =>
     stopEnrollment(deps, identity, { sequenceId: input.sequence_id, enrollmentId: input.enrollment_id }, input.reason),
   );
-  serveWrite(leadsRpc.unenrollLead, (input, identity) =>
+  bus.serve(leadsRpc.unenrollLead, (input, identity) =>
     stopEnrollment(deps, identity, { sequenceId: input.sequence_id, leadId: input.lead_id }, input.reason),
   );
   bus.serve(leadsRpc.listEnrollments, (input, identity) => listEnrollmentsOf(deps, identity, input));
@@ -91,21 +84,21 @@ export function serveLeadsRpc(deps: LeadsDeps): void {
 
   bus.serve(leadsRpc.listInvoices, (input, identity) => listInvoices(prisma, identity.org_id, input));
   bus.serve(leadsRpc.getInvoice, (input, identity) => getInvoice(deps, identity, input.id));
-  serveWrite(leadsRpc.draftInvoice, (input, identity) =>
+  bus.serve(leadsRpc.draftInvoice, (input, identity) =>
     create('invoices.create', identity, input, (body) => draftInvoice(deps, identity, body)),
   );
-  serveWrite(leadsRpc.updateInvoice, ({ id, ...input }, identity) => updateInvoice(deps, identity, id, input));
-  serveWrite(leadsRpc.deleteInvoice, (input, identity) => deleteInvoice(deps, identity, input.id));
-  serveWrite(leadsRpc.sendInvoice, (input, identity) => sendInvoice(deps, identity, input.id));
-  serveWrite(leadsRpc.markInvoicePaid, (input, identity) => markInvoicePaid(deps, identity, input.id));
-  serveWrite(leadsRpc.voidInvoice, (input, identity) => voidInvoice(deps, identity, input.id));
+  bus.serve(leadsRpc.updateInvoice, ({ id, ...input }, identity) => updateInvoice(deps, identity, id, input));
+  bus.serve(leadsRpc.deleteInvoice, (input, identity) => deleteInvoice(deps, identity, input.id));
+  bus.serve(leadsRpc.sendInvoice, (input, identity) => sendInvoice(deps, identity, input.id));
+  bus.serve(leadsRpc.markInvoicePaid, (input, identity) => markInvoicePaid(deps, identity, input.id));
+  bus.serve(leadsRpc.voidInvoice, (input, identity) => voidInvoice(deps, identity, input.id));
 
   bus.serve(leadsRpc.listProjects, (input, identity) => listProjects(prisma, identity.org_id, input));
   bus.serve(leadsRpc.getProject, (input, identity) => getProject(deps, identity, input.id));
-  serveWrite(leadsRpc.createProject, (input, identity) =>
+  bus.serve(leadsRpc.createProject, (input, identity) =>
     create('projects.create', identity, input, (body) => createProject(deps, identity, body)),
   );
-  serveWrite(leadsRpc.updateProject, ({ id, ...input }, identity) => updateProject(deps, identity, id, input));
-  serveWrite(leadsRpc.deleteProject, (input, identity) => deleteProject(deps, identity, input.id));
-  serveWrite(leadsRpc.deliverProject, (input, identity) => deliverProject(deps, identity, input.id));
+  bus.serve(leadsRpc.updateProject, ({ id, ...input }, identity) => updateProject(deps, identity, id, input));
+  bus.serve(leadsRpc.deleteProject, (input, identity) => deleteProject(deps, identity, input.id));
+  bus.serve(leadsRpc.deliverProject, (input, identity) => deliverProject(deps, identity, input.id));
 }

@@ -1,13 +1,12 @@
-import { identityOf, parseIdempotencyKey } from '@voice/kit';
+import { idempotencyKeyOf, identityOf, runIdempotent, sendIdempotent } from '@voice/kit';
 import type { Identity } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
-import { onceFor } from '../domain/idempotency.js';
 
 /**
- * Runs a create (201) or a send (200) once per `Idempotency-Key`: the same key and request return the first
- * response again, marked with `Idempotent-Replayed: true`; the same key with another request is 409.
+ * Runs a create (201) or a send (200) once per `Idempotency-Key`, under the operation's one name (its NATS
+ * handler uses the same): the same key with the same path parameters and body returns the first response
+ * again; with others it is 409.
  */
 export async function once<T>(
   deps: LeadsDeps,
@@ -16,27 +15,8 @@ export async function once<T>(
   operation: string,
   work: (identity: Identity) => Promise<T>,
   status = 201,
-): Promise<T> {
+): Promise<FastifyReply> {
   const identity = identityOf(request);
-  const key = parseIdempotencyKey(request.headers['idempotency-key']);
-  const result = await onceFor(
-    deps,
-    identity.org_id,
-    operation,
-    key,
-    { url: request.url, body: request.body ?? null },
-    () => work(identity),
-    status,
-  );
-  void reply.status(result.status);
-  if (result.replayed) void reply.header('idempotent-replayed', 'true');
-  return result.body;
-}
-
-export const idempotencyHeaders = z.object({
-  'idempotency-key': z.string().optional().describe('Makes the request safe to retry: the same key and body run once'),
-});
-
-export function deletedResponse(object: string) {
-  return z.object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) });
+  const input = { ...(request.params as object), ...(request.body as object | undefined), idempotency_key: idempotencyKeyOf(request) };
+  return sendIdempotent(reply, await runIdempotent(deps, identity.org_id, operation, input, () => work(identity), status));
 }

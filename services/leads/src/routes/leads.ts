@@ -2,13 +2,16 @@ import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createLeadNoteSchema,
   createLeadSchema,
+  deletedSchema,
   enrollmentPageSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   leadDetailSchema,
   leadNotePageSchema,
   leadNoteSchema,
   leadPageSchema,
   leadSchema,
+  leadsRpc,
   listEnrollmentsQuerySchema,
   listLeadNotesQuerySchema,
   listLeadsQuerySchema,
@@ -20,7 +23,7 @@ import type { LeadsDeps } from '../deps.js';
 import { addLeadNote, createLead, deleteLead, getLeadDetail, getLeadNotes, updateLead } from '../domain/leads.js';
 import { listEnrollmentsOf } from '../domain/sequences.js';
 import { listLeads, listRecentLeads } from '../store/leads.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('lead') });
 const tags = ['leads'];
@@ -35,7 +38,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listLeadsQuerySchema,
         response: { 200: leadPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listLeads },
     },
     async (request) => listLeads(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -48,15 +51,21 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: recentLeadsQuerySchema,
         response: { 200: leadPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.recentLeads },
     },
     async (request) => listRecentLeads(deps.prisma, identityOf(request).org_id, request.query),
   );
   app.post(
     '/api/v1/leads',
     {
-      schema: { tags, summary: 'Create a lead', headers: idempotencyHeaders, body: createLeadSchema, response: { 201: leadSchema } },
-      config: { scope: 'read-write' },
+      schema: {
+        tags,
+        summary: 'Create a lead',
+        headers: idempotencyKeyHeadersSchema,
+        body: createLeadSchema,
+        response: { 201: leadSchema },
+      },
+      config: { operation: leadsRpc.createLead },
     },
     async (request, reply) => once(deps, request, reply, 'leads.create', (identity) => createLead(deps, identity, request.body)),
   );
@@ -64,7 +73,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/leads/:id',
     {
       schema: { tags, summary: 'Get a lead with its latest notes, enrollments and calls', params, response: { 200: leadDetailSchema } },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.getLead },
     },
     async (request) => getLeadDetail(deps, identityOf(request), request.params.id),
   );
@@ -78,7 +87,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateLeadSchema,
         response: { 200: leadSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateLead },
     },
     async (request) => updateLead(deps, identityOf(request), request.params.id, request.body),
   );
@@ -89,9 +98,9 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Delete a lead with its notes and enrollments (its personal data)',
         params,
-        response: { 200: deletedResponse('lead') },
+        response: { 200: deletedSchema('lead') },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deleteLead },
     },
     async (request) => deleteLead(deps, identityOf(request), request.params.id),
   );
@@ -105,7 +114,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listLeadNotesQuerySchema,
         response: { 200: leadNotePageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listLeadNotes },
     },
     async (request) => getLeadNotes(deps, identityOf(request), request.params.id, request.query),
   );
@@ -116,11 +125,11 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Append a note to a lead',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createLeadNoteSchema,
         response: { 201: leadNoteSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.addLeadNote },
     },
     async (request, reply) =>
       once(deps, request, reply, 'leads.notes.create', (identity) => addLeadNote(deps, identity, request.params.id, request.body)),
@@ -135,7 +144,7 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listEnrollmentsQuerySchema.omit({ lead_id: true }),
         response: { 200: enrollmentPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listEnrollments },
     },
     async (request) => listEnrollmentsOf(deps, identityOf(request), { ...request.query, lead_id: request.params.id }),
   );

@@ -1,7 +1,10 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createProjectSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
+  leadsRpc,
   listProjectsQuerySchema,
   projectPageSchema,
   projectSchema,
@@ -11,7 +14,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { createProject, deleteProject, deliverProject, getProject, updateProject } from '../domain/projects.js';
 import { listProjects } from '../store/projects.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('project') });
 const tags = ['projects'];
@@ -26,7 +29,7 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listProjectsQuerySchema,
         response: { 200: projectPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listProjects },
     },
     async (request) => listProjects(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -36,17 +39,17 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a project',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createProjectSchema,
         response: { 201: projectSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.createProject },
     },
     async (request, reply) => once(deps, request, reply, 'projects.create', (identity) => createProject(deps, identity, request.body)),
   );
   app.get(
     '/api/v1/projects/:id',
-    { schema: { tags, summary: 'Get a project', params, response: { 200: projectSchema } }, config: { scope: 'read' } },
+    { schema: { tags, summary: 'Get a project', params, response: { 200: projectSchema } }, config: { operation: leadsRpc.getProject } },
     async (request) => getProject(deps, identityOf(request), request.params.id),
   );
   app.patch(
@@ -59,15 +62,15 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateProjectSchema,
         response: { 200: projectSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateProject },
     },
     async (request) => updateProject(deps, identityOf(request), request.params.id, request.body),
   );
   app.delete(
     '/api/v1/projects/:id',
     {
-      schema: { tags, summary: 'Delete a project', params, response: { 200: deletedResponse('project') } },
-      config: { scope: 'read-write' },
+      schema: { tags, summary: 'Delete a project', params, response: { 200: deletedSchema('project') } },
+      config: { operation: leadsRpc.deleteProject },
     },
     async (request) => deleteProject(deps, identityOf(request), request.params.id),
   );
@@ -78,10 +81,10 @@ export function projectRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Deliver the project to its customer (irreversible)',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         response: { 200: projectSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deliverProject },
     },
     async (request, reply) =>
       once(deps, request, reply, 'projects.deliver', (identity) => deliverProject(deps, identity, request.params.id), 200),

@@ -1,11 +1,14 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createSequenceSchema,
+  deletedSchema,
   enrollLeadsSchema,
   enrollmentListSchema,
   enrollmentPageSchema,
   enrollmentSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
+  leadsRpc,
   listEnrollmentsQuerySchema,
   listSequencesQuerySchema,
   sequencePageSchema,
@@ -26,7 +29,7 @@ import {
   updateSequence,
 } from '../domain/sequences.js';
 import { listSequences } from '../store/sequences.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('sequence') });
 const enrollmentParams = z.object({ id: idSchema('sequence'), enrollment_id: idSchema('enrollment') });
@@ -37,7 +40,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/sequences',
     {
       schema: { tags, summary: 'List follow-up sequences', querystring: listSequencesQuerySchema, response: { 200: sequencePageSchema } },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listSequences },
     },
     async (request) => listSequences(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -47,17 +50,20 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a sequence of call, SMS and wait steps',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createSequenceSchema,
         response: { 201: sequenceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.createSequence },
     },
     async (request, reply) => once(deps, request, reply, 'sequences.create', (identity) => createSequence(deps, identity, request.body)),
   );
   app.get(
     '/api/v1/sequences/:id',
-    { schema: { tags, summary: 'Get a sequence with its steps', params, response: { 200: sequenceSchema } }, config: { scope: 'read' } },
+    {
+      schema: { tags, summary: 'Get a sequence with its steps', params, response: { 200: sequenceSchema } },
+      config: { operation: leadsRpc.getSequence },
+    },
     async (request) => getSequence(deps, identityOf(request), request.params.id),
   );
   app.patch(
@@ -70,15 +76,15 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateSequenceSchema,
         response: { 200: sequenceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateSequence },
     },
     async (request) => updateSequence(deps, identityOf(request), request.params.id, request.body),
   );
   app.delete(
     '/api/v1/sequences/:id',
     {
-      schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedResponse('sequence') } },
-      config: { scope: 'read-write' },
+      schema: { tags, summary: 'Delete a sequence without active enrollments', params, response: { 200: deletedSchema('sequence') } },
+      config: { operation: leadsRpc.deleteSequence },
     },
     async (request) => deleteSequence(deps, identityOf(request), request.params.id),
   );
@@ -92,7 +98,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listEnrollmentsQuerySchema,
         response: { 200: enrollmentPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listEnrollments },
     },
     async (request) => listEnrollmentsOf(deps, identityOf(request), { ...request.query, sequence_id: request.params.id }),
   );
@@ -103,11 +109,11 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Enroll leads; a lead already active in the sequence keeps its enrollment',
         params,
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: enrollLeadsSchema,
         response: { 201: enrollmentListSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.enroll },
     },
     async (request, reply) =>
       once(deps, request, reply, 'sequences.enroll', async (identity) => ({
@@ -118,7 +124,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
     '/api/v1/sequences/:id/enrollments/:enrollment_id',
     {
       schema: { tags, summary: 'Get an enrollment with its step history', params: enrollmentParams, response: { 200: enrollmentSchema } },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.getEnrollment },
     },
     async (request) => getEnrollment(deps, identityOf(request), request.params.id, request.params.enrollment_id),
   );
@@ -132,7 +138,7 @@ export function sequenceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: stopEnrollmentSchema.nullish(),
         response: { 200: enrollmentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.unenroll },
     },
     async (request) =>
       stopEnrollment(

@@ -1,7 +1,10 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import {
   createWorkspaceSchema,
+  deletedSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
+  leadsRpc,
   listWorkspacesQuerySchema,
   updateWorkspaceSchema,
   workspacePageSchema,
@@ -11,7 +14,7 @@ import { z } from 'zod';
 import type { LeadsDeps } from '../deps.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, updateWorkspace } from '../domain/workspaces.js';
 import { listWorkspaces } from '../store/workspaces.js';
-import { deletedResponse, idempotencyHeaders, once } from './common.js';
+import { once } from './common.js';
 
 const params = z.object({ id: idSchema('workspace') });
 const tags = ['workspaces'];
@@ -26,7 +29,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listWorkspacesQuerySchema,
         response: { 200: workspacePageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: leadsRpc.listWorkspaces },
     },
     async (request) => listWorkspaces(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -36,17 +39,20 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
       schema: {
         tags,
         summary: 'Create a workspace',
-        headers: idempotencyHeaders,
+        headers: idempotencyKeyHeadersSchema,
         body: createWorkspaceSchema,
         response: { 201: workspaceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.createWorkspace },
     },
     async (request, reply) => once(deps, request, reply, 'workspaces.create', (identity) => createWorkspace(deps, identity, request.body)),
   );
   app.get(
     '/api/v1/workspaces/:id',
-    { schema: { tags, summary: 'Get a workspace', params, response: { 200: workspaceSchema } }, config: { scope: 'read' } },
+    {
+      schema: { tags, summary: 'Get a workspace', params, response: { 200: workspaceSchema } },
+      config: { operation: leadsRpc.getWorkspace },
+    },
     async (request) => getWorkspace(deps, identityOf(request), request.params.id),
   );
   app.patch(
@@ -59,7 +65,7 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         body: updateWorkspaceSchema,
         response: { 200: workspaceSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.updateWorkspace },
     },
     async (request) => updateWorkspace(deps, identityOf(request), request.params.id, request.body),
   );
@@ -70,9 +76,9 @@ export function workspaceRoutes(app: HttpApp, deps: LeadsDeps): void {
         tags,
         summary: 'Delete a workspace; its leads and other records stay, without the workspace',
         params,
-        response: { 200: deletedResponse('workspace') },
+        response: { 200: deletedSchema('workspace') },
       },
-      config: { scope: 'read-write' },
+      config: { operation: leadsRpc.deleteWorkspace },
     },
     async (request) => deleteWorkspace(deps, identityOf(request), request.params.id),
   );

@@ -1,4 +1,4 @@
-import { bullmqConnectionOptions } from '@voice/kit';
+import { bullmqOptions } from '@voice/kit';
 import { type JobsOptions, Queue } from 'bullmq';
 import type { LeadsEnv } from '../env.js';
 
@@ -23,10 +23,7 @@ export type StepQueue = Queue<StepJobData>;
 export const stepAttempts = 6;
 
 export function createStepQueue(env: LeadsEnv): StepQueue {
-  return new Queue<StepJobData>(stepQueueName, {
-    connection: bullmqConnectionOptions(env.REDIS_URL),
-    prefix: `${env.REDIS_PREFIX}bull`,
-  });
+  return new Queue<StepJobData>(stepQueueName, bullmqOptions(env));
 }
 
 /**

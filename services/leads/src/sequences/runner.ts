@@ -1,4 +1,4 @@
-import { ApiError, bullmqConnectionOptions, newId } from '@voice/kit';
+import { ApiError, bullmqOptions, newId } from '@voice/kit';
 import { type EnrollmentStepResult, type Identity, planSchema, type SequenceStep, telephonyRpc } from '@voice/proto';
 import { type Job, Worker } from 'bullmq';
 import type { LeadsDeps } from '../deps.js';
@@ -155,8 +155,7 @@ export async function processStepJob(deps: LeadsDeps, job: Job<StepJobData>): Pr
 /** The worker that runs sequence steps; close it on shutdown so in-flight steps finish. */
 export function startStepWorker(deps: LeadsDeps): Worker<StepJobData> {
   const worker = new Worker<StepJobData>(stepQueueName, (job) => processStepJob(deps, job), {
-    connection: bullmqConnectionOptions(deps.env.REDIS_URL),
-    prefix: `${deps.env.REDIS_PREFIX}bull`,
+    ...bullmqOptions(deps.env),
     concurrency: deps.env.SEQUENCE_WORKER_CONCURRENCY,
   });
   worker.on('failed', (job, error) => {

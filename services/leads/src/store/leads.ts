@@ -1,12 +1,7 @@
-import { afterPosition, decodeCursor, keysetOrder, notFound, toPage } from '@voice/kit';
+import { afterPosition, createdBetween, decodeCursor, keysetOrder, notFound, toPage } from '@voice/kit';
 import type { ListLeadsQuery, RecentLeadsQuery } from '@voice/proto';
 import { toLead, toLeadNote } from '../domain/records.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-
-function createdBetween(after: string | undefined, before: string | undefined): Prisma.LeadWhereInput {
-  if (!after && !before) return {};
-  return { createdAt: { ...(after ? { gte: new Date(after) } : {}), ...(before ? { lt: new Date(before) } : {}) } };
-}
 
 /** Leads of one organization, newest first, by keyset, with the list's filters. */
 export async function listLeads(prisma: PrismaClient, orgId: string, query: ListLeadsQuery) {

@@ -11,6 +11,8 @@ export type Caller = <D extends RpcDefinition>(rpc: D, input: z.input<D['input']
  */
 export interface ApprovalAction<I extends z.ZodObject = z.ZodObject> {
   tool: ApprovalTool;
+  /** The operation that runs once approved: it gives the tool its scope and must itself need approval. */
+  operation: RpcDefinition;
   input: I;
   describe(call: Caller, args: z.output<I>): Promise<string>;
   execute(call: Caller, args: z.output<I>): Promise<Record<string, unknown>>;
@@ -32,6 +34,7 @@ export function formatMoney(amountMinor: number, currency: string): string {
 
 const deleteLead = defineAction({
   tool: 'service_delete_lead',
+  operation: leadsRpc.deleteLead,
   input: z.object({ lead_id: idSchema('lead').describe('The lead to delete with its personal data') }),
   async describe(call, args) {
     const lead = await call(leadsRpc.getLead, { id: args.lead_id });
@@ -45,6 +48,7 @@ const deleteLead = defineAction({
 
 const removeDnc = defineAction({
   tool: 'service_remove_dnc',
+  operation: telephonyRpc.removeDnc,
   input: z.object({
     phone: e164Schema.describe('The listed number to remove, E.164'),
     channel: z.enum(dncChannels).optional().describe('Remove only the entry for this channel; every entry of the number when omitted'),
@@ -72,6 +76,7 @@ const removeDnc = defineAction({
 
 const sendInvoice = defineAction({
   tool: 'service_send_invoice',
+  operation: leadsRpc.sendInvoice,
   input: z.object({ invoice_id: idSchema('invoice').describe('The invoice to send to its customer') }),
   async describe(call, args) {
     const invoice = await call(leadsRpc.getInvoice, { id: args.invoice_id });
@@ -91,6 +96,7 @@ const sendInvoice = defineAction({
 
 const deliverProject = defineAction({
   tool: 'service_deliver_project',
+  operation: leadsRpc.deliverProject,
   input: z.object({ project_id: idSchema('project').describe('The project to deliver to its customer') }),
   async describe(call, args) {
     const project = await call(leadsRpc.getProject, { id: args.project_id });

@@ -8,7 +8,7 @@ import { platformTools } from '../tools/platform.js';
 import { sequenceTools } from '../tools/sequences.js';
 import { telephonyTools } from '../tools/telephony.js';
 import { workspaceTools } from '../tools/workspaces.js';
-import { type ToolContext, type ToolDefinition, toolJsonSchema } from './tool.js';
+import { checkAgreesWithOperation, type ToolContext, type ToolDefinition, toolJsonSchema } from './tool.js';
 import { invalidArguments, toolError } from './tool-errors.js';
 
 /** Every tool, in the order of MCP-TOOLS.md. */
@@ -34,6 +34,7 @@ export class ToolCatalog {
   constructor(tools: readonly ToolDefinition[] = allTools) {
     for (const definition of tools) {
       if (this.entries.has(definition.name)) throw new Error(`duplicate tool ${definition.name}`);
+      checkAgreesWithOperation(definition);
       this.entries.set(definition.name, {
         definition,
         listing: {

@@ -17,25 +17,133 @@ export interface ToolContext {
   call<D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }): Promise<z.output<D['output']>>;
 }
 
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+/**
+ * A tool as the catalogue holds it. Built by `defineTool` (or `approvalTool`), which take the scope, the
+ * approval flag, the output and usually the input from the operation the tool runs; the catalogue checks
+ * at start that a tool still agrees with its operation (`checkAgreesWithOperation`).
+ */
+export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
+  /** The operation the tool runs or asks approval for; absent only for the MCP service's own tools. */
+  operation?: RpcDefinition;
   scope: Scope;
   /** The tool only asks for a person's approval (MCP-TOOLS.md); it never acts by itself. */
   approval: boolean;
   annotations: ToolAnnotations;
+  input: z.ZodObject;
+  output: z.ZodType;
+  run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
+}
+
+/**
+ * The hints a tool states. `readOnlyHint` follows from the scope and `destructiveHint` from approval (only
+ * approval tools destroy), so neither is stated; a reading tool is idempotent and no tool reaches outside
+ * the platform unless it says so.
+ */
+export type StatedHints = Partial<Pick<ToolAnnotations, 'idempotentHint' | 'openWorldHint'>>;
+
+interface ToolText {
+  name: string;
+  title: string;
+  description: string;
+  annotations?: StatedHints;
+}
+
+/**
+ * A tool that runs one operation: its input, output and scope are the operation's. A tool whose arguments
+ * differ (`call_id` for `id`, a default `source`) gives its own `input` and maps it with `rpcInput`.
+ */
+interface OperationTool<D extends RpcDefinition, I extends z.ZodObject> extends ToolText {
+  operation: D;
+  input?: I;
+  /**
+   * The operation's input from the tool's arguments; may refuse arguments that mean nothing. Omitted when
+   * the arguments already are that input (the tool's schema may still describe them better for an agent).
+   */
+  rpcInput?(args: z.output<I>): z.input<D['input']>;
+  /** How long to wait for the operation, when longer than the bus's default. */
+  timeoutMs?(deps: McpDeps): number;
+}
+
+/** One of the MCP service's own tools, with no operation on the bus behind it. */
+interface LocalTool<I extends z.ZodObject, O extends z.ZodType> extends ToolText {
+  scope: Scope;
   input: I;
   output: O;
   run(args: z.output<I>, context: ToolContext): Promise<z.input<O>>;
 }
 
-/** Hints of a tool that only reads: safe to call again, touches nothing. */
-export const readHints: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export function toolAnnotations(scope: Scope, approval: boolean, stated: StatedHints = {}): ToolAnnotations {
+  const readOnlyHint = scope === 'read';
+  return {
+    readOnlyHint,
+    destructiveHint: approval,
+    idempotentHint: stated.idempotentHint ?? readOnlyHint,
+    openWorldHint: stated.openWorldHint ?? false,
+  };
+}
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition {
-  // Unknown arguments are refused rather than silently dropped: a misspelt filter must not widen a list.
-  return { ...tool, input: tool.input.strict() } as unknown as ToolDefinition;
+function toolText(tool: ToolText): Pick<ToolDefinition, 'name' | 'title' | 'description'> {
+  return { name: tool.name, title: tool.title, description: tool.description };
+}
+
+// Unknown arguments are refused rather than silently dropped: a misspelt filter must not widen a list.
+function strictInput(input: z.ZodType, name: string): z.ZodObject {
+  if (!(input instanceof z.ZodObject)) throw new Error(`tool ${name}: its arguments must be an object schema`);
+  return input.strict();
+}
+
+export function defineTool<D extends RpcDefinition, I extends z.ZodObject = Extract<D['input'], z.ZodObject>>(
+  tool: OperationTool<D, I>,
+): ToolDefinition {
+  const { operation, timeoutMs } = tool;
+  // Without a mapping the arguments are the operation's input: the tool's schema is the operation's, or a
+  // re-described copy of it.
+  const rpcInput = tool.rpcInput ?? ((args: z.output<I>) => args as z.input<D['input']>);
+  return {
+    ...toolText(tool),
+    operation,
+    scope: operation.scope,
+    approval: false,
+    annotations: toolAnnotations(operation.scope, false, tool.annotations),
+    input: strictInput(tool.input ?? operation.input, tool.name),
+    output: operation.output,
+    run: (args, { call, deps }) => call(operation, rpcInput(args as z.output<I>), timeoutMs ? { timeoutMs: timeoutMs(deps) } : {}),
+  };
+}
+
+export function defineLocalTool<I extends z.ZodObject, O extends z.ZodType>(tool: LocalTool<I, O>): ToolDefinition {
+  return {
+    ...toolText(tool),
+    scope: tool.scope,
+    approval: false,
+    annotations: toolAnnotations(tool.scope, false, tool.annotations),
+    input: strictInput(tool.input, tool.name),
+    output: tool.output,
+    run: tool.run as ToolDefinition['run'],
+  };
+}
+
+/**
+ * Throws when a tool contradicts the operation it runs: another scope, a `readOnlyHint` that is not its
+ * scope's, or an approval flag that differs (a tool that ran an approval operation directly would skip the
+ * person). The catalogue runs it for every tool when it is built, so a disagreement stops the service.
+ */
+export function checkAgreesWithOperation(tool: ToolDefinition): void {
+  const problems: string[] = [];
+  if (tool.annotations.readOnlyHint !== (tool.scope === 'read')) {
+    problems.push(`readOnlyHint ${tool.annotations.readOnlyHint} does not match its scope ${tool.scope}`);
+  }
+  if (tool.operation) {
+    const { subject, scope, approval } = tool.operation;
+    if (tool.scope !== scope) problems.push(`scope ${tool.scope} differs from operation ${subject}'s scope ${scope}`);
+    if (tool.approval !== approval) problems.push(`approval ${tool.approval} differs from operation ${subject}'s approval ${approval}`);
+  } else if (tool.approval) {
+    problems.push('asks for approval but names no operation to run once approved');
+  }
+  if (problems.length > 0) throw new Error(`tool ${tool.name}: ${problems.join('; ')}`);
 }
 
 type JsonObject = Record<string, unknown>;

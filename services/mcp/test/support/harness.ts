@@ -1,61 +1,36 @@
 import { createHmac } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createOrgWithKey, type Platform, startPlatform } from '@voice/gateway/testing';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  type FakeSlack,
+  type FakeTelegram,
+  gatewayHeaders,
+  startFakeSlack,
+  startFakeTelegram,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import type { Identity } from '@voice/proto';
 import type { LightMyRequestResponse } from 'fastify';
-import { createOrgWithKey, startGateway, type TestGateway } from '../../../../gateway/test/stack.js';
-import { buildApp as buildLeads } from '../../../leads/src/app.js';
-import { connectDeps as connectLeads, type LeadsDeps } from '../../../leads/src/deps.js';
-import { envSchema as leadsEnvSchema } from '../../../leads/src/env.js';
-import { buildApp as buildTelephony } from '../../../telephony/src/app.js';
-import { connectDeps as connectTelephony, type TelephonyDeps } from '../../../telephony/src/deps.js';
-import { envSchema as telephonyEnvSchema } from '../../../telephony/src/env.js';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type McpDeps } from '../../src/deps.js';
 import { envSchema } from '../../src/env.js';
-import { type FakeSlack, type FakeTelegram, startFakeSlack, startFakeTelegram } from './fake-messaging.js';
 
 export const telegramBotToken = '123456:test-bot-token';
 export const telegramWebhookSecret = 'telegram-webhook-secret_0123';
 export const slackBotToken = 'xoxb-test-token';
 export const slackSigningSecret = 'slack-signing-secret-0123456789';
 
-/** The platform services the MCP tools call, on one test context (database, NATS namespace, Redis prefix). */
-export interface Platform {
-  leads: { app: HttpApp; deps: LeadsDeps };
-  telephony: { app: HttpApp; deps: TelephonyDeps };
-  /** The gateway, for its NATS operations (a key's standing) and its operator commands. */
-  gateway: TestGateway;
-  close(): Promise<void>;
-}
-
-export async function startPlatform(ctx: TestContext): Promise<Platform> {
-  const leadsDeps = await connectLeads(parseEnv(leadsEnvSchema, ctx.env));
-  const leadsApp = await buildLeads(leadsDeps);
-  const telephonyDeps = await connectTelephony(parseEnv(telephonyEnvSchema, { ...ctx.env, WORKERS: 'outbox' }));
-  const telephonyApp = await buildTelephony(telephonyDeps);
-  await Promise.all([leadsApp.ready(), telephonyApp.ready()]);
-  const gateway = await startGateway(ctx, {}, { auditWorker: false });
-  return {
-    leads: { app: leadsApp, deps: leadsDeps },
-    telephony: { app: telephonyApp, deps: telephonyDeps },
-    gateway,
-    async close() {
-      await gateway.close();
-      await leadsApp.close();
-      await telephonyApp.close();
-      await leadsDeps.close();
-      await telephonyDeps.close();
-    },
-  };
-}
-
 export interface McpHarness {
   ctx: TestContext;
   deps: McpDeps;
   app: HttpApp;
-  platform: Platform;
+  /**
+   * The services the tools call, and the gateway for its NATS operations (a key's standing) and its operator
+   * commands; the dialer is off, so a queued call stays queued.
+   */
+  platform: Platform<'leads' | 'telephony'>;
   telegram: FakeTelegram;
   slack: FakeSlack;
   /** A caller with a real organization and key in the gateway (approvals re-check the key before acting). */
@@ -71,12 +46,12 @@ export interface McpHarness {
 }
 
 export async function startMcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
-  const ctx = await createTestContext();
   const [telegram, slack, platform] = await Promise.all([
     startFakeTelegram(telegramBotToken),
     startFakeSlack(slackBotToken),
-    startPlatform(ctx),
+    startPlatform({ services: ['leads', 'telephony'], telephony: { WORKERS: 'outbox' } }),
   ]);
+  const ctx = platform.ctx;
   let clockOffsetMs = 0;
   const deps = await connectDeps(
     parseEnv(envSchema, {
@@ -181,7 +156,6 @@ export async function startMcpHarness(env: Record<string, string> = {}): Promise
       await deps.close();
       await platform.close();
       await Promise.all([telegram.close(), slack.close()]);
-      await ctx.cleanup();
     },
   };
 }

@@ -4,7 +4,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { LlmProvider, StructuredPrompt } from '../providers/structured.js';
 import { type PassageHit, searchPassages } from '../store/search.js';
 
-export interface RecallDeps {
+export interface RecallQueryDeps {
   prisma: PrismaClient;
   /** Tried in order for the answer; the next one is asked only when the previous one fails. */
   providers: readonly LlmProvider[];
@@ -48,7 +48,7 @@ export function settleCitations(answer: string, cited: readonly number[], count:
 }
 
 /** Knowledge-base recall for one organization: ranked passages and, with a provider, a cited answer. */
-export async function recall(deps: RecallDeps, orgId: string, input: RecallInput): Promise<Omit<RecallResponse, 'api'>> {
+export async function recall(deps: RecallQueryDeps, orgId: string, input: RecallInput): Promise<Omit<RecallResponse, 'api'>> {
   const hits = await searchPassages(deps.prisma, orgId, input.query, input.limit);
   const results = hits.map((hit) => ({
     document_id: hit.documentId,

@@ -1,19 +1,20 @@
-import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
+import { type HttpApp, idempotencyKeyOf, identityOf, sendIdempotent } from '@voice/kit';
 import {
   createDocumentBodySchema,
   deletedDocumentSchema,
   documentIdParamsSchema,
   documentPageSchema,
   documentSchema,
+  idempotencyKeyHeadersSchema,
   listDocumentsQuerySchema,
+  recallRpc,
   updateDocumentBodySchema,
 } from '@voice/proto';
-import { z } from 'zod';
-import type { RecallServiceDeps } from '../deps.js';
+import type { RecallDeps } from '../deps.js';
 import { addDocumentOperation } from '../operations.js';
 import { deleteDocument, getDocument, listDocuments, updateDocument } from '../store/documents.js';
 
-export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
+export function documentRoutes(app: HttpApp, deps: RecallDeps): void {
   app.post(
     '/api/v1/knowledge/documents',
     {
@@ -23,17 +24,15 @@ export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
         description:
           'The text is split into passages and indexed for recall at once. Text over 200,000 characters is 400; a body over 1 MB is 413. ' +
           'Send an `Idempotency-Key` header to make retries safe: the same key and body add one document.',
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        headers: idempotencyKeyHeadersSchema,
         body: createDocumentBodySchema,
         response: { 201: documentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: recallRpc.addDocument },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const result = await addDocumentOperation(deps, identityOf(request), { ...request.body, idempotency_key: key });
-      if (result.replayed) void reply.header('idempotent-replayed', 'true');
-      return reply.status(201).send(result.body);
+      const input = { ...request.body, idempotency_key: idempotencyKeyOf(request) };
+      return sendIdempotent(reply, await addDocumentOperation(deps, identityOf(request), input));
     },
   );
 
@@ -46,7 +45,7 @@ export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
         querystring: listDocumentsQuerySchema,
         response: { 200: documentPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: recallRpc.listDocuments },
     },
     async (request) => listDocuments(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -60,7 +59,7 @@ export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
         params: documentIdParamsSchema,
         response: { 200: documentSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: recallRpc.getDocument },
     },
     async (request) => getDocument(deps.prisma, identityOf(request).org_id, request.params.id),
   );
@@ -75,7 +74,7 @@ export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
         body: updateDocumentBodySchema,
         response: { 200: documentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: recallRpc.updateDocument },
     },
     async (request) => updateDocument(deps.prisma, identityOf(request).org_id, request.params.id, request.body),
   );
@@ -89,7 +88,7 @@ export function documentRoutes(app: HttpApp, deps: RecallServiceDeps): void {
         params: documentIdParamsSchema,
         response: { 200: deletedDocumentSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: recallRpc.deleteDocument },
     },
     async (request) => deleteDocument(deps.prisma, identityOf(request).org_id, request.params.id),
   );

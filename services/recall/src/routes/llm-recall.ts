@@ -1,9 +1,9 @@
 import { type HttpApp, identityOf } from '@voice/kit';
 import { brandScoreInputSchema, llmRecallBodySchema, llmRecallResponseSchema } from '@voice/proto';
-import type { RecallServiceDeps } from '../deps.js';
+import type { RecallDeps } from '../deps.js';
 import { brandScoreOperation, recallOperation } from '../operations.js';
 
-export function llmRecallRoutes(app: HttpApp, deps: RecallServiceDeps): void {
+export function llmRecallRoutes(app: HttpApp, deps: RecallDeps): void {
   app.post(
     '/api/v1/llm-recall',
     {

@@ -1,9 +1,9 @@
 import { ApiError, clientAddress, type HttpApp, identityOf } from '@voice/kit';
 import { errorEnvelopeSchema, marketingAuditBodySchema, marketingAuditSchema } from '@voice/proto';
-import type { RecallServiceDeps } from '../deps.js';
-import { cachedMarketingAudit } from '../domain/audit.js';
+import type { RecallDeps } from '../deps.js';
+import { cachedMarketingAudit } from '../domain/marketing-audit.js';
 
-export function marketingAuditRoutes(app: HttpApp, deps: RecallServiceDeps): void {
+export function marketingAuditRoutes(app: HttpApp, deps: RecallDeps): void {
   app.post(
     '/api/public/marketing-audit',
     {

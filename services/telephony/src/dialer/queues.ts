@@ -1,4 +1,4 @@
-import { bullmqConnectionOptions } from '@voice/kit';
+import { bullmqOptions } from '@voice/kit';
 import { type JobsOptions, Queue } from 'bullmq';
 import type { SandboxStep } from '../carrier/sandbox.js';
 import type { DialerQueue } from '../domain/context.js';
@@ -28,7 +28,7 @@ export class DialerQueues implements DialerQueue {
   private readonly jobOptions: JobsOptions;
 
   constructor(env: TelephonyEnv) {
-    const common = { connection: bullmqConnectionOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}bull` };
+    const common = bullmqOptions(env);
     this.dial = new Queue<RecordJob>(queueNames.dial, common);
     this.sms = new Queue<RecordJob>(queueNames.sms, common);
     this.sandbox = new Queue<SandboxStep>(queueNames.sandbox, common);

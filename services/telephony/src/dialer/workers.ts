@@ -1,4 +1,4 @@
-import { bullmqConnectionOptions, type Logger } from '@voice/kit';
+import { bullmqOptions, type Logger } from '@voice/kit';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { CarrierError } from '../carrier/carrier.js';
 import type { SandboxStep } from '../carrier/sandbox.js';
@@ -108,8 +108,7 @@ export interface DialerWorkers {
  */
 export function startDialer(context: TelephonyContext, queues: DialerQueues, logger: Logger): DialerWorkers {
   const options = {
-    connection: bullmqConnectionOptions(context.env.REDIS_URL),
-    prefix: `${context.env.REDIS_PREFIX}bull`,
+    ...bullmqOptions(context.env),
     concurrency: context.env.DIAL_CONCURRENCY,
   };
   const workers: Array<Worker<RecordJob> | Worker<SandboxStep>> = [

@@ -1,7 +1,6 @@
+import { isoOrNull } from '@voice/kit';
 import type { Call, CallListItem } from '@voice/proto';
 import type { Call as CallRow } from '../generated/prisma/client.js';
-
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** A stored call as the public list item: no transcript or recording, which can be large. */
 export function toCallListItem(row: CallRow): CallListItem {
@@ -21,8 +20,8 @@ export function toCallListItem(row: CallRow): CallListItem {
     cost: row.costAmount === null || row.costCurrency === null ? null : { amount: row.costAmount, currency: row.costCurrency },
     metadata: row.metadata as CallListItem['metadata'],
     created_at: row.createdAt.toISOString(),
-    started_at: iso(row.startedAt),
-    ended_at: iso(row.endedAt),
+    started_at: isoOrNull(row.startedAt),
+    ended_at: isoOrNull(row.endedAt),
     updated_at: row.updatedAt.toISOString(),
   };
 }

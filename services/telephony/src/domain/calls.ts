@@ -1,4 +1,4 @@
-import { ApiError, idempotent } from '@voice/kit';
+import { ApiError, runIdempotent } from '@voice/kit';
 import type { CallOutcome, CallStatus, Identity, QueueCallInput } from '@voice/proto';
 import type { Prisma } from '../generated/prisma/client.js';
 import {
@@ -31,36 +31,24 @@ export function callStatusCallbackUrl(publicBaseUrl: string, callId: string): st
  * and handed to the dialer. With an idempotency key, the same request twice makes one call.
  */
 export async function queueCall(context: TelephonyContext, identity: Identity, input: QueueCallInput) {
-  const { idempotency_key: key, ...request } = input;
-  const result = await idempotent(
-    {
-      redis: context.redis,
-      prefix: context.env.REDIS_PREFIX,
-      orgId: identity.org_id,
-      operation: 'calls.queue',
-      key,
-      fingerprint: request,
-    },
-    async () => {
-      await assertOwnReferences(context, identity, request);
-      await assertContactAllowed(context, identity.org_id, request.to, 'voice');
-      const row = await withEvents(context, async (tx, events) => {
-        const created = await createOutboundCall(tx, identity.org_id, {
-          ...request,
-          from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
-        });
-        recordCallEvent(events, created);
-        return created;
+  return runIdempotent(context, identity.org_id, 'calls.queue', input, async (request) => {
+    await assertOwnReferences(context, identity, request);
+    await assertContactAllowed(context, identity.org_id, request.to, 'voice');
+    const row = await withEvents(context, async (tx, events) => {
+      const created = await createOutboundCall(tx, identity.org_id, {
+        ...request,
+        from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
       });
-      // The call exists from here on: a failed enqueue must not fail the request (a retry would queue a
-      // second call). The sweeper enqueues again.
-      await context.dialer
-        .enqueueCall(row.orgId, row.id)
-        .catch((error: unknown) => context.logger.warn({ err: error, call_id: row.id }, 'dial job not enqueued; the sweeper will retry'));
-      return { status: 201, body: toCall(row) };
-    },
-  );
-  return result;
+      recordCallEvent(events, created);
+      return created;
+    });
+    // The call exists from here on: a failed enqueue must not fail the request (a retry would queue a
+    // second call). The sweeper enqueues again.
+    await context.dialer
+      .enqueueCall(row.orgId, row.id)
+      .catch((error: unknown) => context.logger.warn({ err: error, call_id: row.id }, 'dial job not enqueued; the sweeper will retry'));
+    return toCall(row);
+  });
 }
 
 /** Cancels a call that has not started ringing. Anything later is 409: hang-ups are the carrier's. */

@@ -1,7 +1,6 @@
+import { isoOrNull } from '@voice/kit';
 import type { DncEntry, Sms } from '@voice/proto';
 import type { DncEntry as DncRow, Sms as SmsRow } from '../generated/prisma/client.js';
-
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 export function toSms(row: SmsRow): Sms {
   return {
@@ -20,8 +19,8 @@ export function toSms(row: SmsRow): Sms {
     cost: row.costAmount === null || row.costCurrency === null ? null : { amount: row.costAmount, currency: row.costCurrency },
     metadata: row.metadata as Sms['metadata'],
     created_at: row.createdAt.toISOString(),
-    sent_at: iso(row.sentAt),
-    delivered_at: iso(row.deliveredAt),
+    sent_at: isoOrNull(row.sentAt),
+    delivered_at: isoOrNull(row.deliveredAt),
     updated_at: row.updatedAt.toISOString(),
   };
 }

@@ -1,13 +1,15 @@
-import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
+import { type HttpApp, idempotencyKeyOf, identityOf, sendIdempotent } from '@voice/kit';
 import {
   callPageSchema,
   callSchema,
   callStatsQuerySchema,
   callStatsSchema,
   errorEnvelopeSchema,
+  idempotencyKeyHeadersSchema,
   idSchema,
   listCallsQuerySchema,
   queueCallBodySchema,
+  telephonyRpc,
 } from '@voice/proto';
 import { z } from 'zod';
 import type { TelephonyDeps } from '../deps.js';
@@ -27,7 +29,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         querystring: listCallsQuerySchema,
         response: { 200: callPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.listCalls },
     },
     async (request) => listCalls(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -41,7 +43,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         querystring: callStatsQuerySchema,
         response: { 200: callStatsSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.callStats },
     },
     async (request) => callStats(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -55,7 +57,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         params: callParams,
         response: { 200: callSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.getCall },
     },
     async (request) => getCall(deps.prisma, identityOf(request).org_id, request.params.id),
   );
@@ -67,17 +69,15 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         tags: ['calls'],
         summary: 'Queue an outbound call (refused with 422 dnc_blocked for do-not-call numbers)',
         description: 'Send an `Idempotency-Key` header to make retries safe: the same key and body queue one call.',
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        headers: idempotencyKeyHeadersSchema,
         body: queueCallBodySchema,
         response: { 200: callSchema, 201: callSchema, ...errors },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.queueCall },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const result = await queueCall(deps, identityOf(request), { ...request.body, source: 'api', idempotency_key: key });
-      if (result.replayed) void reply.header('idempotent-replayed', 'true');
-      return reply.status(result.status === 201 ? 201 : 200).send(result.body);
+      const input = { ...request.body, source: 'api' as const, idempotency_key: idempotencyKeyOf(request) };
+      return sendIdempotent(reply, await queueCall(deps, identityOf(request), input));
     },
   );
 
@@ -90,7 +90,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
         params: callParams,
         response: { 200: callSchema, ...errors },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.cancelCall },
     },
     async (request) => cancelCall(deps, identityOf(request).org_id, request.params.id),
   );

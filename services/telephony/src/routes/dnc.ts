@@ -9,6 +9,7 @@ import {
   errorEnvelopeSchema,
   idSchema,
   listDncQuerySchema,
+  telephonyRpc,
 } from '@voice/proto';
 import { z } from 'zod';
 import type { TelephonyDeps } from '../deps.js';
@@ -25,7 +26,7 @@ export function dncRoutes(app: HttpApp, deps: TelephonyDeps): void {
         querystring: listDncQuerySchema,
         response: { 200: dncPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.listDnc },
     },
     async (request) => listDnc(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -39,7 +40,7 @@ export function dncRoutes(app: HttpApp, deps: TelephonyDeps): void {
         querystring: checkDncQuerySchema,
         response: { 200: dncCheckSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.checkDnc },
     },
     async (request) => checkDnc(deps, identityOf(request).org_id, request.query.phone),
   );
@@ -53,7 +54,7 @@ export function dncRoutes(app: HttpApp, deps: TelephonyDeps): void {
         body: addDncBodySchema,
         response: { 200: dncEntrySchema, 201: dncEntrySchema, 400: errorEnvelopeSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.addDnc },
     },
     async (request, reply) => {
       const { entry, created } = await addDnc(deps, identityOf(request), { ...request.body, source: 'api' });
@@ -70,7 +71,7 @@ export function dncRoutes(app: HttpApp, deps: TelephonyDeps): void {
         params: z.object({ id: idSchema('dnc') }),
         response: { 200: deletedDncSchema, 404: errorEnvelopeSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.removeDnc },
     },
     async (request) => removeDnc(deps, identityOf(request).org_id, request.params.id),
   );

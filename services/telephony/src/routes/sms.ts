@@ -1,5 +1,14 @@
-import { type HttpApp, identityOf, parseIdempotencyKey } from '@voice/kit';
-import { errorEnvelopeSchema, idSchema, listSmsQuerySchema, sendSmsBodySchema, smsPageSchema, smsSchema } from '@voice/proto';
+import { type HttpApp, idempotencyKeyOf, identityOf, sendIdempotent } from '@voice/kit';
+import {
+  errorEnvelopeSchema,
+  idempotencyKeyHeadersSchema,
+  idSchema,
+  listSmsQuerySchema,
+  sendSmsBodySchema,
+  smsPageSchema,
+  smsSchema,
+  telephonyRpc,
+} from '@voice/proto';
 import { z } from 'zod';
 import type { TelephonyDeps } from '../deps.js';
 import { toSms } from '../domain/records.js';
@@ -11,7 +20,7 @@ export function smsRoutes(app: HttpApp, deps: TelephonyDeps): void {
     '/api/v1/phone/sms',
     {
       schema: { tags: ['sms'], summary: 'List messages, newest first', querystring: listSmsQuerySchema, response: { 200: smsPageSchema } },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.listSms },
     },
     async (request) => listSms(deps.prisma, identityOf(request).org_id, request.query),
   );
@@ -20,7 +29,7 @@ export function smsRoutes(app: HttpApp, deps: TelephonyDeps): void {
     '/api/v1/phone/sms/:id',
     {
       schema: { tags: ['sms'], summary: 'Get one message', params: z.object({ id: idSchema('sms') }), response: { 200: smsSchema } },
-      config: { scope: 'read' },
+      config: { operation: telephonyRpc.getSms },
     },
     async (request) => toSms(await findSmsRow(deps.prisma, identityOf(request).org_id, request.params.id)),
   );
@@ -32,17 +41,15 @@ export function smsRoutes(app: HttpApp, deps: TelephonyDeps): void {
         tags: ['sms'],
         summary: 'Send an SMS (refused with 422 dnc_blocked for do-not-call numbers)',
         description: 'Send an `Idempotency-Key` header to make retries safe: the same key and body send one message.',
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        headers: idempotencyKeyHeadersSchema,
         body: sendSmsBodySchema,
         response: { 200: smsSchema, 201: smsSchema, 400: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: telephonyRpc.sendSms },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const result = await sendSms(deps, identityOf(request), { ...request.body, source: 'api', idempotency_key: key });
-      if (result.replayed) void reply.header('idempotent-replayed', 'true');
-      return reply.status(result.status === 201 ? 201 : 200).send(result.body);
+      const input = { ...request.body, source: 'api' as const, idempotency_key: idempotencyKeyOf(request) };
+      return sendIdempotent(reply, await sendSms(deps, identityOf(request), input));
     },
   );
 }

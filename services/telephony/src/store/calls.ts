@@ -1,4 +1,4 @@
-import { decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { afterPosition, createdBetween, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import {
   type CallOutcome,
   type CallStats,
@@ -11,7 +11,6 @@ import {
 } from '@voice/proto';
 import { toCall, toCallListItem } from '../domain/call-records.js';
 import type { Call as CallRow, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { afterKeyset, createdRange } from './keyset.js';
 
 export type { CallRow };
 
@@ -26,8 +25,8 @@ export async function listCalls(prisma: PrismaClient, orgId: string, query: List
       ...(filters.outcome ? { outcome: filters.outcome } : {}),
       ...(filters.status ? { status: filters.status } : {}),
       ...(filters.lead_id ? { leadId: filters.lead_id } : {}),
-      // Separate AND terms: the period and the keyset both bound created_at.
-      AND: [createdRange(filters.created_after, filters.created_before), afterKeyset(position)],
+      ...createdBetween(filters.created_after, filters.created_before),
+      ...afterPosition(position),
     },
     orderBy: keysetOrder,
     take: limit + 1,

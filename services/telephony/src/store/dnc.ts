@@ -1,8 +1,7 @@
-import { decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import type { DncChannel, ListDncQuery } from '@voice/proto';
 import { toDncEntry } from '../domain/records.js';
 import type { DncEntry as DncRow, DncSource, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { afterKeyset } from './keyset.js';
 
 export type { DncRow };
 
@@ -15,7 +14,7 @@ export async function listDnc(prisma: PrismaClient, orgId: string, query: ListDn
       ...(filters.phone ? { phone: filters.phone } : {}),
       ...(filters.channel ? { channel: filters.channel } : {}),
       ...(filters.source ? { source: filters.source } : {}),
-      ...afterKeyset(position),
+      ...afterPosition(position),
     },
     orderBy: keysetOrder,
     take: limit + 1,

@@ -1,8 +1,7 @@
-import { decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { afterPosition, createdBetween, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import type { ListSmsQuery, SendSmsInput, SmsStatus } from '@voice/proto';
 import { toSms } from '../domain/records.js';
 import type { Prisma, PrismaClient, Sms as SmsRow } from '../generated/prisma/client.js';
-import { afterKeyset, createdRange } from './keyset.js';
 
 export type { SmsRow };
 
@@ -15,8 +14,8 @@ export async function listSms(prisma: PrismaClient, orgId: string, query: ListSm
       ...(filters.direction ? { direction: filters.direction } : {}),
       ...(filters.status ? { status: filters.status } : {}),
       ...(filters.lead_id ? { leadId: filters.lead_id } : {}),
-      // Separate AND terms: the period and the keyset both bound created_at.
-      AND: [createdRange(filters.created_after, filters.created_before), afterKeyset(position)],
+      ...createdBetween(filters.created_after, filters.created_before),
+      ...afterPosition(position),
     },
     orderBy: keysetOrder,
     take: limit + 1,

@@ -77,25 +77,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
 }
 
 /** Collects events of some types from a durable consumer of the test's own stream. */
-export async function collectEvents(bus: Bus, durable: string, types: readonly EventType[]): Promise<EventEnvelope[]> {
-  const events: EventEnvelope[] = [];
+export async function collectEvents<T extends EventType>(bus: Bus, durable: string, types: readonly T[]): Promise<EventEnvelope<T>[]> {
+  const events: EventEnvelope<T>[] = [];
   await bus.consume({ durable, types }, async (event) => {
     events.push(event);
   });
   return events;
-}
-
-/** Polls until `check` returns a value, or fails after `timeoutMs` (a bound, not an assertion on speed). */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }

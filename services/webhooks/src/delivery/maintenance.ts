@@ -1,4 +1,4 @@
-import { bullmqConnectionOptions } from '@voice/kit';
+import { bullmqOptions } from '@voice/kit';
 import { Queue, Worker } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { maxAttempts } from '../domain/retry-schedule.js';
@@ -61,7 +61,7 @@ export async function ensureMaintenanceScheduler(queue: Queue, intervalMs: numbe
 /** Runs `runMaintenance` every `WEBHOOK_MAINTENANCE_INTERVAL_MS` on one replica at a time (a BullMQ job scheduler). */
 export async function startMaintenance(deps: WebhooksDeps): Promise<Maintenance> {
   const { env, logger } = deps;
-  const options = { connection: bullmqConnectionOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}bull` };
+  const options = bullmqOptions(env);
   const queue = new Queue(maintenanceQueueName, options);
   queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue error'));
   await ensureMaintenanceScheduler(queue, env.WEBHOOK_MAINTENANCE_INTERVAL_MS);

@@ -1,4 +1,4 @@
-import { bullmqConnectionOptions } from '@voice/kit';
+import { bullmqOptions } from '@voice/kit';
 import { type Job, Worker } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { decideOutcome } from '../domain/outcome.js';
@@ -95,8 +95,7 @@ export interface DeliveryWorker {
 export function startDeliveryWorker(deps: WebhooksDeps): DeliveryWorker {
   const { env, logger } = deps;
   const worker = new Worker<DeliveryJob, string>(deliveryQueueName, (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data), {
-    connection: bullmqConnectionOptions(env.REDIS_URL),
-    prefix: `${env.REDIS_PREFIX}bull`,
+    ...bullmqOptions(env),
     concurrency: env.WEBHOOK_DELIVERY_CONCURRENCY,
     lockDuration: env.WEBHOOK_WORKER_LOCK_MS,
     stalledInterval: env.WEBHOOK_WORKER_LOCK_MS,

@@ -1,8 +1,7 @@
+import { isoOrNull } from '@voice/kit';
 import type { EventType, WebhookDelivery, WebhookEndpoint } from '@voice/proto';
 import type { Delivery as DeliveryRow, Endpoint as EndpointRow } from '../generated/prisma/client.js';
 import type { SecretBox } from './secret-box.js';
-
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** A stored endpoint as the public record: never its secrets. */
 export function toEndpoint(row: EndpointRow): WebhookEndpoint {
@@ -14,8 +13,8 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     event_types: row.eventTypes,
     status: row.status,
     disabled_reason: row.disabledReason,
-    failing_since: iso(row.failingSince),
-    secret_rotated_at: iso(row.secretRotatedAt),
+    failing_since: isoOrNull(row.failingSince),
+    secret_rotated_at: isoOrNull(row.secretRotatedAt),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -31,8 +30,8 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
     event_type: row.eventType as EventType,
     status: row.status,
     attempt_count: row.attemptCount,
-    last_attempt_at: iso(row.lastAttemptAt),
-    next_attempt_at: iso(row.nextAttemptAt),
+    last_attempt_at: isoOrNull(row.lastAttemptAt),
+    next_attempt_at: isoOrNull(row.nextAttemptAt),
     response_status: row.responseStatus,
     response_excerpt: row.responseExcerpt,
     last_error: row.lastError,

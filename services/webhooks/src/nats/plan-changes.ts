@@ -1,5 +1,5 @@
 import type { BackgroundWork } from '@voice/kit';
-import { planLimits, planSchema } from '@voice/proto';
+import { planLimits } from '@voice/proto';
 import type { WebhooksDeps } from '../deps.js';
 
 /**
@@ -9,8 +9,7 @@ import type { WebhooksDeps } from '../deps.js';
  */
 export async function startPlanChanges(deps: WebhooksDeps): Promise<BackgroundWork> {
   return deps.bus.consume({ durable: 'webhooks-plan-changes', types: ['org.plan_changed'] }, async (event) => {
-    const plan = planSchema.parse(event.data.plan);
-    if (planLimits[plan].webhooks) {
+    if (planLimits[event.data.plan].webhooks) {
       await deps.prisma.endpoint.updateMany({
         where: { orgId: event.org_id, status: 'disabled', disabledReason: 'plan' },
         data: { status: 'enabled', disabledReason: null },

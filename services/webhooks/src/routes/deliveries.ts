@@ -1,4 +1,4 @@
-import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { type HttpApp, identityOf } from '@voice/kit';
 import {
   eventEnvelopeSchema,
   idSchema,
@@ -6,21 +6,19 @@ import {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
   webhookDeliveryWithEventSchema,
+  webhooksRpc,
 } from '@voice/proto';
 import { z } from 'zod';
-import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
-import { assertWebhooksPlan } from '../domain/plan.js';
+import { replayDelivery } from '../domain/endpoints.js';
 import { toDelivery } from '../domain/records.js';
-import { maxAttempts } from '../domain/retry-schedule.js';
-import { createReplay, getDeliveryWithEvent, listDeliveries } from '../store/deliveries.js';
-import { getEndpointRow } from '../store/endpoints.js';
+import { getDeliveryWithEvent, listDeliveries } from '../store/deliveries.js';
 
 const byEndpoint = z.object({ id: idSchema('webhook') });
 const byDelivery = byEndpoint.extend({ delivery_id: idSchema('delivery') });
 
 export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
-  const { prisma, env } = deps;
+  const { prisma } = deps;
 
   app.get(
     '/api/v1/webhooks/:id/deliveries',
@@ -32,7 +30,7 @@ export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
         querystring: listDeliveriesQuerySchema,
         response: { 200: webhookDeliveryPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: webhooksRpc.listDeliveries },
     },
     async (request) => listDeliveries(prisma, identityOf(request).org_id, request.params.id, request.query),
   );
@@ -65,14 +63,7 @@ export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
       },
       config: { scope: 'read-write' },
     },
-    async (request, reply) => {
-      const identity = identityOf(request);
-      assertWebhooksPlan(identity);
-      const endpoint = await getEndpointRow(prisma, identity.org_id, request.params.id);
-      if (endpoint.status !== 'enabled') throw new ApiError('conflict', 'The endpoint is disabled; enable it first.', { param: 'id' });
-      const replay = await createReplay(prisma, identity.org_id, endpoint.id, request.params.delivery_id);
-      await enqueueDeliveries(deps.queue, identity.org_id, [replay.id], maxAttempts(env.WEBHOOK_RETRY_SCHEDULE_MS) * 2);
-      return reply.status(202).send(toDelivery(replay));
-    },
+    async (request, reply) =>
+      reply.status(202).send(await replayDelivery(deps, identityOf(request), request.params.id, request.params.delivery_id)),
   );
 }

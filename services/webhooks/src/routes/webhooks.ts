@@ -1,35 +1,26 @@
-import { ApiError, type HttpApp, idempotent, identityOf, parseIdempotencyKey } from '@voice/kit';
+import { type HttpApp, idempotencyKeyOf, identityOf, sendIdempotent } from '@voice/kit';
 import {
   createWebhookBodySchema,
   deletedWebhookSchema,
   idSchema,
   listWebhooksQuerySchema,
   updateWebhookBodySchema,
-  type WebhookEndpoint,
   webhookDeliverySchema,
   webhookEndpointPageSchema,
   webhookEndpointSchema,
   webhookEndpointWithSecretSchema,
+  webhooksRpc,
 } from '@voice/proto';
 import { z } from 'zod';
-import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
-import { urlProblem } from '../domain/address-guard.js';
-import { assertWebhooksPlan } from '../domain/plan.js';
-import { toDelivery, toEndpoint } from '../domain/records.js';
-import { maxAttempts } from '../domain/retry-schedule.js';
-import { createTestDelivery } from '../store/deliveries.js';
-import { createEndpoint, deleteEndpoint, getEndpointRow, listEndpoints, rotateSecret, updateEndpoint } from '../store/endpoints.js';
+import { changeEndpoint, createEndpointOnce, removeEndpoint, rotateEndpointSecret, sendTestEvent } from '../domain/endpoints.js';
+import { toEndpoint } from '../domain/records.js';
+import { getEndpointRow, listEndpoints } from '../store/endpoints.js';
 
 const byId = z.object({ id: idSchema('webhook') });
 
 export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
-  const { prisma, env } = deps;
-
-  const assertUrl = (url: string) => {
-    const problem = urlProblem(url, deps.urlPolicy);
-    if (problem !== null) throw new ApiError('invalid_request', `url ${problem}.`, { param: 'url' });
-  };
+  const { prisma } = deps;
 
   app.post(
     '/api/v1/webhooks',
@@ -43,31 +34,8 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       config: { scope: 'read-write' },
     },
     async (request, reply) => {
-      const identity = identityOf(request);
-      assertWebhooksPlan(identity);
-      assertUrl(request.body.url);
-      // The same Idempotency-Key and body create nothing and answer with that endpoint as it is now. Only
-      // its id is kept with the key: the secret stays sealed in Postgres, never in clear in Redis.
-      let created: (WebhookEndpoint & { secret: string }) | undefined;
-      const result = await idempotent(
-        {
-          redis: deps.redis,
-          prefix: env.REDIS_PREFIX,
-          orgId: identity.org_id,
-          operation: 'webhooks.create',
-          key: parseIdempotencyKey(request.headers['idempotency-key']),
-          fingerprint: request.body,
-        },
-        async () => {
-          const { row, secret } = await createEndpoint(prisma, identity.org_id, request.body, deps.secretBox);
-          created = { ...toEndpoint(row), secret };
-          return { status: 201, body: { endpoint_id: row.id } };
-        },
-      );
-      if (created) return reply.status(201).send(created);
-      const row = await getEndpointRow(prisma, identity.org_id, result.body.endpoint_id);
-      void reply.header('idempotent-replayed', 'true');
-      return reply.status(201).send({ ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) });
+      const input = { ...request.body, idempotency_key: idempotencyKeyOf(request) };
+      return sendIdempotent(reply, await createEndpointOnce(deps, identityOf(request), input));
     },
   );
 
@@ -80,7 +48,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         querystring: listWebhooksQuerySchema,
         response: { 200: webhookEndpointPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: webhooksRpc.listEndpoints },
     },
     async (request) => listEndpoints(prisma, identityOf(request).org_id, request.query),
   );
@@ -89,7 +57,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
     '/api/v1/webhooks/:id',
     {
       schema: { tags: ['webhooks'], summary: 'Get one endpoint', params: byId, response: { 200: webhookEndpointSchema } },
-      config: { scope: 'read' },
+      config: { operation: webhooksRpc.getEndpoint },
     },
     async (request) => toEndpoint(await getEndpointRow(prisma, identityOf(request).org_id, request.params.id)),
   );
@@ -106,12 +74,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       },
       config: { scope: 'read-write' },
     },
-    async (request) => {
-      const identity = identityOf(request);
-      assertWebhooksPlan(identity);
-      if (request.body.url !== undefined) assertUrl(request.body.url);
-      return toEndpoint(await updateEndpoint(prisma, identity.org_id, request.params.id, request.body));
-    },
+    async (request) => changeEndpoint(deps, identityOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -126,9 +89,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       config: { scope: 'read-write' },
     },
     async (request) => {
-      const identity = identityOf(request);
-      assertWebhooksPlan(identity);
-      await deleteEndpoint(prisma, identity.org_id, request.params.id);
+      await removeEndpoint(deps, identityOf(request), request.params.id);
       return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true as const };
     },
   );
@@ -144,18 +105,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       },
       config: { scope: 'read-write' },
     },
-    async (request) => {
-      const identity = identityOf(request);
-      assertWebhooksPlan(identity);
-      const { row, secret } = await rotateSecret(
-        prisma,
-        identity.org_id,
-        request.params.id,
-        env.WEBHOOK_SECRET_ROTATION_GRACE_MS,
-        deps.secretBox,
-      );
-      return { ...toEndpoint(row), secret };
-    },
+    async (request) => rotateEndpointSecret(deps, identityOf(request), request.params.id),
   );
 
   app.post(
@@ -169,14 +119,6 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
       },
       config: { scope: 'read-write' },
     },
-    async (request, reply) => {
-      const identity = identityOf(request);
-      assertWebhooksPlan(identity);
-      const endpoint = await getEndpointRow(prisma, identity.org_id, request.params.id);
-      if (endpoint.status !== 'enabled') throw new ApiError('conflict', 'The endpoint is disabled; enable it first.', { param: 'id' });
-      const delivery = await createTestDelivery(prisma, identity.org_id, endpoint.id);
-      await enqueueDeliveries(deps.queue, identity.org_id, [delivery.id], maxAttempts(env.WEBHOOK_RETRY_SCHEDULE_MS) * 2);
-      return reply.status(202).send(toDelivery(delivery));
-    },
+    async (request, reply) => reply.status(202).send(await sendTestEvent(deps, identityOf(request), request.params.id)),
   );
 }

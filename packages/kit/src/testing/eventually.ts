@@ -1,0 +1,38 @@
+import { inspect } from 'node:util';
+
+export interface EventuallyOptions {
+  /** How long to keep trying before failing: a bound so a broken test reports instead of hanging, not a claim about speed. */
+  timeoutMs?: number;
+  /** The pause between two tries. */
+  intervalMs?: number;
+}
+
+/** What a check answers when the condition does not hold yet. */
+type NotYet = undefined | false;
+
+/**
+ * Runs `check` until it returns something other than `undefined` or `false`, and returns that, for work
+ * that happens off the request path (a worker, a consumer, a timer). A check that throws is tried again,
+ * so assertions may be used inside it. After `timeoutMs` it fails with `what` and the last value or error.
+ */
+export async function eventually<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  { timeoutMs = 20_000, intervalMs = 50 }: EventuallyOptions = {},
+): Promise<Exclude<T, NotYet>> {
+  const deadline = Date.now() + timeoutMs;
+  let tries = 0;
+  for (;;) {
+    let last: string;
+    tries += 1;
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as Exclude<T, NotYet>;
+      last = `last value ${inspect(value)}`;
+    } catch (error) {
+      last = `last error ${error instanceof Error ? error.message : inspect(error)}`;
+    }
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms (${tries} tries) waiting for ${what}; ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

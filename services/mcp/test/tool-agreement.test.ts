@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { leadsRpc, telephonyRpc } from '@voice/proto';
+import { ToolCatalog } from '../src/mcp/catalog.js';
+import { defineTool, type ToolDefinition } from '../src/mcp/tool.js';
+
+/** A correct tool over addDnc, to be spoilt one field at a time. */
+const addDncTool = defineTool({ name: 'service_add_dnc_test', title: 'Add', description: 'Adds.', operation: telephonyRpc.addDnc });
+
+describe('the catalogue refuses at start a tool that disagrees with its operation', () => {
+  test('a tool built from its operation agrees: scope and readOnlyHint come from it', () => {
+    assert.equal(addDncTool.scope, 'read-write');
+    assert.equal(addDncTool.annotations.readOnlyHint, false);
+    assert.equal(new ToolCatalog([addDncTool]).size, 1);
+  });
+
+  test('a tool that declares another scope than its operation', () => {
+    const readingWriter: ToolDefinition = { ...addDncTool, scope: 'read', annotations: { ...addDncTool.annotations, readOnlyHint: true } };
+    assert.throws(
+      () => new ToolCatalog([readingWriter]),
+      /tool service_add_dnc_test: scope read differs from operation svc\.telephony\.dnc\.add's scope read-write/,
+    );
+  });
+
+  test('a readOnlyHint that is not its scope', () => {
+    const misHinted: ToolDefinition = { ...addDncTool, annotations: { ...addDncTool.annotations, readOnlyHint: true } };
+    assert.throws(() => new ToolCatalog([misHinted]), /tool service_add_dnc_test: readOnlyHint true does not match its scope read-write/);
+  });
+
+  test('a plain tool that would run an operation needing approval directly', () => {
+    const direct = defineTool({
+      name: 'service_delete_lead_now',
+      title: 'Delete',
+      description: 'Deletes.',
+      operation: leadsRpc.deleteLead,
+    });
+    assert.throws(
+      () => new ToolCatalog([direct]),
+      /tool service_delete_lead_now: approval false differs from operation svc\.leads\.leads\.delete's approval true/,
+    );
+  });
+
+  test('an approval tool with nothing to run once approved', () => {
+    const { operation: _operation, ...orphan } = { ...addDncTool, approval: true };
+    assert.throws(() => new ToolCatalog([orphan]), /asks for approval but names no operation/);
+  });
+});

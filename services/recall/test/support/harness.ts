@@ -1,0 +1,33 @@
+import { type HttpApp, parseEnv } from '@voice/kit';
+import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { buildApp } from '../../src/app.js';
+import { connectDeps, type RecallDeps } from '../../src/deps.js';
+import { envSchema } from '../../src/env.js';
+
+export interface Harness {
+  ctx: TestContext;
+  deps: RecallDeps;
+  app: HttpApp;
+  close(): Promise<void>;
+}
+
+/**
+ * The recall service on its own database, Redis prefix and NATS namespace. `prepare` adjusts the
+ * dependencies before the app is built on them (a page fetcher that may reach a local test site).
+ */
+export async function startRecall(env: Record<string, string> = {}, prepare?: (deps: RecallDeps) => void): Promise<Harness> {
+  const ctx = await createTestContext();
+  const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, ...env }));
+  prepare?.(deps);
+  const app = await buildApp(deps);
+  return {
+    ctx,
+    deps,
+    app,
+    async close() {
+      await app.close();
+      await deps.close();
+      await ctx.cleanup();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { ApiError, type IdempotentResult, runIdempotent } from '@voice/kit';
+import type { CreateWebhookBody, Identity, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint } from '@voice/proto';
+import { enqueueDeliveries } from '../delivery/queue.js';
+import type { WebhooksDeps } from '../deps.js';
+import { createReplay, createTestDelivery } from '../store/deliveries.js';
+import { createEndpoint, deleteEndpoint, getEndpointRow, rotateSecret, updateEndpoint } from '../store/endpoints.js';
+import { urlProblem } from './address-guard.js';
+import { assertWebhooksPlan } from './plan.js';
+import { toDelivery, toEndpoint } from './records.js';
+import { maxAttempts } from './retry-schedule.js';
+
+/** An endpoint as its creation and a secret rotation answer: the signing secret, shown this once. */
+export type EndpointWithSecret = WebhookEndpoint & { secret: string };
+
+function assertUrl(deps: WebhooksDeps, url: string): void {
+  const problem = urlProblem(url, deps.urlPolicy);
+  if (problem !== null) throw new ApiError('invalid_request', `url ${problem}.`, { param: 'url' });
+}
+
+/**
+ * Creates an endpoint. The same Idempotency-Key and body create nothing and answer with that endpoint as it
+ * is now (`replayed`). Only its id is kept with the key: the secret stays sealed in Postgres, never in clear
+ * in Redis.
+ */
+export async function createEndpointOnce(
+  deps: WebhooksDeps,
+  identity: Identity,
+  input: CreateWebhookBody & { idempotency_key?: string | undefined },
+): Promise<IdempotentResult<EndpointWithSecret>> {
+  const { prisma } = deps;
+  assertWebhooksPlan(identity);
+  assertUrl(deps, input.url);
+  let created: EndpointWithSecret | undefined;
+  const result = await runIdempotent(deps, identity.org_id, 'webhooks.create', input, async (body) => {
+    const { row, secret } = await createEndpoint(prisma, identity.org_id, body, deps.secretBox);
+    created = { ...toEndpoint(row), secret };
+    return { endpoint_id: row.id };
+  });
+  if (created) return { ...result, body: created };
+  const row = await getEndpointRow(prisma, identity.org_id, result.body.endpoint_id);
+  return { ...result, body: { ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) } };
+}
+
+export async function changeEndpoint(
+  deps: WebhooksDeps,
+  identity: Identity,
+  id: string,
+  body: UpdateWebhookBody,
+): Promise<WebhookEndpoint> {
+  assertWebhooksPlan(identity);
+  if (body.url !== undefined) assertUrl(deps, body.url);
+  return toEndpoint(await updateEndpoint(deps.prisma, identity.org_id, id, body));
+}
+
+export async function removeEndpoint(deps: WebhooksDeps, identity: Identity, id: string): Promise<void> {
+  assertWebhooksPlan(identity);
+  await deleteEndpoint(deps.prisma, identity.org_id, id);
+}
+
+/** A new signing secret; the old one keeps signing alongside it for WEBHOOK_SECRET_ROTATION_GRACE_MS. */
+export async function rotateEndpointSecret(deps: WebhooksDeps, identity: Identity, id: string): Promise<EndpointWithSecret> {
+  assertWebhooksPlan(identity);
+  const { row, secret } = await rotateSecret(deps.prisma, identity.org_id, id, deps.env.WEBHOOK_SECRET_ROTATION_GRACE_MS, deps.secretBox);
+  return { ...toEndpoint(row), secret };
+}
+
+/** A new delivery to one enabled endpoint, queued at once, with its own retries: a test event or a replay. */
+async function deliverNow(
+  deps: WebhooksDeps,
+  identity: Identity,
+  id: string,
+  create: (endpointId: string) => ReturnType<typeof createTestDelivery>,
+): Promise<WebhookDelivery> {
+  assertWebhooksPlan(identity);
+  const endpoint = await getEndpointRow(deps.prisma, identity.org_id, id);
+  if (endpoint.status !== 'enabled') throw new ApiError('conflict', 'The endpoint is disabled; enable it first.', { param: 'id' });
+  const delivery = await create(endpoint.id);
+  await enqueueDeliveries(deps.queue, identity.org_id, [delivery.id], maxAttempts(deps.env.WEBHOOK_RETRY_SCHEDULE_MS) * 2);
+  return toDelivery(delivery);
+}
+
+/** Queues a `webhook.test` delivery to this endpoint only (stored with its event, never crossing NATS). */
+export function sendTestEvent(deps: WebhooksDeps, identity: Identity, id: string): Promise<WebhookDelivery> {
+  return deliverNow(deps, identity, id, (endpointId) => createTestDelivery(deps.prisma, identity.org_id, endpointId));
+}
+
+/** Sends a delivery's event again, as a new delivery (same `webhook-id`). */
+export function replayDelivery(deps: WebhooksDeps, identity: Identity, id: string, deliveryId: string): Promise<WebhookDelivery> {
+  return deliverNow(deps, identity, id, (endpointId) => createReplay(deps.prisma, identity.org_id, endpointId, deliveryId));
+}
