@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image recipe for every deployable. SERVICE names it (gateway, telephony, leads, recall, mcp, webhooks)
-# and PORT is the port it listens on (ARCHITECTURE.md: gateway 8080, telephony 8081 … webhooks 8085).
+# One image recipe for every deployable. SERVICE names it (gateway, telephony, leads, recall, mcp, webhooks,
+# console) and PORT is the port it listens on (ARCHITECTURE.md: gateway 8080, telephony 8081 … console 8086).
 # Build from the repository root, e.g.:
 #   docker build --build-arg SERVICE=telephony --build-arg PORT=8081 -t voice/telephony .
 # The gateway's image also runs the migrations (`node packages/migrator/bin/voice-db.mjs migrate`, a
@@ -22,18 +22,20 @@ COPY services/leads/package.json services/leads/
 COPY services/recall/package.json services/recall/
 COPY services/mcp/package.json services/mcp/
 COPY services/webhooks/package.json services/webhooks/
+COPY services/console/package.json services/console/
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 # /out holds what the runtime stage takes: the compiled deployable with its Lua scripts (read at start from
-# <dir>/lua), proto and kit, main.js pointing at its entry, and for the gateway the migrator with every schema.
+# <dir>/lua), proto, kit with its Lua scripts (kit's rate limiter reads packages/kit/lua), main.js pointing at
+# its entry, and for the gateway the migrator with every schema.
 RUN set -e; \
-    test -n "$SERVICE" || { echo 'build with --build-arg SERVICE=<gateway|telephony|leads|recall|mcp|webhooks>' >&2; exit 1; }; \
+    test -n "$SERVICE" || { echo 'build with --build-arg SERVICE=<gateway|telephony|leads|recall|mcp|webhooks|console>' >&2; exit 1; }; \
     if [ "$SERVICE" = gateway ]; then dir=gateway; else dir="services/$SERVICE"; fi; \
     test -f "$dir/package.json" || { echo "no deployable $SERVICE" >&2; exit 1; }; \
     npm run generate; \
     npm run build -w proto -w packages/kit -w "$dir"; \
     mkdir -p /out; \
-    cp -r --parents proto/dist packages/kit/dist "$dir/dist" /out/; \
+    cp -r --parents proto/dist packages/kit/dist packages/kit/lua "$dir/dist" /out/; \
     if [ -d "$dir/lua" ]; then cp -r --parents "$dir/lua" /out/; fi; \
     if [ "$SERVICE" = gateway ]; then \
       cp -r --parents packages/migrator/bin packages/migrator/src gateway/prisma services/*/prisma /out/; \
@@ -56,6 +58,7 @@ COPY --from=build /app/services/leads/package.json services/leads/
 COPY --from=build /app/services/recall/package.json services/recall/
 COPY --from=build /app/services/mcp/package.json services/mcp/
 COPY --from=build /app/services/webhooks/package.json services/webhooks/
+COPY --from=build /app/services/console/package.json services/console/
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 COPY --from=build /out/ ./
 USER node

@@ -21,6 +21,7 @@ const deployables = [
   { name: 'recall', dir: 'services/recall', port: Number(process.env.RECALL_PORT ?? 8083) },
   { name: 'mcp', dir: 'services/mcp', port: Number(process.env.MCP_PORT ?? 8084) },
   { name: 'webhooks', dir: 'services/webhooks', port: Number(process.env.WEBHOOKS_PORT ?? 8085) },
+  { name: 'console', dir: 'services/console', port: Number(process.env.CONSOLE_PORT ?? 8086) },
   { name: 'gateway', dir: 'gateway', port: Number(process.env.PORT ?? 8080) },
 ].filter((deployable) => existsSync(join(root, deployable.dir, 'src/main.ts')));
 

@@ -10,6 +10,7 @@ export const envSchema = baseEnvSchema.extend({
   RECALL_URL: upstream('http://127.0.0.1:8083'),
   MCP_URL: upstream('http://127.0.0.1:8084'),
   WEBHOOKS_URL: upstream('http://127.0.0.1:8085'),
+  CONSOLE_URL: upstream('http://127.0.0.1:8086'),
   /** Longest a proxied request may take; brand scoring waits on two model providers. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** The quota check's deadline: past it the request is refused with 503, never let through unmetered. */

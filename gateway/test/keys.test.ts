@@ -49,6 +49,11 @@ describe('scopes by effect', () => {
     assert.equal(isProtectedPath('/api/v1/leads'), true);
     assert.equal(isProtectedPath('/api/mcp'), true);
     assert.equal(isProtectedPath('/healthz'), false);
+    // The console's pages need no key (the console checks its own session); look-alike paths are not its.
+    assert.equal(isPublicPath('/dashboard'), true);
+    assert.equal(isPublicPath('/dashboard/settings/api'), true);
+    assert.equal(isPublicPath('/dashboards'), false);
+    assert.equal(isProtectedPath('/dashboard/members'), false);
   });
 });
 

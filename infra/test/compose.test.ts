@@ -27,6 +27,7 @@ const deployables = {
   recall: { port: '8083' },
   mcp: { port: '8084' },
   webhooks: { port: '8085' },
+  console: { port: '8086' },
 };
 
 describe('docker-compose.yml', () => {
@@ -57,6 +58,7 @@ describe('docker-compose.yml', () => {
   test('the gateway is published on 8080 and knows every service', () => {
     const gateway = compose.services.gateway;
     assert.deepEqual(gateway?.ports, ['8080:8080']);
-    for (const service of ['TELEPHONY', 'LEADS', 'RECALL', 'MCP', 'WEBHOOKS']) assert.ok(gateway?.environment?.[`${service}_URL`]);
+    for (const service of ['TELEPHONY', 'LEADS', 'RECALL', 'MCP', 'WEBHOOKS', 'CONSOLE'])
+      assert.ok(gateway?.environment?.[`${service}_URL`]);
   });
 });

@@ -5,6 +5,7 @@ import { parseEnv } from '@voice/kit';
 import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
+import { envSchema as consoleEnv } from '../../services/console/src/env.js';
 import { envSchema as leadsEnv } from '../../services/leads/src/env.js';
 import { envSchema as mcpEnv } from '../../services/mcp/src/env.js';
 import { envSchema as recallEnv } from '../../services/recall/src/env.js';
@@ -192,6 +193,7 @@ const deployables: Record<string, Expected> = {
     requiredWithoutDefault: [],
     productionSecrets: [...backing, 'WEBHOOK_SECRET_ENCRYPTION_KEY'],
   },
+  console: { dir: 'services/console', port: 8086, schema: consoleEnv, requiredWithoutDefault: [], productionSecrets: backing },
 };
 
 /** Realistic values for the Secret's keys, to parse each deployable's environment with its real schema. */
@@ -532,7 +534,10 @@ describe('infra/k8s: the example Secret, the production overlay, the README', ()
     assert.ok(paths.length > 0);
     for (const path of paths) {
       assert.equal(path.backend.service.name, 'gateway', 'the Ingress reaches only the gateway');
-      assert.ok(path.path.startsWith('/api'), 'only /api is public: probes and /metrics stay inside');
+      assert.ok(
+        path.path.startsWith('/api') || path.path === '/dashboard',
+        'only /api and the console are public: probes and /metrics stay inside',
+      );
     }
   });
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { EnvError, parseEnv } from '@voice/kit';
 import type { z } from 'zod';
 import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
+import { envSchema as consoleEnv } from '../../services/console/src/env.js';
 import { envSchema as leadsEnv } from '../../services/leads/src/env.js';
 import { envSchema as mcpEnv } from '../../services/mcp/src/env.js';
 import { envSchema as recallEnv } from '../../services/recall/src/env.js';
@@ -21,6 +22,7 @@ const schemas: Record<string, z.ZodObject> = {
   recall: recallEnv,
   mcp: mcpEnv,
   webhooks: webhooksEnv,
+  console: consoleEnv,
 };
 
 /** A complete production environment for every deployable; each test takes one variable away. */

@@ -23,6 +23,9 @@ export const idPrefixes = {
   event: 'evt',
   audit: 'aud',
   request: 'req',
+  user: 'usr',
+  membership: 'mbr',
+  invitation: 'ivt',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

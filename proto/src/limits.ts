@@ -10,6 +10,8 @@ export const requestBodyLimitBytes = {
   // A knowledge document of 200,000 multi-byte characters inside a JSON-RPC envelope.
   mcp: 2 * 1024 * 1024,
   webhooks: 1024 * 1024,
+  // The console's forms: a name, an e-mail address, a password.
+  console: 64 * 1024,
 } as const;
 
 export type ServiceName = keyof typeof requestBodyLimitBytes;

@@ -14,9 +14,16 @@ export function requiredScope(method: string, path: string): Scope {
   return 'read-write';
 }
 
-/** Routes anyone may call without a key: the API description, the public audit, inbound callbacks. */
+/**
+ * Routes anyone may call without a key: the API description, the public audit, inbound callbacks, and the
+ * console's pages (people sign in there; the console checks its own session).
+ */
 export function isPublicPath(path: string): boolean {
-  return path === '/api/v1/openapi.json' || path.startsWith('/api/public/') || path.startsWith('/api/hooks/');
+  return path === '/api/v1/openapi.json' || path.startsWith('/api/public/') || path.startsWith('/api/hooks/') || isConsolePath(path);
+}
+
+export function isConsolePath(path: string): boolean {
+  return path === '/dashboard' || path.startsWith('/dashboard/');
 }
 
 /** Routes that need a key: the versioned API and MCP. Anything else is not an API route. */

@@ -4,16 +4,24 @@ import { ApiError, envelope, type HttpApp, signIdentity } from '@voice/kit';
 import { requestBodyLimitBytes, type ServiceName } from '@voice/proto';
 import type { GatewayEnv } from '../env.js';
 
-/** Which service serves which public path prefix. */
-export function upstreamRoutes(env: GatewayEnv): Array<{ prefix: string; upstream: string; service: ServiceName }> {
-  const routes: Array<[ServiceName, string[]]> = [
+export interface UpstreamRoute {
+  prefix: string;
+  upstream: string;
+  service: ServiceName;
+}
+
+type ApiServiceName = Exclude<ServiceName, 'console'>;
+
+/** Which API service serves which public path prefix. */
+export function upstreamRoutes(env: GatewayEnv): UpstreamRoute[] {
+  const routes: Array<[ApiServiceName, string[]]> = [
     ['telephony', ['/api/v1/phone', '/api/hooks/twilio']],
     ['leads', ['/api/v1/leads', '/api/v1/themes', '/api/v1/workspaces', '/api/v1/sequences', '/api/v1/invoices', '/api/v1/projects']],
     ['recall', ['/api/v1/llm-recall', '/api/v1/knowledge', '/api/v1/marketing-audit', '/api/public/marketing-audit']],
     ['mcp', ['/api/mcp', '/api/v1/approvals', '/api/hooks/telegram', '/api/hooks/slack']],
     ['webhooks', ['/api/v1/webhooks']],
   ];
-  const urls: Record<ServiceName, string> = {
+  const urls: Record<ApiServiceName, string> = {
     telephony: env.TELEPHONY_URL,
     leads: env.LEADS_URL,
     recall: env.RECALL_URL,
@@ -23,8 +31,19 @@ export function upstreamRoutes(env: GatewayEnv): Array<{ prefix: string; upstrea
   return routes.flatMap(([service, prefixes]) => prefixes.map((prefix) => ({ prefix, service, upstream: urls[service] })));
 }
 
-/** Headers a client may not smuggle through to a service: identity is the gateway's to assert. */
-const strippedHeaders = new Set(['authorization', 'x-voice-identity', 'x-voice-signature', 'cookie']);
+/** The console's pages and files, for people with a browser; not part of the API (nor of its OpenAPI document). */
+export function consoleRoute(env: GatewayEnv): UpstreamRoute {
+  return { prefix: '/dashboard', service: 'console', upstream: env.CONSOLE_URL };
+}
+
+/**
+ * Headers a client may not smuggle through: identity is the gateway's to assert. An API service gets no
+ * cookie (a console session is never a credential of the API); the console gets its session cookie but no
+ * Authorization header (an API key is never a credential of the console).
+ */
+const identityHeaders = ['x-voice-identity', 'x-voice-signature', 'authorization'];
+const strippedHeaders = new Set([...identityHeaders, 'cookie']);
+const consoleStrippedHeaders = new Set(identityHeaders);
 
 /**
  * Proxies each prefix to its service with @fastify/http-proxy. The API key stays at the gateway; the
@@ -32,7 +51,9 @@ const strippedHeaders = new Set(['authorization', 'x-voice-identity', 'x-voice-s
  * down or slow gets a 503 envelope quickly, not a hang.
  */
 export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<void> {
-  for (const route of upstreamRoutes(env)) {
+  for (const route of [...upstreamRoutes(env), consoleRoute(env)]) {
+    const isConsole = route.service === 'console';
+    const stripped = isConsole ? consoleStrippedHeaders : strippedHeaders;
     await app.register(async (scope) => {
       // The body is read here, up to the service's limit, before anything is sent on: an oversize body is a
       // 413 from the gateway whatever its framing (declared length or chunked), and a service never stops
@@ -62,9 +83,11 @@ export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<vo
             // Copied without the stripped names rather than deleted from a copy: `delete` turns the object
             // into a slow dictionary for the rest of the request.
             const forwarded: Record<string, string | string[] | undefined> = {};
-            for (const name in headers) if (!strippedHeaders.has(name)) forwarded[name] = headers[name];
+            for (const name in headers) if (!stripped.has(name)) forwarded[name] = headers[name];
             forwarded['request-id'] = request.id;
             forwarded['x-forwarded-for'] = request.ip;
+            // The console marks its cookie Secure when people came over HTTPS (to the gateway or its ingress).
+            if (isConsole) forwarded['x-forwarded-proto'] = request.protocol;
             if (request.identity)
               Object.assign(
                 forwarded,

@@ -1,9 +1,12 @@
-// The platform for a test: the services it asks for (all five unless told) listening on 127.0.0.1 (one test
+// The platform for a test: the services it asks for (all six unless told) listening on 127.0.0.1 (one test
 // context, so they share the database, the Redis prefix and the NATS namespace), and the gateway in front of
 // them, listening too. Tests talk to the gateway with fetch, as an API client does, or to a service's app.
 import type { AddressInfo } from 'node:net';
 import { type HttpApp, parseEnv } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { buildApp as buildConsole } from '../../../services/console/src/app.js';
+import { type ConsoleDeps, connectDeps as connectConsole } from '../../../services/console/src/deps.js';
+import { envSchema as consoleEnvSchema } from '../../../services/console/src/env.js';
 import { buildApp as buildLeads } from '../../../services/leads/src/app.js';
 import { connectDeps as connectLeads, type LeadsDeps } from '../../../services/leads/src/deps.js';
 import { envSchema as leadsEnvSchema } from '../../../services/leads/src/env.js';
@@ -33,12 +36,13 @@ interface ServiceDeps {
   recall: RecallDeps;
   mcp: McpDeps;
   webhooks: WebhooksDeps;
+  console: ConsoleDeps;
 }
 
 export type ServiceName = keyof ServiceDeps;
 
 /** Every service, in the order they start (and the reverse of the order they stop). */
-export const serviceNames: readonly ServiceName[] = ['telephony', 'leads', 'recall', 'mcp', 'webhooks'];
+export const serviceNames: readonly ServiceName[] = ['telephony', 'leads', 'recall', 'mcp', 'webhooks', 'console'];
 
 export type Platform<S extends ServiceName = ServiceName> = {
   ctx: TestContext;
@@ -56,13 +60,14 @@ export interface PlatformEnv {
   recall?: Record<string, string>;
   mcp?: Record<string, string>;
   webhooks?: Record<string, string>;
+  console?: Record<string, string>;
   gateway?: Record<string, string>;
   /** Run the gateway's audit writer (JetStream consumer). Off by default: most tests do not read the log. */
   auditWorker?: boolean;
 }
 
 export interface PlatformOptions<S extends ServiceName> extends PlatformEnv {
-  /** The services to start; all five unless told. */
+  /** The services to start; all six unless told. */
   services?: readonly S[];
 }
 
@@ -87,6 +92,7 @@ const starters: { [K in ServiceName]: (env: Record<string, string>, closers: Clo
       buildWebhooks,
       closers,
     ),
+  console: (env, closers) => start(connectConsole(parseEnv(consoleEnvSchema, env)), buildConsole, closers),
 };
 
 async function start<D extends { close(): Promise<unknown> }>(
@@ -106,7 +112,7 @@ async function listen(app: HttpApp): Promise<string> {
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
-/** Starts the services (all five unless `services` names some) and the gateway pointed at them. Close it in `after`. */
+/** Starts the services (all six unless `services` names some) and the gateway pointed at them. Close it in `after`. */
 export async function startPlatform<S extends ServiceName = ServiceName>(options: PlatformOptions<S> = {}): Promise<Platform<S>> {
   const ctx = await createTestContext();
   const closers: Closers = [];

@@ -15,6 +15,7 @@ export * from './outbox.js';
 export * from './pagination.js';
 export * from './prisma.js';
 export * from './process.js';
+export * from './rate-limit.js';
 export * from './redis.js';
 export * from './service-auth.js';
 export * from './text.js';

@@ -1,9 +1,8 @@
-import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, FixedWindowLimiter, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { BrandScoreDeps } from './domain/brand-score.js';
 import { readBrandPage } from './domain/marketing-audit.js';
 import type { PageFetchOptions } from './domain/page-fetch.js';
-import { FixedWindowLimiter } from './domain/rate-limit.js';
 import type { RecallQueryDeps } from './domain/recall.js';
 import type { RecallEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { clientAddress } from '@voice/kit';
 import { fetchPage, isPublicAddress, PageFetchError } from '../src/domain/page-fetch.js';
-import { clientAddress } from '../src/domain/rate-limit.js';
 
 describe('which addresses may be fetched', () => {
   test('private, loopback, link-local, shared, reserved and multicast addresses are refused', () => {

@@ -1,8 +1,7 @@
-import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { ApiError, clientAddress, type HttpApp, identityOf } from '@voice/kit';
 import { errorEnvelopeSchema, marketingAuditBodySchema, marketingAuditSchema } from '@voice/proto';
 import type { RecallDeps } from '../deps.js';
 import { cachedMarketingAudit } from '../domain/marketing-audit.js';
-import { clientAddress } from '../domain/rate-limit.js';
 
 export function marketingAuditRoutes(app: HttpApp, deps: RecallDeps): void {
   app.post(

@@ -1,6 +1,6 @@
 -- fixed-window-1.lua: one fixed-window rate-limit decision, check then count, atomically.
 --
--- KEYS[1]  the window's counter, e.g. <prefix>audit:{203.0.113.7}:<window start>; one key, so Cluster-safe
+-- KEYS[1]  the window's counter, e.g. <prefix>ratelimit:<name>:{203.0.113.7}:<window start>; one key, so Cluster-safe
 -- ARGV[1]  limit: requests allowed per window
 -- ARGV[2]  window length in milliseconds (the counter expires with its window)
 --

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net';
-import { ApiError, defineLuaCommand } from '@voice/kit';
 import type { Redis } from 'ioredis';
+import { ApiError } from './errors.js';
+import { defineLuaCommand } from './redis.js';
 
 type WindowReply = [allowed: number, count: number, resetInMs: number];
-type RedisWithWindow = Redis & { recallFixedWindow(key: string, limit: number, windowMs: number): Promise<WindowReply> };
+type RedisWithWindow = Redis & { fixedWindowLimit(key: string, limit: number, windowMs: number): Promise<WindowReply> };
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -12,7 +13,10 @@ export interface RateLimitDecision {
   resetInSeconds: number;
 }
 
-/** A fixed-window limiter per key, one Redis round trip per decision (lua/fixed-window-1.lua). */
+/**
+ * A fixed-window limiter per subject (a client address, an account), one Redis round trip per decision
+ * (lua/fixed-window-1.lua). A refused attempt is not counted, so the window's end is a real end.
+ */
 export class FixedWindowLimiter {
   private readonly redis: RedisWithWindow;
 
@@ -20,19 +24,33 @@ export class FixedWindowLimiter {
     redis: Redis,
     private readonly options: { prefix: string; name: string; limit: number; windowSeconds: number },
   ) {
-    // ../../lua from src/domain and dist/domain alike.
-    defineLuaCommand(redis, 'recallFixedWindow', new URL('../../lua/fixed-window-1.lua', import.meta.url), 1);
+    // ../lua from src/ and dist/ alike; read when the first limiter is made, not when kit is imported, so
+    // only the images of deployables that limit need kit's lua directory.
+    defineLuaCommand(redis, 'fixedWindowLimit', new URL('../lua/fixed-window-1.lua', import.meta.url), 1);
     this.redis = redis as RedisWithWindow;
+  }
+
+  private key(subject: string, windowStart: number): string {
+    // The hash tag keeps every key of one subject on one Redis Cluster slot.
+    return `${this.options.prefix}ratelimit:${this.options.name}:{${subject}}:${windowStart}`;
+  }
+
+  private windowStart(): number {
+    const windowMs = this.options.windowSeconds * 1000;
+    return Math.floor(Date.now() / windowMs) * windowMs;
+  }
+
+  /** Forgets the subject's attempts in the current window (a correct password ends an account's count). */
+  async reset(subject: string): Promise<void> {
+    await this.redis.del(this.key(subject, this.windowStart()));
   }
 
   async take(subject: string): Promise<RateLimitDecision> {
     const windowMs = this.options.windowSeconds * 1000;
-    const windowStart = Math.floor(Date.now() / windowMs) * windowMs;
-    // The hash tag keeps every key of one subject on one Redis Cluster slot.
-    const key = `${this.options.prefix}ratelimit:${this.options.name}:{${subject}}:${windowStart}`;
+    const key = this.key(subject, this.windowStart());
     let reply: WindowReply;
     try {
-      reply = await this.redis.recallFixedWindow(key, this.options.limit, windowMs);
+      reply = await this.redis.fixedWindowLimit(key, this.options.limit, windowMs);
     } catch (error) {
       throw new ApiError('unavailable', 'Rate limiting is unavailable right now; retry shortly.', {
         cause: error,

@@ -1,0 +1,44 @@
+import { createHttpApp, type HttpApp, readinessChecks, startWorkers } from '@voice/kit';
+import { requestBodyLimitBytes } from '@voice/proto';
+import type { ConsoleDeps } from './deps.js';
+import { startCleanup } from './domain/cleanup.js';
+import { acceptForms } from './http/forms.js';
+import { installPageHandling } from './http/pages.js';
+import { installSessionCheck } from './http/session.js';
+import { homeRoutes } from './routes/home.js';
+import { invitationRoutes } from './routes/invitations.js';
+import { memberRoutes } from './routes/members.js';
+import { signInRoutes } from './routes/sign-in.js';
+import { staticRoutes } from './routes/static.js';
+
+/**
+ * The console: server-rendered pages where people sign in and manage their organization, reached through
+ * the gateway under /dashboard. Sessions are its own (a cookie); it never accepts an API key.
+ */
+export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
+  const app = await createHttpApp({
+    name: 'console',
+    logger: deps.logger,
+    bodyLimitBytes: requestBodyLimitBytes.console,
+    trustProxyHops: deps.env.TRUST_PROXY_HOPS,
+    showDependencyErrors: deps.env.NODE_ENV === 'development',
+    readiness: readinessChecks(deps),
+  });
+  // Every page lives under /dashboard, the prefix the gateway sends here; inside it errors and unknown
+  // addresses are pages, while the probes keep kit's JSON.
+  await app.register(
+    async (pages) => {
+      acceptForms(pages);
+      installPageHandling(pages);
+      installSessionCheck(pages, deps);
+      staticRoutes(pages);
+      signInRoutes(pages, deps);
+      invitationRoutes(pages, deps);
+      homeRoutes(pages, deps);
+      memberRoutes(pages, deps);
+    },
+    { prefix: '/dashboard' },
+  );
+  await startWorkers(app, deps.env.WORKERS, { cleanup: () => startCleanup(deps, deps.env.CLEANUP_INTERVAL_MS) });
+  return app;
+}

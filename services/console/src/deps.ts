@@ -1,0 +1,47 @@
+import { Bus, connectRedis, createLogger, FixedWindowLimiter, type Logger, prismaAdapter } from '@voice/kit';
+import type { Redis } from 'ioredis';
+import type { ConsoleContext } from './domain/context.js';
+import type { ConsoleEnv } from './env.js';
+import { PrismaClient } from './generated/prisma/client.js';
+
+/**
+ * Everything the console talks to, made once per process (or per test) and closed in order. NATS is
+ * connected now (and checked by /readyz) because the console's pages reach the other services' data
+ * (keys, usage, audit log) through it.
+ */
+export interface ConsoleDeps extends ConsoleContext {
+  redis: Redis;
+  bus: Bus;
+  close(): Promise<void>;
+}
+
+export async function connectDeps(env: ConsoleEnv, logger: Logger = createLogger('console', env.LOG_LEVEL)): Promise<ConsoleDeps> {
+  const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'console') });
+  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'console',
+    namespace: env.NATS_NAMESPACE,
+    logger,
+    secret: env.INTERNAL_SIGNING_SECRET,
+  });
+  const limiter = (name: string, limit: number) =>
+    new FixedWindowLimiter(redis, { prefix: env.REDIS_PREFIX, name, limit, windowSeconds: env.SIGN_IN_WINDOW_SECONDS });
+  return {
+    env,
+    logger,
+    prisma,
+    redis,
+    bus,
+    signInLimits: {
+      byAddress: limiter('console-sign-in-address', env.SIGN_IN_ADDRESS_LIMIT),
+      byAccount: limiter('console-sign-in-account', env.SIGN_IN_ACCOUNT_LIMIT),
+    },
+    now: () => new Date(),
+    async close() {
+      await bus.drain();
+      await redis.quit().catch(() => redis.disconnect());
+      await prisma.$disconnect();
+    },
+  };
+}

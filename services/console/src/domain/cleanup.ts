@@ -1,0 +1,34 @@
+import type { BackgroundWork } from '@voice/kit';
+import type { ConsoleContext } from './context.js';
+
+/** Ended sessions and dead invitations are kept this long (for a support question), then deleted. */
+const keepEndedMs = 30 * 24 * 60 * 60_000;
+
+/**
+ * Deletes sessions that ended (revoked, idle or past their absolute end) and invitations that expired
+ * unused, 30 days after the fact: nothing reads them, and the tables would otherwise only grow.
+ * Replicas may run it together: each statement is a plain DELETE by time.
+ */
+export async function deleteEndedRecords(ctx: Pick<ConsoleContext, 'prisma' | 'now'>): Promise<{ sessions: number; invitations: number }> {
+  const before = new Date(ctx.now().getTime() - keepEndedMs);
+  const sessions = await ctx.prisma.session.deleteMany({
+    where: { OR: [{ revokedAt: { lt: before } }, { idleExpiresAt: { lt: before } }, { absoluteExpiresAt: { lt: before } }] },
+  });
+  const invitations = await ctx.prisma.invitation.deleteMany({ where: { acceptedAt: null, expiresAt: { lt: before } } });
+  return { sessions: sessions.count, invitations: invitations.count };
+}
+
+/** The `cleanup` worker: deleteEndedRecords every `intervalMs`. */
+export function startCleanup(ctx: Pick<ConsoleContext, 'prisma' | 'now' | 'logger'>, intervalMs: number): BackgroundWork {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = deleteEndedRecords(ctx).catch((error: unknown) => ctx.logger.warn({ err: error }, 'console cleanup failed'));
+  }, intervalMs);
+  timer.unref();
+  return {
+    async close() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { ApiError } from '@voice/kit';
+import type { Role } from '../generated/prisma/enums.js';
+import { deleteMembership, findOrgMembership, lockOwnerIds, setMembershipRole } from '../store/memberships.js';
+import type { ConsoleContext } from './context.js';
+import { type CreatedInvitation, createInvitation } from './invitations.js';
+import { canChangeRole, canManage } from './roles.js';
+import type { SignedIn } from './sessions.js';
+
+const lastOwnerMessage = 'An organization needs an owner: make someone else owner first.';
+
+function requireManager(actor: SignedIn): void {
+  if (!canManage(actor.role)) throw new ApiError('forbidden', 'Only owners and admins can change members.');
+}
+
+/** Invites someone to the actor's current organization; only an owner may invite an owner. */
+export async function inviteMember(ctx: ConsoleContext, actor: SignedIn, input: { email: string; role: Role }): Promise<CreatedInvitation> {
+  requireManager(actor);
+  if (input.role === 'owner' && actor.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can invite an owner.');
+  return createInvitation(ctx, { orgId: actor.orgId, email: input.email, role: input.role, invitedBy: actor.user.id });
+}
+
+/**
+ * Changes a member's role in the actor's current organization (an id from another organization is not
+ * found). The owners are locked first, so the last owner cannot be demoted even by two requests at once.
+ */
+export async function changeMemberRole(ctx: ConsoleContext, actor: SignedIn, membershipId: string, role: Role): Promise<void> {
+  requireManager(actor);
+  await ctx.prisma.$transaction(async (tx) => {
+    const owners = await lockOwnerIds(tx, actor.orgId);
+    const target = await findOrgMembership(tx, actor.orgId, membershipId);
+    if (!target) throw new ApiError('not_found', 'No such member in this organization.');
+    if (!canChangeRole(actor.role, target.role, role))
+      throw new ApiError('forbidden', 'Only an owner can grant or take away the owner role.');
+    if (target.role === 'owner' && role !== 'owner' && owners.length <= 1) throw new ApiError('conflict', lastOwnerMessage);
+    await setMembershipRole(tx, actor.orgId, membershipId, role);
+  });
+}
+
+/** Removes a member from the actor's current organization; never the last owner. */
+export async function removeMember(ctx: ConsoleContext, actor: SignedIn, membershipId: string): Promise<void> {
+  requireManager(actor);
+  await ctx.prisma.$transaction(async (tx) => {
+    const owners = await lockOwnerIds(tx, actor.orgId);
+    const target = await findOrgMembership(tx, actor.orgId, membershipId);
+    if (!target) throw new ApiError('not_found', 'No such member in this organization.');
+    if (target.role === 'owner' && actor.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can remove an owner.');
+    if (target.role === 'owner' && owners.length <= 1) throw new ApiError('conflict', lastOwnerMessage);
+    await deleteMembership(tx, actor.orgId, membershipId);
+  });
+}

@@ -1,0 +1,90 @@
+import { ApiError } from '@voice/kit';
+import type { Role } from '../generated/prisma/enums.js';
+import { findMembership, listUserMemberships } from '../store/memberships.js';
+import { findLiveSession, revokeSession, revokeUserSessions } from '../store/sessions.js';
+import type { ConsoleContext } from './context.js';
+import { hashToken, newToken } from './tokens.js';
+
+/** A signed-in request: who, in which organization, with which role, and the form token of the session. */
+export interface SignedIn {
+  sessionHash: string;
+  csrfToken: string;
+  user: { id: string; name: string; email: string };
+  orgId: string;
+  role: Role;
+  /** Every organization of the user, for the switcher. */
+  memberships: Array<{ orgId: string; role: Role }>;
+}
+
+/** Writing `last_seen_at` on every page view would be a write per request; within a minute is precise enough. */
+const touchEveryMs = 60_000;
+
+/** Starts a session in the user's first organization; returns the cookie's token (kept only as a hash). */
+export async function startSession(ctx: ConsoleContext, userId: string, orgId?: string): Promise<string> {
+  const memberships = await listUserMemberships(ctx.prisma, userId);
+  const current = memberships.find((membership) => membership.orgId === orgId) ?? memberships[0];
+  if (!current) throw new ApiError('forbidden', 'This account belongs to no organization any more.');
+  const token = newToken();
+  const now = ctx.now();
+  const absoluteExpiresAt = new Date(now.getTime() + ctx.env.SESSION_ABSOLUTE_TIMEOUT_MS);
+  await ctx.prisma.session.create({
+    data: {
+      idHash: hashToken(token),
+      userId,
+      currentOrgId: current.orgId,
+      csrfSecret: newToken(),
+      createdAt: now,
+      lastSeenAt: now,
+      idleExpiresAt: earliest(new Date(now.getTime() + ctx.env.SESSION_IDLE_TIMEOUT_MS), absoluteExpiresAt),
+      absoluteExpiresAt,
+    },
+  });
+  return token;
+}
+
+const earliest = (left: Date, right: Date) => (left < right ? left : right);
+
+/**
+ * The session a cookie's token opens, or undefined when it is unknown, revoked, idle too long or past its
+ * absolute end. Moves the idle end forward, and checks the membership on every request, so a removed member
+ * loses the organization at once (the session moves to another of the user's organizations, or ends).
+ */
+export async function resumeSession(ctx: ConsoleContext, token: string): Promise<SignedIn | undefined> {
+  const now = ctx.now();
+  const idHash = hashToken(token);
+  const session = await findLiveSession(ctx.prisma, idHash, now);
+  if (!session) return undefined;
+  const memberships = await listUserMemberships(ctx.prisma, session.userId);
+  const current = memberships.find((membership) => membership.orgId === session.currentOrgId) ?? memberships[0];
+  if (!current) {
+    await revokeSession(ctx.prisma, idHash, now);
+    return undefined;
+  }
+  if (current.orgId !== session.currentOrgId || now.getTime() - session.lastSeenAt.getTime() >= touchEveryMs) {
+    await ctx.prisma.session.update({
+      where: { idHash },
+      data: {
+        currentOrgId: current.orgId,
+        lastSeenAt: now,
+        idleExpiresAt: earliest(new Date(now.getTime() + ctx.env.SESSION_IDLE_TIMEOUT_MS), session.absoluteExpiresAt),
+      },
+    });
+  }
+  return { sessionHash: idHash, csrfToken: session.csrfSecret, user: session.user, orgId: current.orgId, role: current.role, memberships };
+}
+
+/** Moves the session to another of the user's organizations; any other organization id is refused. */
+export async function switchOrganization(ctx: ConsoleContext, signedIn: SignedIn, orgId: string): Promise<void> {
+  const membership = await findMembership(ctx.prisma, orgId, signedIn.user.id);
+  if (!membership) throw new ApiError('not_found', 'You are not a member of that organization.');
+  await ctx.prisma.session.update({ where: { idHash: signedIn.sessionHash }, data: { currentOrgId: orgId } });
+}
+
+export async function signOut(ctx: ConsoleContext, signedIn: SignedIn): Promise<void> {
+  await revokeSession(ctx.prisma, signedIn.sessionHash, ctx.now());
+}
+
+/** Ends every session of the user, on every device, this one included. */
+export async function signOutEverywhere(ctx: ConsoleContext, signedIn: SignedIn): Promise<void> {
+  await revokeUserSessions(ctx.prisma, signedIn.user.id, ctx.now());
+}

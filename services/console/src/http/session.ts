@@ -1,0 +1,79 @@
+import { ApiError } from '@voice/kit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConsoleContext } from '../domain/context.js';
+import { canManage } from '../domain/roles.js';
+import { resumeSession, type SignedIn } from '../domain/sessions.js';
+import { newToken, sameSecret } from '../domain/tokens.js';
+import { formCookie, readCookie, sessionCookie, setCookie } from './cookies.js';
+import { formOf } from './forms.js';
+
+/**
+ * Who may use a route: `public` (sign-in, invitations), `signed-in` (any member: everything is visible to
+ * members) or `manager` (owners and admins; members get 403 even for a hand-made request).
+ */
+export type Access = 'public' | 'signed-in' | 'manager';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The person of a signed-in request, scoped to the session's current organization. */
+    signedIn?: SignedIn;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+}
+
+const signInPath = '/dashboard/sign-in';
+const stateChanging = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The signed-in person of a route whose access is `signed-in` or `manager`. */
+export function signedInOf(request: FastifyRequest): SignedIn {
+  if (!request.signedIn) throw new ApiError('unauthenticated', 'Sign in first.');
+  return request.signedIn;
+}
+
+/**
+ * The form token of a page shown before sign-in, from its cookie (made on first view). Cross-site pages
+ * cannot read it, and SameSite=Lax keeps the cookie off their posts, so a forged sign-in post is refused.
+ */
+export function preSessionFormToken(ctx: ConsoleContext, request: FastifyRequest, reply: FastifyReply): string {
+  const existing = readCookie(request, formCookie);
+  if (existing) return existing;
+  const token = newToken();
+  setCookie(request, reply, ctx.env, { name: formCookie, value: token, maxAgeSeconds: 24 * 60 * 60 });
+  return token;
+}
+
+/**
+ * Resolves the session of every console request and enforces the route's access: no session → the
+ * sign-in page; a state-changing request without the session's form token (or, before sign-in, the form
+ * cookie's) → 403; a member on a manager's route → 403. An Authorization header is never looked at: the
+ * console knows people by their session only.
+ */
+export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext): void {
+  app.addHook('preHandler', async (request, reply) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined) return;
+    const token = readCookie(request, sessionCookie);
+    if (token) request.signedIn = await resumeSession(ctx, token);
+    const changes = stateChanging.has(request.method);
+    const posted = formOf(request.body)._csrf;
+    if (access === 'public') {
+      const expected = readCookie(request, formCookie);
+      if (changes && !(expected && sameSecret(posted, expected))) throw formTokenError();
+      return;
+    }
+    const signedIn = request.signedIn;
+    if (!signedIn) {
+      await reply.redirect(signInPath, 303);
+      return reply;
+    }
+    if (changes && !sameSecret(posted, signedIn.csrfToken)) throw formTokenError();
+    if (access === 'manager' && changes && !canManage(signedIn.role)) {
+      throw new ApiError('forbidden', 'Only owners and admins can make changes in this organization.');
+    }
+  });
+}
+
+const formTokenError = () =>
+  new ApiError('forbidden', 'This form is missing its security token or it is out of date. Go back, reload the page and try again.');

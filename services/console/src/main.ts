@@ -1,0 +1,6 @@
+import { runService } from '@voice/kit';
+import { buildApp } from './app.js';
+import { connectDeps } from './deps.js';
+import { envSchema } from './env.js';
+
+await runService('console', envSchema, connectDeps, buildApp);

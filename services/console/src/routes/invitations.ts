@@ -1,0 +1,79 @@
+import { clientAddress } from '@voice/kit';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ConsoleContext } from '../domain/context.js';
+import { acceptInvitation, inspectInvitation, invitationPath } from '../domain/invitations.js';
+import { sessionCookie, setCookie } from '../http/cookies.js';
+import { formOf } from '../http/forms.js';
+import { sendPage } from '../http/pages.js';
+import { preSessionFormToken } from '../http/session.js';
+import { acceptInvitationPage, invitationGonePage } from '../views/invitation.js';
+
+const tokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{20,100}$/) });
+
+/** The invitation link's page: set a name and password (or prove an existing account), then signed in. */
+export function invitationRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const newAccountForm = z
+    .object({
+      name: z.string().trim().min(1, 'Enter your name.').max(100, 'A name has at most 100 characters.'),
+      password: z
+        .string()
+        .min(ctx.env.PASSWORD_MIN_LENGTH, `Choose a password of at least ${ctx.env.PASSWORD_MIN_LENGTH} characters.`)
+        .max(1024, 'A password has at most 1024 characters.'),
+      password_confirmation: z.string(),
+    })
+    .refine((form) => form.password === form.password_confirmation, 'The two passwords differ.');
+  const existingAccountForm = z.object({ password: z.string().min(1, 'Enter your password.').max(1024) });
+
+  app.get('/invitations/:token', { config: { access: 'public' } }, async (request, reply) => {
+    const params = tokenParams.safeParse(request.params);
+    if (!params.success) return sendPage(reply, 404, invitationGonePage('unknown'));
+    const invitation = await inspectInvitation(ctx, params.data.token);
+    if (invitation.state !== 'usable')
+      return sendPage(reply, invitation.state === 'unknown' ? 404 : 410, invitationGonePage(invitation.state));
+    const csrfToken = preSessionFormToken(ctx, request, reply);
+    return sendPage(
+      reply,
+      200,
+      acceptInvitationPage({ invitation, action: invitationPath(params.data.token), csrfToken, minLength: ctx.env.PASSWORD_MIN_LENGTH }),
+    );
+  });
+
+  app.post('/invitations/:token', { config: { access: 'public' } }, async (request, reply) => {
+    const params = tokenParams.safeParse(request.params);
+    if (!params.success) return sendPage(reply, 404, invitationGonePage('unknown'));
+    const { token } = params.data;
+    const invitation = await inspectInvitation(ctx, token);
+    if (invitation.state !== 'usable')
+      return sendPage(reply, invitation.state === 'unknown' ? 404 : 410, invitationGonePage(invitation.state));
+    const fields = formOf(request.body);
+    const retry = (error: string, status = 400) =>
+      sendPage(
+        reply,
+        status,
+        acceptInvitationPage({
+          invitation,
+          action: invitationPath(token),
+          csrfToken: preSessionFormToken(ctx, request, reply),
+          minLength: ctx.env.PASSWORD_MIN_LENGTH,
+          error,
+          ...(fields.name ? { name: fields.name } : {}),
+        }),
+      );
+    const form = (invitation.hasAccount ? existingAccountForm : newAccountForm).safeParse(fields);
+    if (!form.success) return retry(form.error.issues[0]?.message ?? 'Check the form.');
+    const result = await acceptInvitation(ctx, token, { ...form.data, clientAddress: clientAddress(request.ip, undefined) });
+    if (result.outcome === 'wrong_credentials') return retry('That password is wrong.', 401);
+    if (result.outcome === 'throttled') {
+      void reply.header('retry-after', String(result.retryAfterSeconds));
+      return retry(`Too many attempts. Try again in ${result.retryAfterSeconds} seconds.`, 429);
+    }
+    if (result.outcome === 'gone') return sendPage(reply, 410, invitationGonePage('used'));
+    setCookie(request, reply, ctx.env, {
+      name: sessionCookie,
+      value: result.sessionToken,
+      maxAgeSeconds: Math.floor(ctx.env.SESSION_ABSOLUTE_TIMEOUT_MS / 1000),
+    });
+    return reply.redirect('/dashboard', 303);
+  });
+}

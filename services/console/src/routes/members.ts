@@ -1,0 +1,54 @@
+import { ApiError } from '@voice/kit';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ConsoleContext } from '../domain/context.js';
+import { changeMemberRole, inviteMember, removeMember } from '../domain/members.js';
+import { roles } from '../domain/roles.js';
+import { formOf } from '../http/forms.js';
+import { sendPage } from '../http/pages.js';
+import { signedInOf } from '../http/session.js';
+import { listPendingInvitations } from '../store/invitations.js';
+import { listOrgMembers } from '../store/memberships.js';
+import { invitationCreatedPage, membersPage } from '../views/members.js';
+
+const roleSchema = z.enum(roles as ['owner', 'admin', 'member']);
+const inviteForm = z.object({ email: z.email('Enter an e-mail address.').max(320), role: roleSchema });
+const roleForm = z.object({ role: roleSchema });
+const membershipParams = z.object({ id: z.string().min(1).max(64) });
+
+/** Members of the session's current organization: every member sees them, owners and admins change them. */
+export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const view = async (orgId: string) => ({
+    members: await listOrgMembers(ctx.prisma, orgId),
+    invitations: await listPendingInvitations(ctx.prisma, orgId, ctx.now()),
+  });
+
+  app.get('/members', { config: { access: 'signed-in' } }, async (request, reply) => {
+    const signedIn = signedInOf(request);
+    return sendPage(reply, 200, membersPage(signedIn, await view(signedIn.orgId)));
+  });
+
+  app.post('/members/invitations', { config: { access: 'manager' } }, async (request, reply) => {
+    const signedIn = signedInOf(request);
+    const form = inviteForm.safeParse(formOf(request.body));
+    if (!form.success) {
+      const error = form.error.issues[0]?.message ?? 'Check the form.';
+      return sendPage(reply, 400, membersPage(signedIn, await view(signedIn.orgId), { error }));
+    }
+    return sendPage(reply, 201, invitationCreatedPage(signedIn, await inviteMember(ctx, signedIn, form.data)));
+  });
+
+  app.post('/members/:id/role', { config: { access: 'manager' } }, async (request, reply) => {
+    const { id } = membershipParams.parse(request.params);
+    const form = roleForm.safeParse(formOf(request.body));
+    if (!form.success) throw new ApiError('invalid_request', 'Choose owner, admin or member.', { param: 'role' });
+    await changeMemberRole(ctx, signedInOf(request), id, form.data.role);
+    return reply.redirect('/dashboard/members', 303);
+  });
+
+  app.post('/members/:id/remove', { config: { access: 'manager' } }, async (request, reply) => {
+    const { id } = membershipParams.parse(request.params);
+    await removeMember(ctx, signedInOf(request), id);
+    return reply.redirect('/dashboard/members', 303);
+  });
+}

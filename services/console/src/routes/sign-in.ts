@@ -1,0 +1,65 @@
+import { clientAddress } from '@voice/kit';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ConsoleContext } from '../domain/context.js';
+import { signOut, signOutEverywhere } from '../domain/sessions.js';
+import { signIn } from '../domain/sign-in.js';
+import { clearCookie, sessionCookie, setCookie } from '../http/cookies.js';
+import { formOf } from '../http/forms.js';
+import { sendPage } from '../http/pages.js';
+import { preSessionFormToken, signedInOf } from '../http/session.js';
+import { signInPage } from '../views/sign-in.js';
+
+const signInForm = z.object({ email: z.string().trim().max(320), password: z.string().max(1024) });
+
+export const wrongCredentialsMessage = 'The e-mail address or the password is wrong.';
+
+export function signInRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  app.get('/sign-in', { config: { access: 'public' } }, async (request, reply) => {
+    if (request.signedIn) return reply.redirect('/dashboard', 303);
+    const signedOut = (request.query as { signed_out?: string }).signed_out !== undefined;
+    return sendPage(
+      reply,
+      200,
+      signInPage({ csrfToken: preSessionFormToken(ctx, request, reply), ...(signedOut ? { info: 'You are signed out.' } : {}) }),
+    );
+  });
+
+  app.post('/sign-in', { config: { access: 'public' } }, async (request, reply) => {
+    const csrfToken = preSessionFormToken(ctx, request, reply);
+    const form = signInForm.safeParse(formOf(request.body));
+    if (!form.success) return sendPage(reply, 400, signInPage({ csrfToken, error: 'Enter your e-mail address and password.' }));
+    const { email, password } = form.data;
+    const result = await signIn(ctx, { email, password, clientAddress: clientAddress(request.ip, undefined) });
+    switch (result.outcome) {
+      case 'signed_in':
+        setCookie(request, reply, ctx.env, {
+          name: sessionCookie,
+          value: result.token,
+          maxAgeSeconds: Math.floor(ctx.env.SESSION_ABSOLUTE_TIMEOUT_MS / 1000),
+        });
+        return reply.redirect('/dashboard', 303);
+      case 'throttled':
+        void reply.header('retry-after', String(result.retryAfterSeconds));
+        return sendPage(
+          reply,
+          429,
+          signInPage({ csrfToken, email, error: `Too many sign-in attempts. Try again in ${result.retryAfterSeconds} seconds.` }),
+        );
+      case 'wrong_credentials':
+        return sendPage(reply, 401, signInPage({ csrfToken, email, error: wrongCredentialsMessage }));
+    }
+  });
+
+  app.post('/sign-out', { config: { access: 'signed-in' } }, async (request, reply) => {
+    await signOut(ctx, signedInOf(request));
+    clearCookie(request, reply, ctx.env, sessionCookie);
+    return reply.redirect('/dashboard/sign-in?signed_out', 303);
+  });
+
+  app.post('/sign-out-everywhere', { config: { access: 'signed-in' } }, async (request, reply) => {
+    await signOutEverywhere(ctx, signedInOf(request));
+    clearCookie(request, reply, ctx.env, sessionCookie);
+    return reply.redirect('/dashboard/sign-in?signed_out', 303);
+  });
+}

@@ -1,0 +1,102 @@
+import type { CreatedInvitation } from '../domain/invitations.js';
+import { canChangeRole, canManage, type Role, roles } from '../domain/roles.js';
+import type { SignedIn } from '../domain/sessions.js';
+import { html } from './html.js';
+import { csrfField, notice, page } from './layout.js';
+
+export interface MembersView {
+  members: Array<{ id: string; role: Role; createdAt: Date; user: { id: string; name: string; email: string } }>;
+  invitations: Array<{ id: string; email: string; role: Role; expiresAt: Date }>;
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+function roleOptions(actor: Role, from: Role) {
+  return roles
+    .filter((role) => role === from || canChangeRole(actor, from, role))
+    .map((role) => html`<option value="${role}" ${role === from ? html`selected` : ''}>${role}</option>`);
+}
+
+function memberRow(signedIn: SignedIn, member: MembersView['members'][number]) {
+  const manage = canManage(signedIn.role) && (signedIn.role === 'owner' || member.role !== 'owner');
+  const actions = manage
+    ? html`<form method="post" action="/dashboard/members/${member.id}/role" class="inline">
+          ${csrfField(signedIn.csrfToken)}
+          <label for="role-${member.id}" class="visually-hidden">Role of ${member.user.name}</label>
+          <select id="role-${member.id}" name="role">${roleOptions(signedIn.role, member.role)}</select>
+          <button type="submit">Change role</button>
+        </form>
+        <form method="post" action="/dashboard/members/${member.id}/remove" class="inline">
+          ${csrfField(signedIn.csrfToken)}
+          <button type="submit" aria-label="Remove ${member.user.name}">Remove</button>
+        </form>`
+    : html``;
+  return html`<tr>
+      <td>${member.user.name}</td>
+      <td>${member.user.email}</td>
+      <td>${member.role}</td>
+      <td>${day(member.createdAt)}</td>
+      ${canManage(signedIn.role) ? html`<td>${actions}</td>` : ''}
+    </tr>`;
+}
+
+function inviteForm(signedIn: SignedIn) {
+  return html`<section aria-labelledby="invite-heading">
+      <h2 id="invite-heading">Invite someone</h2>
+      <form method="post" action="/dashboard/members/invitations" class="stack">
+        ${csrfField(signedIn.csrfToken)}
+        <label for="invite-email">E-mail address</label>
+        <input id="invite-email" name="email" type="email" required>
+        <label for="invite-role">Role</label>
+        <select id="invite-role" name="role">
+          ${roles
+            .filter((role) => role !== 'owner' || signedIn.role === 'owner')
+            .map((role) => html`<option value="${role}" ${role === 'member' ? html`selected` : ''}>${role}</option>`)}
+        </select>
+        <button type="submit">Create invitation link</button>
+      </form>
+    </section>`;
+}
+
+export function membersPage(signedIn: SignedIn, view: MembersView, messages: { error?: string } = {}) {
+  const manager = canManage(signedIn.role);
+  return page({
+    title: 'Members',
+    signedIn,
+    path: '/dashboard/members',
+    body: html`<h1>Members</h1>
+      ${notice('error', messages.error)}
+      <table>
+        <caption>People of organization ${signedIn.orgId}</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Since</th>${manager ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+        <tbody>${view.members.map((member) => memberRow(signedIn, member))}</tbody>
+      </table>
+      ${
+        manager
+          ? html`<section aria-labelledby="pending-heading">
+              <h2 id="pending-heading">Pending invitations</h2>
+              ${
+                view.invitations.length === 0
+                  ? html`<p>None.</p>`
+                  : html`<ul>${view.invitations.map((invitation) => html`<li>${invitation.email} as ${invitation.role}, until ${day(invitation.expiresAt)}</li>`)}</ul>`
+              }
+            </section>
+            ${inviteForm(signedIn)}`
+          : ''
+      }`,
+  });
+}
+
+/** Shown once after an invitation is made: only the link's hash is stored, so it cannot be shown again. */
+export function invitationCreatedPage(signedIn: SignedIn, invitation: CreatedInvitation) {
+  return page({
+    title: 'Invitation created',
+    signedIn,
+    path: '/dashboard/members',
+    body: html`<h1>Invitation created</h1>
+      <p>Send this link to ${invitation.email}. It works once, until ${invitation.expires_at.slice(0, 10)}, and is not shown again.</p>
+      <label for="invitation-link">Invitation link</label>
+      <input id="invitation-link" type="text" readonly value="${invitation.link}" class="wide">
+      <p><a href="/dashboard/members">Back to members</a></p>`,
+  });
+}

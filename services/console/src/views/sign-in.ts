@@ -1,0 +1,18 @@
+import { html } from './html.js';
+import { csrfField, notice, page } from './layout.js';
+
+export function signInPage(options: { csrfToken: string; email?: string; error?: string; info?: string }) {
+  return page({
+    title: 'Sign in',
+    body: html`<h1>Sign in</h1>
+      ${notice('error', options.error)}${notice('info', options.info)}
+      <form method="post" action="/dashboard/sign-in" class="stack">
+        ${csrfField(options.csrfToken)}
+        <label for="email">E-mail address</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="${options.email ?? ''}">
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit">Sign in</button>
+      </form>`,
+  });
+}

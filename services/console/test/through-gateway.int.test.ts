@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { bearer, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
+import { invitePerson } from './support/harness.js';
+
+/** Stands in for an API service behind the gateway, recording the headers it receives. */
+async function recordingService(): Promise<{ server: Server; url: string; seen: IncomingHttpHeaders[] }> {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.headers);
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"has_more":false,"next_cursor":null}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
+  ([] as string[]).concat(setCookie ?? []).flatMap((line) => new RegExp(`^${name}=([^;]*)`).exec(line)?.[1] ?? [])[0];
+
+describe('the console through the gateway', () => {
+  let platform: Platform<'console'>;
+  let gateway: TestGateway;
+  let api: Awaited<ReturnType<typeof recordingService>>;
+  let orgId: string;
+  let key: string;
+  let person: { email: string; password: string };
+
+  before(async () => {
+    api = await recordingService();
+    platform = await startPlatform({ services: ['console'], gateway: { TELEPHONY_URL: api.url, TRUST_PROXY_HOPS: '1' } });
+    gateway = platform.gateway;
+    ({ orgId, key } = await platform.org());
+    person = await invitePerson(platform.console.deps, orgId, 'owner');
+  });
+  after(async () => {
+    await platform.close();
+    api.server.close();
+  });
+
+  /** Signs in through the gateway as a browser would; returns the session token. */
+  async function signIn(headers: Record<string, string> = {}): Promise<{ session: string; setCookie: string }> {
+    const form = await gateway.app.inject({ method: 'GET', url: '/dashboard/sign-in', headers });
+    assert.equal(form.statusCode, 200);
+    const formToken = cookieValue(form.headers['set-cookie'], 'console_form') ?? '';
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: { ...headers, cookie: `console_form=${formToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ email: person.email, password: person.password, _csrf: csrf }).toString(),
+    });
+    assert.equal(response.statusCode, 303, response.body);
+    const setCookie = ([] as string[]).concat(response.headers['set-cookie'] ?? []).join('\n');
+    return { session: cookieValue(response.headers['set-cookie'], 'console_session') ?? '', setCookie };
+  }
+
+  test('sign-in and pages work through the gateway, with no API key', async () => {
+    const { session, setCookie } = await signIn();
+    assert.doesNotMatch(setCookie, /Secure/);
+    const home = await gateway.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: `console_session=${session}` } });
+    assert.equal(home.statusCode, 200);
+    assert.match(home.body, new RegExp(`Organization ${orgId}`));
+    const css = await gateway.app.inject({ method: 'GET', url: '/dashboard/static/console.css' });
+    assert.equal(css.statusCode, 200);
+  });
+
+  test('behind an HTTPS ingress (X-Forwarded-Proto: https) the session cookie is Secure', async () => {
+    const { setCookie } = await signIn({ 'x-forwarded-proto': 'https' });
+    assert.match(setCookie, /console_session=[^;]+;.*; Secure/);
+  });
+
+  test('a session cookie is not a credential of the API, and never reaches an API service', async () => {
+    const { session } = await signIn();
+    const cookieOnly = await gateway.app.inject({
+      method: 'GET',
+      url: '/api/v1/phone/calls',
+      headers: { cookie: `console_session=${session}` },
+    });
+    assert.equal(cookieOnly.statusCode, 401);
+    assert.equal((cookieOnly.json() as { error: { code: string } }).error.code, 'missing');
+    const withKey = await gateway.app.inject({
+      method: 'GET',
+      url: '/api/v1/phone/calls',
+      headers: { ...bearer(key), cookie: `console_session=${session}` },
+    });
+    assert.equal(withKey.statusCode, 200);
+    assert.ok(api.seen.length > 0);
+    for (const headers of api.seen) assert.equal(headers.cookie, undefined);
+  });
+
+  test('an API key is not a credential of the console', async () => {
+    const response = await gateway.app.inject({ method: 'GET', url: '/dashboard/members', headers: bearer(key) });
+    assert.equal(response.statusCode, 303);
+    assert.equal(response.headers.location, '/dashboard/sign-in');
+  });
+
+  test('the console stays out of the OpenAPI document', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
+      paths: Record<string, unknown>;
+      'x-unavailable-services'?: string[];
+    };
+    assert.ok(Object.keys(document.paths).length > 0 || document['x-unavailable-services']);
+    assert.equal(
+      Object.keys(document.paths).some((path) => path.startsWith('/dashboard')),
+      false,
+    );
+    assert.equal(document['x-unavailable-services']?.includes('console') ?? false, false);
+  });
+});
