@@ -16,7 +16,7 @@ export interface KeyChanges {
 /**
  * Postgres has the change already; without the marker a replica that cached the key accepts it until
  * its cache entry expires (or the broadcast, still sent, reaches it), so whoever changed it must hear of
- * it: the error is returned for the caller to throw after its broadcast. Doing the change again is safe.
+ * it: the error is returned for the caller to throw after its broadcast. Running the command again is safe.
  */
 async function recordEnd(record: RecordKeyEnd, end: Parameters<RecordKeyEnd>[0], change: string): Promise<ApiError | undefined> {
   try {
@@ -26,7 +26,7 @@ async function recordEnd(record: RecordKeyEnd, end: Parameters<RecordKeyEnd>[0],
     return new ApiError(
       'unavailable',
       `${change} in Postgres, but not recorded in Redis, where every gateway replica checks it on each request (${(error as Error).message}). ` +
-        'Replicas that cached this key may accept it for up to KEY_CACHE_TTL_MS (30 s by default) past its end. Do it again once Redis answers.',
+        'Replicas that cached this key may accept it for up to KEY_CACHE_TTL_MS (30 s by default) past its end. Run the command again once Redis answers.',
     );
   }
 }
