@@ -28,7 +28,7 @@ describe('the console key operations', () => {
     await ctx.cleanup();
   });
 
-  const person = (orgId: string, userId = newId('usr')) => testIdentity({ org_id: orgId, key_id: userId, user_id: userId });
+  const person = (orgId: string, userId = newId('user')) => testIdentity({ org_id: orgId, key_id: userId, user_id: userId });
 
   test('an API key identity (no user_id) cannot use them', async () => {
     const { orgId, keyId } = await createOrgWithKey(gateway);
@@ -57,7 +57,7 @@ describe('the console key operations', () => {
 
   test('a rotated key keeps its name, quota, lineage and expiry; the old one ends at the grace or its own expiry, whichever is first', async () => {
     const { orgId } = await createOrgWithKey(gateway);
-    const userId = newId('usr');
+    const userId = newId('user');
     const expiresAt = new Date(Date.now() + 30 * 60_000);
     const created = await gateway.deps.bus.call(gatewayRpc.createKey, person(orgId, userId), {
       name: 'Reports',
