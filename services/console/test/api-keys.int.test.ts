@@ -126,6 +126,7 @@ describe('the API keys page, through the gateway', () => {
     const list = await browser.get(page);
     assert.equal(list.statusCode, 200);
     assert.doesNotMatch(list.body, /id="key-name"|Rotate|Revoke/);
+    assert.equal((await browser.get(`${page}/keys/${keyId}/revoke`)).statusCode, 403);
     const before = await keysOf(orgId);
     for (const [url, fields] of [
       [`${page}/keys`, { name: 'Mine', scope: 'read', monthly_quota: '10' }],

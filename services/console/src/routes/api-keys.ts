@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { creatorNames, keyById, keysFor, type OrganizationKeys } from '../domain/api-keys.js';
 import type { ConsoleContext } from '../domain/context.js';
+import { canManage } from '../domain/roles.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
@@ -83,10 +84,13 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     );
   });
 
+  // The confirmation is a page of its own, so revoking needs no JavaScript; members get no such page.
   app.get('/settings/api/keys/:id/revoke', { config: { access: 'signed-in' } }, async (request, reply) => {
     const { id } = keyParams.parse(request.params);
+    const signedIn = signedInOf(request);
+    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can revoke keys.');
     const keys = await gatewayFor(request);
-    return sendPage(reply, 200, revokeConfirmPage(signedInOf(request), keyById(await keys.list(), id)));
+    return sendPage(reply, 200, revokeConfirmPage(signedIn, keyById(await keys.list(), id)));
   });
 
   app.post('/settings/api/keys/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {
