@@ -49,10 +49,15 @@ export const apiKeySchema = z
   .meta({ id: 'ApiKey' });
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
 
+export const auditActors = ['key', 'user'] as const;
+
 export const auditRecordSchema = z
   .object({
     id: z.string(),
     object: z.literal('audit_record'),
+    actor_type: z
+      .enum(auditActors)
+      .describe('`key` for an API call; `user` for a person acting in the console (key_id is then their user id).'),
     key_id: z.string(),
     method: z.string(),
     path: z.string(),
@@ -97,12 +102,53 @@ export const keyStandingSchema = z.object({
 });
 export type KeyStanding = z.infer<typeof keyStandingSchema>;
 
+/** The organization as the console shows it, with what its plan allows for keys. */
+export const organizationLimitsSchema = organizationSchema.extend({
+  max_keys: z.number().int().nullable(),
+  read_write_keys: z.boolean(),
+  /** Keys that count against `max_keys`: active and not retiring after a rotation. */
+  counted_keys: z.number().int().nonnegative(),
+});
+
+/** A key as the console lists it: never the key or its hash, only its first and last characters. */
+export const consoleKeySchema = apiKeySchema.extend({
+  name: z.string(),
+  display_suffix: z.string(),
+  created_by: z.string().nullable(),
+  rotated_to_id: z.string().nullable(),
+  monthly_used: z.number().int().nonnegative(),
+});
+export type ConsoleKey = z.infer<typeof consoleKeySchema>;
+
+/** Grace periods the console offers when rotating: now, 1 hour, 24 hours, 7 days. */
+export const rotationGraceSeconds = [0, 3_600, 86_400, 604_800] as const;
+
+export const createKeyInputSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  scope: scopeSchema,
+  monthly_quota: z.number().int().min(1).max(1_000_000_000),
+  expires_at: timestampSchema.optional(),
+});
+const keyIdInputSchema = z.object({ key_id: z.string().min(1).max(64) });
+const newKeySchema = z.object({ key: z.string(), record: consoleKeySchema });
+
 /**
- * The gateway's own operations over NATS: usage and the audit log (MCP tools service_get_usage and
+ * The gateway's own operations over NATS: the organization and its keys for the console (the identity's
+ * `user_id` must be set, and the organization is always the identity's), usage and the audit log (MCP tools service_get_usage and
  * service_list_audit_log), and a key's standing (approvals re-check the requester's key before acting).
  */
 export const gatewayRpc = {
   keyStanding: defineRpc('svc.gateway.keys.standing', z.object({ key_id: z.string().min(1).max(64) }), keyStandingSchema, 'read'),
   getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema, 'read'),
   listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read'),
+  getOrganization: defineRpc('svc.gateway.organization.get', z.object({}), organizationLimitsSchema, 'read'),
+  listKeys: defineRpc('svc.gateway.keys.list', z.object({}), z.object({ data: z.array(consoleKeySchema) }), 'read'),
+  createKey: defineRpc('svc.gateway.keys.create', createKeyInputSchema, newKeySchema, 'read-write'),
+  rotateKey: defineRpc(
+    'svc.gateway.keys.rotate',
+    keyIdInputSchema.extend({ grace_seconds: z.literal(rotationGraceSeconds) }),
+    newKeySchema.extend({ replaces: consoleKeySchema }),
+    'read-write',
+  ),
+  revokeKey: defineRpc('svc.gateway.keys.revoke', keyIdInputSchema, consoleKeySchema, 'read-write'),
 };

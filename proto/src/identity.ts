@@ -14,7 +14,16 @@ export type Scope = z.infer<typeof scopeSchema>;
  */
 export const identitySchema = z.object({
   org_id: z.string(),
+  /**
+   * The API key that made the call; for a person acting through the console, their user id (the same as
+   * `user_id`), so every record that keeps who acted (audit log, approvals) stays filled.
+   */
   key_id: z.string(),
+  /**
+   * Set only when a person acts through the console (`usr_…`): the gateway's console operations require
+   * it, and record the person as the actor. API keys never carry it.
+   */
+  user_id: z.string().optional(),
   scope: scopeSchema,
   plan: planSchema,
   request_id: z.string(),

@@ -7,6 +7,7 @@ function toAuditItem(row: AuditRecord) {
   return {
     id: row.id,
     object: 'audit_record' as const,
+    actor_type: row.actorType,
     key_id: row.keyId,
     method: row.method,
     path: row.path,

@@ -44,3 +44,8 @@ export function hashKey(key: string): string {
 export function displayPrefix(key: string): string {
   return `${key.slice(0, keyPrefix.length + 6)}…`;
 }
+
+/** The key's last four characters (its checksum's), shown after the prefix. */
+export function displaySuffix(key: string): string {
+  return key.slice(-4);
+}

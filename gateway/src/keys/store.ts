@@ -1,7 +1,7 @@
 import { ApiError, newId } from '@voice/kit';
-import { type ApiKeyRecord, type Plan, planLimits, type Scope } from '@voice/proto';
+import { type ApiKeyRecord, type ConsoleKey, type Plan, planLimits, type Scope } from '@voice/proto';
 import type { ApiKey, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { displayPrefix, generateKey, hashKey } from './format.js';
+import { displayPrefix, displaySuffix, generateKey, hashKey } from './format.js';
 
 /** What authentication needs to know about a key, cached in memory by hash. */
 export interface KeyGrant {
@@ -33,6 +33,18 @@ export function toApiKeyRecord(row: ApiKey): ApiKeyRecord {
   };
 }
 
+/** A key as the console lists it, with its lineage's count this month. */
+export function toConsoleKey(row: ApiKey, monthlyUsed = 0): ConsoleKey {
+  return {
+    ...toApiKeyRecord(row),
+    name: row.name,
+    display_suffix: row.displaySuffix,
+    created_by: row.createdBy,
+    rotated_to_id: row.rotatedToId,
+    monthly_used: monthlyUsed,
+  };
+}
+
 export async function findGrantByHash(prisma: PrismaClient, hash: string): Promise<KeyGrant | null> {
   const row = await prisma.apiKey.findUnique({ where: { hash }, include: { organization: { select: { plan: true } } } });
   if (!row) return null;
@@ -56,10 +68,20 @@ function countedKeys(prisma: Prisma.TransactionClient, orgId: string) {
 export interface CreatedKey {
   key: string;
   record: ApiKeyRecord;
+  row: ApiKey;
   hash: string;
 }
 
-export async function createKey(prisma: PrismaClient, orgId: string, input: { scope: Scope; monthlyQuota: number }): Promise<CreatedKey> {
+export interface NewKeyInput {
+  scope: Scope;
+  monthlyQuota: number;
+  name?: string;
+  /** The console user creating it; absent for the operator's CLI. */
+  createdBy?: string;
+  expiresAt?: Date;
+}
+
+export async function createKey(prisma: PrismaClient, orgId: string, input: NewKeyInput): Promise<CreatedKey> {
   return prisma.$transaction(async (tx) => {
     // Lock the organization row so two concurrent creations cannot both pass the key limit.
     const locked = await tx.$queryRaw<Array<{ plan: Plan }>>`SELECT plan FROM organizations WHERE id = ${orgId} FOR UPDATE`;
@@ -67,7 +89,7 @@ export async function createKey(prisma: PrismaClient, orgId: string, input: { sc
     if (!plan) throw new ApiError('not_found', `No organization ${orgId}.`, { param: 'org' });
     const limits = planLimits[plan];
     if (input.scope === 'read-write' && !limits.readWriteKeys) {
-      throw new ApiError('plan_required', `The ${plan} plan allows read-only keys; use --scope read or change the plan.`, {
+      throw new ApiError('plan_required', `The ${plan} plan allows read-only keys: choose the read scope, or change the plan.`, {
         param: 'scope',
       });
     }
@@ -83,22 +105,35 @@ export async function createKey(prisma: PrismaClient, orgId: string, input: { sc
         orgId,
         hash,
         displayPrefix: displayPrefix(key),
+        displaySuffix: displaySuffix(key),
+        name: input.name ?? '',
+        createdBy: input.createdBy ?? null,
         scope: fromScope(input.scope),
         monthlyQuota: input.monthlyQuota,
         lineageId: id,
+        expiresAt: input.expiresAt ?? null,
       },
     });
-    return { key, record: toApiKeyRecord(row), hash };
+    return { key, record: toApiKeyRecord(row), row, hash };
   });
 }
 
 /**
- * Issues a successor key with the same organization, scope, quota and monthly counter; the old key keeps
- * working for the grace period, then answers `revoked`.
+ * Who changes a key: the console passes the person's organization, so another organization's key id is
+ * `not_found`, and the person, who becomes the successor's creator. The operator's CLI passes neither.
  */
-export async function rotateKey(prisma: PrismaClient, keyId: string, graceSeconds: number, now = new Date()) {
+export interface KeyActor {
+  orgId?: string;
+  userId?: string;
+}
+
+/**
+ * Issues a successor key with the same organization, name, scope, quota, monthly counter and expiry; the
+ * old key keeps working for the grace period (never past its own expiry), then answers `revoked`.
+ */
+export async function rotateKey(prisma: PrismaClient, keyId: string, graceSeconds: number, now = new Date(), actor: KeyActor = {}) {
   return prisma.$transaction(async (tx) => {
-    const old = await tx.apiKey.findUnique({ where: { id: keyId } });
+    const old = await tx.apiKey.findFirst({ where: { id: keyId, ...(actor.orgId ? { orgId: actor.orgId } : {}) } });
     if (!old || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) {
       throw new ApiError('not_found', `No active key ${keyId}.`, { param: 'key_id' });
     }
@@ -112,30 +147,40 @@ export async function rotateKey(prisma: PrismaClient, keyId: string, graceSecond
         orgId: old.orgId,
         hash,
         displayPrefix: displayPrefix(key),
+        displaySuffix: displaySuffix(key),
+        name: old.name,
+        createdBy: actor.userId ?? old.createdBy,
         scope: old.scope,
         monthlyQuota: old.monthlyQuota,
         lineageId: old.lineageId,
+        expiresAt: old.expiresAt,
       },
     });
+    const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
     const retired = await tx.apiKey.update({
       where: { id: keyId },
-      data: { rotatedToId: id, expiresAt: new Date(now.getTime() + graceSeconds * 1000) },
+      data: { rotatedToId: id, expiresAt: old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd },
     });
-    return { key, record: toApiKeyRecord(row), hash, retired: toApiKeyRecord(retired), retiredHash: old.hash };
+    return { key, record: toApiKeyRecord(row), row, hash, retired: toApiKeyRecord(retired), retiredRow: retired, retiredHash: old.hash };
   });
 }
 
-export async function revokeKey(prisma: PrismaClient, keyId: string, now = new Date()) {
-  const row = await prisma.apiKey.findUnique({ where: { id: keyId } });
+export async function revokeKey(prisma: PrismaClient, keyId: string, now = new Date(), actor: KeyActor = {}) {
+  const row = await prisma.apiKey.findFirst({ where: { id: keyId, ...(actor.orgId ? { orgId: actor.orgId } : {}) } });
   if (!row) throw new ApiError('not_found', `No key ${keyId}.`, { param: 'key_id' });
   const revoked = await prisma.apiKey.update({ where: { id: keyId }, data: { status: 'revoked', revokedAt: row.revokedAt ?? now } });
-  return { record: toApiKeyRecord(revoked), hash: row.hash };
+  return { record: toApiKeyRecord(revoked), row: revoked, hash: row.hash };
 }
 
 export async function listKeys(prisma: PrismaClient, orgId: string) {
-  const rows = await prisma.apiKey.findMany({ where: { orgId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-  return rows.map(toApiKeyRecord);
+  return (await listKeyRows(prisma, orgId)).map(toApiKeyRecord);
 }
+
+export function listKeyRows(prisma: PrismaClient, orgId: string) {
+  return prisma.apiKey.findMany({ where: { orgId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+}
+
+export { countedKeys };
 
 export async function touchKey(prisma: PrismaClient, keyId: string, now: Date): Promise<void> {
   await prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: now } });

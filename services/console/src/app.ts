@@ -5,6 +5,7 @@ import { startCleanup } from './domain/cleanup.js';
 import { acceptForms } from './http/forms.js';
 import { installPageHandling } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { memberRoutes } from './routes/members.js';
@@ -36,6 +37,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       invitationRoutes(pages, deps);
       homeRoutes(pages, deps);
       memberRoutes(pages, deps);
+      apiKeyRoutes(pages, deps);
     },
     { prefix: '/dashboard' },
   );

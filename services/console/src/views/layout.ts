@@ -14,6 +14,7 @@ export function notice(kind: 'error' | 'info', text: string | undefined): Html {
 const navigation = [
   { href: '/dashboard', label: 'Home' },
   { href: '/dashboard/members', label: 'Members' },
+  { href: '/dashboard/settings/api', label: 'API keys' },
 ];
 
 function header(signedIn: SignedIn, currentPath: string): Html {

@@ -1,0 +1,116 @@
+import { ApiError, newId } from '@voice/kit';
+import { type ConsoleKey, type createKeyInputSchema, type Identity, planLimits } from '@voice/proto';
+import type { z } from 'zod';
+import type { GatewayDeps } from '../deps.js';
+import type { ApiKey } from '../generated/prisma/client.js';
+import { quotaKeys, recordKeyEnd } from '../quota/quota.js';
+import { createAnnouncedKey, type KeyChanges, revokeEverywhere, rotateEverywhere } from './lifecycle.js';
+import { getOrganization, toOrganizationRecord } from './organizations.js';
+import { countedKeys, listKeyRows, toConsoleKey } from './store.js';
+
+/**
+ * The console's key operations (gatewayRpc.getOrganization … revokeKey). The organization is always the
+ * identity's, never the input's, so another organization's key id is `not_found`; and only a person
+ * acting through the console (`user_id`) may use them, never an API key. The plan is read from Postgres,
+ * not from the identity.
+ */
+interface Person {
+  orgId: string;
+  userId: string;
+  requestId: string;
+}
+
+function personOf(identity: Identity): Person {
+  if (!identity.user_id) throw new ApiError('forbidden', 'Only a person signed in to the console can manage keys.');
+  return { orgId: identity.org_id, userId: identity.user_id, requestId: identity.request_id };
+}
+
+function keyChanges(deps: GatewayDeps): KeyChanges {
+  return {
+    prisma: deps.prisma,
+    bus: deps.bus,
+    recordKeyEnd: (end) => recordKeyEnd(deps.redis, { prefix: deps.env.REDIS_PREFIX, ...end }),
+  };
+}
+
+/**
+ * One audit record per console change, with the person as actor (`key_id` holds their user id) and the
+ * console address of the action as path; written directly, as these are few beside API calls.
+ */
+async function auditAction(deps: GatewayDeps, person: Person, path: string, status: number, startedAt: number): Promise<void> {
+  await deps.prisma.auditRecord.create({
+    data: {
+      id: newId('audit'),
+      orgId: person.orgId,
+      actorType: 'user',
+      keyId: person.userId,
+      method: 'POST',
+      path,
+      status,
+      latencyMs: Math.max(0, Date.now() - startedAt),
+      requestId: person.requestId,
+      clientAddress: null,
+      createdAt: deps.now(),
+    },
+  });
+}
+
+export async function organizationFor(deps: GatewayDeps, identity: Identity) {
+  const { orgId } = personOf(identity);
+  const organization = await getOrganization(deps.prisma, orgId);
+  const limits = planLimits[organization.plan];
+  return {
+    ...toOrganizationRecord(organization),
+    max_keys: limits.maxKeys,
+    read_write_keys: limits.readWriteKeys,
+    counted_keys: await countedKeys(deps.prisma, orgId),
+  };
+}
+
+/** The organization's keys, each with its lineage's count this month (one MGET for all of them). */
+export async function keysFor(deps: GatewayDeps, identity: Identity): Promise<{ data: ConsoleKey[] }> {
+  const { orgId } = personOf(identity);
+  const rows = await listKeyRows(deps.prisma, orgId);
+  if (rows.length === 0) return { data: [] };
+  const now = deps.now();
+  const counters = await deps.redis.mget(rows.map((row) => quotaKeys(deps.env.REDIS_PREFIX, orgId, row.lineageId, now).monthly));
+  return { data: rows.map((row, index) => toConsoleKey(row, Number(counters[index] ?? 0))) };
+}
+
+async function withUsage(deps: GatewayDeps, row: ApiKey): Promise<ConsoleKey> {
+  const used = await deps.redis.get(quotaKeys(deps.env.REDIS_PREFIX, row.orgId, row.lineageId, deps.now()).monthly);
+  return toConsoleKey(row, Number(used ?? 0));
+}
+
+export async function createKeyFor(deps: GatewayDeps, identity: Identity, input: z.output<typeof createKeyInputSchema>) {
+  const person = personOf(identity);
+  const startedAt = Date.now();
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : undefined;
+  if (expiresAt && expiresAt <= deps.now())
+    throw new ApiError('invalid_request', 'The expiry must be in the future.', { param: 'expires_at' });
+  const created = await createAnnouncedKey(keyChanges(deps), person.orgId, {
+    name: input.name,
+    scope: input.scope,
+    monthlyQuota: input.monthly_quota,
+    createdBy: person.userId,
+    ...(expiresAt ? { expiresAt } : {}),
+  });
+  await auditAction(deps, person, '/dashboard/settings/api/keys', 201, startedAt);
+  return { key: created.key, record: toConsoleKey(created.row) };
+}
+
+export async function rotateKeyFor(deps: GatewayDeps, identity: Identity, input: { key_id: string; grace_seconds: number }) {
+  const person = personOf(identity);
+  const startedAt = Date.now();
+  const rotated = await rotateEverywhere(keyChanges(deps), input.key_id, input.grace_seconds, person, deps.now());
+  await auditAction(deps, person, `/dashboard/settings/api/keys/${input.key_id}/rotate`, 201, startedAt);
+  return { key: rotated.key, record: await withUsage(deps, rotated.row), replaces: await withUsage(deps, rotated.retiredRow) };
+}
+
+export async function revokeKeyFor(deps: GatewayDeps, identity: Identity, input: { key_id: string }) {
+  const person = personOf(identity);
+  const startedAt = Date.now();
+  const revoked = await revokeEverywhere(keyChanges(deps), input.key_id, person, deps.now());
+  await auditAction(deps, person, `/dashboard/settings/api/keys/${input.key_id}/revoke`, 200, startedAt);
+  return withUsage(deps, revoked.row);
+}

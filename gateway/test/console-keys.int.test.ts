@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApiError, newId } from '@voice/kit';
+import { createTestContext, type TestContext, testIdentity } from '@voice/kit/testing';
+import { gatewayRpc } from '@voice/proto';
+import { createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  assert.ok(error instanceof ApiError, 'the call is refused');
+  return error;
+}
+
+/** The console's key operations over NATS, as the console calls them for a signed-in person. */
+describe('the console key operations', () => {
+  let ctx: TestContext;
+  let gateway: TestGateway;
+
+  before(async () => {
+    ctx = await createTestContext();
+    gateway = await startGateway(ctx, {}, { auditWorker: false });
+  });
+  after(async () => {
+    await gateway.close();
+    await ctx.cleanup();
+  });
+
+  const person = (orgId: string, userId = newId('user')) => testIdentity({ org_id: orgId, key_id: userId, user_id: userId });
+
+  test('an API key identity (no user_id) cannot use them', async () => {
+    const { orgId, keyId } = await createOrgWithKey(gateway);
+    const apiKey = testIdentity({ org_id: orgId, key_id: keyId });
+    assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.listKeys, apiKey, {}))).code, 'forbidden');
+    const create = gateway.deps.bus.call(gatewayRpc.createKey, apiKey, { name: 'x', scope: 'read', monthly_quota: 10 });
+    assert.equal((await rejection(create)).code, 'forbidden');
+    assert.equal(await gateway.deps.prisma.apiKey.count({ where: { orgId } }), 1);
+  });
+
+  test("the organization is the identity's: another organization's key id is not found, and unchanged", async () => {
+    const victim = await createOrgWithKey(gateway);
+    const { orgId } = await createOrgWithKey(gateway);
+    const before = await gateway.deps.prisma.apiKey.findUniqueOrThrow({ where: { id: victim.keyId } });
+    const rotate = gateway.deps.bus.call(gatewayRpc.rotateKey, person(orgId), { key_id: victim.keyId, grace_seconds: 0 });
+    assert.equal((await rejection(rotate)).code, 'not_found');
+    const revoke = gateway.deps.bus.call(gatewayRpc.revokeKey, person(orgId), { key_id: victim.keyId });
+    assert.equal((await rejection(revoke)).code, 'not_found');
+    assert.deepEqual(await gateway.deps.prisma.apiKey.findUniqueOrThrow({ where: { id: victim.keyId } }), before);
+    const listed = await gateway.deps.bus.call(gatewayRpc.listKeys, person(orgId), {});
+    assert.deepEqual(
+      listed.data.map((key) => key.org_id),
+      [orgId],
+    );
+  });
+
+  test('a rotated key keeps its name, quota, lineage and expiry; the old one ends at the grace or its own expiry, whichever is first', async () => {
+    const { orgId } = await createOrgWithKey(gateway);
+    const userId = newId('user');
+    const expiresAt = new Date(Date.now() + 30 * 60_000);
+    const created = await gateway.deps.bus.call(gatewayRpc.createKey, person(orgId, userId), {
+      name: 'Reports',
+      scope: 'read',
+      monthly_quota: 77,
+      expires_at: expiresAt.toISOString(),
+    });
+    assert.equal(created.record.created_by, userId);
+    assert.equal(created.record.display_suffix, created.key.slice(-4));
+    assert.doesNotMatch(JSON.stringify(created.record), new RegExp(created.key));
+    const rotated = await gateway.deps.bus.call(gatewayRpc.rotateKey, person(orgId, userId), {
+      key_id: created.record.id,
+      grace_seconds: 3_600,
+    });
+    assert.equal(rotated.record.name, 'Reports');
+    assert.equal(rotated.record.monthly_quota, 77);
+    assert.equal(rotated.record.expires_at, expiresAt.toISOString());
+    assert.equal(rotated.replaces.expires_at, expiresAt.toISOString(), 'the grace hour does not outlive the key');
+    assert.equal(rotated.replaces.rotated_to_id, rotated.record.id);
+    const rows = await gateway.deps.prisma.apiKey.findMany({ where: { id: { in: [created.record.id, rotated.record.id] } } });
+    assert.deepEqual(new Set(rows.map((row) => row.lineageId)), new Set([created.record.id]));
+
+    const organization = await gateway.deps.bus.call(gatewayRpc.getOrganization, person(orgId), {});
+    assert.equal(organization.id, orgId);
+    assert.equal(organization.counted_keys, 2, "the operator's key and the successor; the rotated one no longer counts");
+
+    const audit = await gateway.deps.bus.call(gatewayRpc.listAuditLog, person(orgId), { limit: 10 });
+    assert.deepEqual(
+      audit.data.map((record) => [record.actor_type, record.key_id, record.method]),
+      [
+        ['user', userId, 'POST'],
+        ['user', userId, 'POST'],
+      ],
+    );
+  });
+});

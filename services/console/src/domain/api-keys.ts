@@ -1,0 +1,60 @@
+import { ApiError, type Bus } from '@voice/kit';
+import { type ConsoleKey, gatewayRpc, type Identity, type Plan } from '@voice/proto';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { canManage } from './roles.js';
+import type { SignedIn } from './sessions.js';
+
+/**
+ * The console asks the gateway, which owns keys, to act for the signed-in person. The identity is built
+ * from the session: the person's user id (also as `key_id`, so records of who acted stay filled), their
+ * current organization (the only one the gateway's handlers use), and a scope from their role. The plan is
+ * the organization's as the gateway reports it; its handlers read the plan from their own database anyway.
+ */
+export function personIdentity(signedIn: SignedIn, requestId: string, plan: Plan): Identity {
+  return {
+    org_id: signedIn.orgId,
+    key_id: signedIn.user.id,
+    user_id: signedIn.user.id,
+    scope: canManage(signedIn.role) ? 'read-write' : 'read',
+    plan,
+    request_id: requestId,
+    monthly_used: 0,
+    monthly_quota: 0,
+  };
+}
+
+export interface KeysGateway {
+  bus: Bus;
+}
+
+/** The gateway's key operations for one person and request; the organization is fetched first, for its plan. */
+export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: string) {
+  // `lite` grants the least until the gateway says which plan the organization has.
+  const organization = await ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite'), {});
+  const identity = personIdentity(signedIn, requestId, organization.plan);
+  return {
+    organization,
+    list: async () => (await ctx.bus.call(gatewayRpc.listKeys, identity, {})).data,
+    create: (input: { name: string; scope: 'read' | 'read-write'; monthly_quota: number; expires_at?: string }) =>
+      ctx.bus.call(gatewayRpc.createKey, identity, input),
+    rotate: (keyId: string, graceSeconds: 0 | 3600 | 86400 | 604800) =>
+      ctx.bus.call(gatewayRpc.rotateKey, identity, { key_id: keyId, grace_seconds: graceSeconds }),
+    revoke: (keyId: string) => ctx.bus.call(gatewayRpc.revokeKey, identity, { key_id: keyId }),
+  };
+}
+export type OrganizationKeys = Awaited<ReturnType<typeof keysFor>>;
+
+/** One key of the list by id; another organization's id is simply not in it. */
+export function keyById(keys: ConsoleKey[], keyId: string): ConsoleKey {
+  const key = keys.find((candidate) => candidate.id === keyId);
+  if (!key) throw new ApiError('not_found', 'There is no such key in this organization.');
+  return key;
+}
+
+/** The names of the people who created keys, for the list (ids of people no longer here stay ids). */
+export async function creatorNames(prisma: PrismaClient, keys: ConsoleKey[]): Promise<Map<string, string>> {
+  const ids = [...new Set(keys.flatMap((key) => (key.created_by ? [key.created_by] : [])))];
+  if (ids.length === 0) return new Map();
+  const users = await prisma.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return new Map(users.map((user) => [user.id, user.name]));
+}

@@ -1,0 +1,172 @@
+import type { ConsoleKey, organizationLimitsSchema } from '@voice/proto';
+import type { z } from 'zod';
+import { canManage } from '../domain/roles.js';
+import type { SignedIn } from '../domain/sessions.js';
+import { html } from './html.js';
+import { csrfField, notice, page } from './layout.js';
+
+export const apiKeysPath = '/dashboard/settings/api';
+
+export interface ApiKeysView {
+  organization: z.output<typeof organizationLimitsSchema>;
+  keys: ConsoleKey[];
+  creators: Map<string, string>;
+  now: Date;
+}
+
+/** The grace periods offered when rotating, as the select shows them. */
+export const graceChoices = [
+  { seconds: 0, label: 'End the old key now' },
+  { seconds: 3_600, label: 'Old key works 1 more hour' },
+  { seconds: 86_400, label: 'Old key works 24 more hours' },
+  { seconds: 604_800, label: 'Old key works 7 more days' },
+] as const;
+
+const minute = (date: string | null) => (date ? `${date.slice(0, 16).replace('T', ' ')} UTC` : 'never');
+
+/** Active, retiring after a rotation (until when), expired or revoked: what a person needs to know. */
+function statusOf(key: ConsoleKey, now: Date): string {
+  if (key.status === 'revoked') return 'revoked';
+  const ends = key.expires_at ? new Date(key.expires_at) : null;
+  if (ends && ends <= now) return key.rotated_to_id ? 'rotated' : 'expired';
+  if (key.rotated_to_id) return `rotated; works until ${minute(key.expires_at)}`;
+  return ends ? `active; expires ${minute(key.expires_at)}` : 'active';
+}
+
+const isLive = (key: ConsoleKey, now: Date) =>
+  key.status === 'active' && !key.rotated_to_id && !(key.expires_at && new Date(key.expires_at) <= now);
+
+/** The plan's key limit as a sentence, and whether it is reached. */
+export function limitOf(organization: ApiKeysView['organization']) {
+  const max = organization.max_keys;
+  const reached = max !== null && organization.counted_keys >= max;
+  const text =
+    max === null
+      ? `The ${organization.plan} plan allows any number of keys.`
+      : `The ${organization.plan} plan allows ${max} key${max === 1 ? '' : 's'}; ${organization.counted_keys} in use.`;
+  return { reached, text, limitMessage: `${text} Revoke a key or change the plan to create another.` };
+}
+
+function keyActions(signedIn: SignedIn, key: ConsoleKey) {
+  return html`<form method="post" action="${apiKeysPath}/keys/${key.id}/rotate" class="inline">
+      ${csrfField(signedIn.csrfToken)}
+      <label for="grace-${key.id}" class="visually-hidden">Grace period for the old key ${key.name}</label>
+      <select id="grace-${key.id}" name="grace_seconds">
+        ${graceChoices.map((choice) => html`<option value="${choice.seconds}" ${choice.seconds === 3_600 ? html`selected` : ''}>${choice.label}</option>`)}
+      </select>
+      <button type="submit" aria-label="Rotate ${key.name}">Rotate</button>
+    </form>
+    <a href="${apiKeysPath}/keys/${key.id}/revoke" aria-label="Revoke ${key.name}">Revoke…</a>`;
+}
+
+function keyRow(signedIn: SignedIn, view: ApiKeysView, key: ConsoleKey) {
+  const manage = canManage(signedIn.role);
+  const creator = key.created_by ? (view.creators.get(key.created_by) ?? key.created_by) : 'operator';
+  return html`<tr>
+      <td>${key.name || '(unnamed)'}</td>
+      <td><code>${key.display_prefix}${key.display_suffix}</code></td>
+      <td>${key.scope}</td>
+      <td>${key.monthly_used.toLocaleString('en')} of ${key.monthly_quota.toLocaleString('en')}</td>
+      <td>${creator}, ${minute(key.created_at)}</td>
+      <td>${minute(key.last_used_at)}</td>
+      <td>${statusOf(key, view.now)}</td>
+      ${manage ? html`<td>${isLive(key, view.now) ? keyActions(signedIn, key) : ''}</td>` : ''}
+    </tr>`;
+}
+
+function createForm(signedIn: SignedIn, view: ApiKeysView) {
+  const limit = limitOf(view.organization);
+  if (limit.reached) return html`<p class="notice" role="status" id="key-limit">${limit.limitMessage}</p>`;
+  const readWrite = view.organization.read_write_keys;
+  return html`<section aria-labelledby="create-heading">
+      <h2 id="create-heading">Create a key</h2>
+      <form method="post" action="${apiKeysPath}/keys" class="stack">
+        ${csrfField(signedIn.csrfToken)}
+        <label for="key-name">Name</label>
+        <input id="key-name" name="name" required maxlength="100">
+        <label for="key-scope">Scope</label>
+        <select id="key-scope" name="scope" aria-describedby="key-scope-help">
+          <option value="read" selected>read</option>
+          ${readWrite ? html`<option value="read-write">read-write</option>` : ''}
+        </select>
+        <p id="key-scope-help" class="help">${
+          readWrite
+            ? 'read keys only read; read-write keys can also place calls and change data.'
+            : `The ${view.organization.plan} plan allows read-only keys.`
+        }</p>
+        <label for="key-quota">Monthly quota (requests)</label>
+        <input id="key-quota" name="monthly_quota" type="number" min="1" max="1000000000" value="10000" required>
+        <label for="key-expiry">Expires on (optional, UTC)</label>
+        <input id="key-expiry" name="expires_on" type="date">
+        <button type="submit" id="key-create">Create key</button>
+      </form>
+    </section>`;
+}
+
+export function apiKeysPage(signedIn: SignedIn, view: ApiKeysView, options: { error?: string } = {}) {
+  const manage = canManage(signedIn.role);
+  return page({
+    title: 'API keys',
+    signedIn,
+    path: apiKeysPath,
+    body: html`<h1>API keys</h1>
+      ${notice('error', options.error)}
+      <p>${limitOf(view.organization).text}</p>
+      ${
+        view.keys.length === 0
+          ? html`<p>No keys yet.</p>`
+          : html`<table>
+              <caption>Keys of ${view.organization.name}</caption>
+              <thead><tr>
+                <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">This month</th>
+                <th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th>
+                ${manage ? html`<th scope="col">Actions</th>` : ''}
+              </tr></thead>
+              <tbody>${view.keys.map((key) => keyRow(signedIn, view, key))}</tbody>
+            </table>`
+      }
+      ${manage ? createForm(signedIn, view) : ''}`,
+  });
+}
+
+/**
+ * The only page that ever shows a raw key: the answer to the POST that made it (never a redirect, so the
+ * key is in no URL, and `no-store`). The copy button is hidden until /dashboard/static/copy.js enables it.
+ */
+export function newKeyPage(
+  signedIn: SignedIn,
+  options: { heading: string; key: string; record: ConsoleKey; publicBaseUrl: string; note?: string },
+) {
+  const base = options.publicBaseUrl.replace(/\/+$/, '');
+  return page({
+    title: options.heading,
+    signedIn,
+    path: apiKeysPath,
+    body: html`<h1>${options.heading}</h1>
+      <p class="notice" role="alert">Copy this key now. It will not be shown again.</p>
+      ${options.note ? html`<p>${options.note}</p>` : ''}
+      <p><label for="new-key">Key ${options.record.name}</label></p>
+      <p><input id="new-key" class="secret" readonly value="${options.key}" size="50" spellcheck="false" autocomplete="off">
+        <button type="button" class="copy" data-copy="new-key" hidden>Copy</button></p>
+      <h2>Try it</h2>
+      <pre><code>curl -H "Authorization: Bearer ${options.key}" ${base}/api/v1/phone/calls</code></pre>
+      <p><a href="${apiKeysPath}">Back to API keys</a></p>
+      <script src="/dashboard/static/copy.js" defer></script>`,
+  });
+}
+
+export function revokeConfirmPage(signedIn: SignedIn, key: ConsoleKey) {
+  return page({
+    title: 'Revoke key',
+    signedIn,
+    path: apiKeysPath,
+    body: html`<h1>Revoke key ${key.name || key.display_prefix}</h1>
+      <p>Revoke <code>${key.display_prefix}${key.display_suffix}</code> (${key.scope})? Requests with it will be refused at once, on every
+        replica. This cannot be undone.</p>
+      <form method="post" action="${apiKeysPath}/keys/${key.id}/revoke" class="inline">
+        ${csrfField(signedIn.csrfToken)}
+        <button type="submit" id="key-revoke-confirm">Revoke this key</button>
+      </form>
+      <a href="${apiKeysPath}">Cancel</a>`,
+  });
+}
