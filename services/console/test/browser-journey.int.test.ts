@@ -68,6 +68,9 @@ describe('the console in a browser', () => {
     await acceptInvitation(owner.page, await app.invitationLink(orgId, ownerEmail, 'owner'), 'Olivia Owner');
     assert.equal(await owner.page.getByRole('heading', { level: 1 }).textContent(), `Organization ${orgId}`);
     assert.match((await owner.page.getByRole('main').textContent()) ?? '', /owner of this organization/);
+    // The Content-Security-Policy holds in the browser: an inline script (what an XSS would add) does not run.
+    await owner.page.addScriptTag({ content: 'document.body.dataset.injected = "yes"' }).catch(() => {});
+    assert.equal(await owner.page.locator('body').getAttribute('data-injected'), null);
 
     // Members: the owner alone, then an invitation for a member, its link shown once.
     await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click();
