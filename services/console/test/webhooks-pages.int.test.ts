@@ -46,6 +46,16 @@ describe('the webhooks pages, through the gateway', () => {
     assert.equal(response.statusCode, 201, response.body);
     return response.json() as WebhookEndpointWithSecret;
   }
+  /** Every change the pages offer for one endpoint, as hand-made form posts. */
+  const endpointChanges = (base: string): Array<readonly [string, Record<string, string>]> => [
+    [base, { url: `${receiver.url}/changed`, 'event_type.*': 'on' }],
+    [`${base}/status`, { status: 'disabled' }],
+    [`${base}/test`, {}],
+    [`${base}/rotate-secret`, {}],
+    [`${base}/reveal-secret`, {}],
+    [`${base}/deliveries/dlv_0123456789abcdefghij/replay`, {}],
+    [`${base}/delete`, {}],
+  ];
   const secretsIn = (body: string) => body.match(secretPattern) ?? [];
 
   test('an owner adds an endpoint (secret shown once), edits, disables and enables it, sends a test, replays it, rotates and reveals the secret, and deletes it', async () => {
@@ -154,16 +164,7 @@ describe('the webhooks pages, through the gateway', () => {
 
     const before = await endpointsOf(orgId);
     const base = `${page}/${endpoint.id}`;
-    for (const [url, fields] of [
-      [page, { url: receiver.url, 'event_type.*': 'on' }],
-      [base, { url: `${receiver.url}/mine`, 'event_type.*': 'on' }],
-      [`${base}/status`, { status: 'disabled' }],
-      [`${base}/test`, {}],
-      [`${base}/rotate-secret`, {}],
-      [`${base}/reveal-secret`, {}],
-      [`${base}/deliveries/dlv_0123456789abcdefghij/replay`, {}],
-      [`${base}/delete`, {}],
-    ] as const) {
+    for (const [url, fields] of [[page, { url: receiver.url, 'event_type.*': 'on' }] as const, ...endpointChanges(base)]) {
       const response = await browser.post(url, fields);
       assert.equal(response.statusCode, 403, url);
       assert.deepEqual(secretsIn(response.body), [], url);
@@ -181,15 +182,7 @@ describe('the webhooks pages, through the gateway', () => {
     assert.equal((await browser.get(base)).statusCode, 404);
     assert.equal((await browser.get(`${base}/delete`)).statusCode, 404);
     const before = await endpointsOf(victim.orgId);
-    for (const [url, fields] of [
-      [base, { url: `${receiver.url}/stolen`, 'event_type.*': 'on' }],
-      [`${base}/status`, { status: 'disabled' }],
-      [`${base}/test`, {}],
-      [`${base}/rotate-secret`, {}],
-      [`${base}/reveal-secret`, {}],
-      [`${base}/deliveries/dlv_0123456789abcdefghij/replay`, {}],
-      [`${base}/delete`, {}],
-    ] as const) {
+    for (const [url, fields] of endpointChanges(base)) {
       const response = await browser.post(url, fields);
       assert.equal(response.statusCode, 404, url);
       assert.deepEqual(secretsIn(response.body), [], url);
