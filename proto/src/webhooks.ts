@@ -1,6 +1,6 @@
 // Records, request schemas and NATS operations of the webhooks service: endpoints and their deliveries.
 import { z } from 'zod';
-import { deletedSchema, timestampSchema } from './common.js';
+import { deletedSchema, idempotencyKeySchema, timestampSchema } from './common.js';
 import { type EventType, eventEnvelopeSchema, eventTypeSchema, publicEventTypes } from './events.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
@@ -19,6 +19,9 @@ export const webhookEventTypeSchema = z
   .union([z.literal(allEventTypes), eventTypeSchema])
   .refine((type) => type === allEventTypes || subscribableEventTypes.includes(type), 'not a subscribable event type')
   .describe('An event type such as `call.completed`, or `*` for all of them');
+
+/** Why a Lite organization cannot create or change endpoints: the service's `plan_required` message, shown by the console too. */
+export const webhooksPlanMessage = 'Webhooks need the Starter, Pro or Enterprise plan; upgrade to create or change endpoints.';
 
 export const endpointStatuses = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof endpointStatuses)[number];
@@ -140,17 +143,43 @@ export const listDeliveriesQuerySchema = listQuerySchema.extend({
 export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;
 
 // ---------------------------------------------------------------------------------------------------------
-// NATS operations (read-only): the same views as the REST API, for other services.
+// NATS operations: the same views and changes as the REST API, for other services and the console.
 
 const byEndpointId = z.object({ id: idSchema('webhook') });
+const byDeliveryId = byEndpointId.extend({ delivery_id: idSchema('delivery') });
 
 export const webhooksRpc = {
   listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema, 'read'),
   getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema, 'read'),
+  createEndpoint: defineRpc(
+    'svc.webhooks.endpoints.create',
+    createWebhookBodySchema.extend({
+      idempotency_key: idempotencyKeySchema
+        .describe('Same meaning as the Idempotency-Key header: a retried request with the same key runs once.')
+        .optional(),
+    }),
+    webhookEndpointWithSecretSchema,
+    'read-write',
+  ),
+  updateEndpoint: defineRpc(
+    'svc.webhooks.endpoints.update',
+    byEndpointId.extend(updateWebhookBodySchema.shape).strict(),
+    webhookEndpointSchema,
+    'read-write',
+  ),
+  deleteEndpoint: defineRpc('svc.webhooks.endpoints.delete', byEndpointId, deletedWebhookSchema, 'read-write'),
+  rotateSecret: defineRpc('svc.webhooks.endpoints.rotate_secret', byEndpointId, webhookEndpointWithSecretSchema, 'read-write'),
+  /**
+   * The current signing secret, for a person in the console only (an identity with `user_id`): API keys
+   * see a secret only when it is created or rotated.
+   */
+  revealSecret: defineRpc('svc.webhooks.endpoints.reveal_secret', byEndpointId, webhookEndpointWithSecretSchema, 'read-write'),
+  sendTestEvent: defineRpc('svc.webhooks.endpoints.test', byEndpointId, webhookDeliverySchema, 'read-write'),
   listDeliveries: defineRpc(
     'svc.webhooks.deliveries.list',
     listDeliveriesQuerySchema.extend({ endpoint_id: idSchema('webhook') }),
     webhookDeliveryPageSchema,
     'read',
   ),
+  replayDelivery: defineRpc('svc.webhooks.deliveries.replay', byDeliveryId, webhookDeliverySchema, 'read-write'),
 };

@@ -204,6 +204,41 @@ describe('endpoints API', () => {
     await assert.rejects(deps.bus.call(webhooksRpc.getEndpoint, testIdentity(), { id: endpoint.id }), { code: 'not_found' });
   });
 
+  test('the changes are NATS operations too: create, update, test, rotate, reveal for a person only, delete', async () => {
+    const identity = testIdentity();
+    const target = await receiver();
+    const created = await deps.bus.call(webhooksRpc.createEndpoint, identity, { url: target.url, event_types: ['call.completed'] });
+    assert.match(created.secret, /^whsec_/);
+    const updated = await deps.bus.call(webhooksRpc.updateEndpoint, identity, { id: created.id, description: 'CRM', status: 'disabled' });
+    assert.deepEqual([updated.description, updated.status, updated.disabled_reason], ['CRM', 'disabled', 'manual']);
+    await assert.rejects(deps.bus.call(webhooksRpc.sendTestEvent, identity, { id: created.id }), { code: 'conflict' });
+    await deps.bus.call(webhooksRpc.updateEndpoint, identity, { id: created.id, status: 'enabled' });
+    const sent = await deps.bus.call(webhooksRpc.sendTestEvent, identity, { id: created.id });
+    await eventually('the test delivery', () => target.requests.length === 1);
+    const replayed = await deps.bus.call(webhooksRpc.replayDelivery, identity, { id: created.id, delivery_id: sent.id });
+    assert.equal(replayed.replay_of, sent.id);
+
+    const rotated = await deps.bus.call(webhooksRpc.rotateSecret, identity, { id: created.id });
+    assert.notEqual(rotated.secret, created.secret);
+    await assert.rejects(deps.bus.call(webhooksRpc.revealSecret, identity, { id: created.id }), { code: 'forbidden' });
+    const person = { ...identity, user_id: 'usr_0123456789abcdefghij', key_id: 'usr_0123456789abcdefghij' };
+    assert.equal((await deps.bus.call(webhooksRpc.revealSecret, person, { id: created.id })).secret, rotated.secret);
+    await assert.rejects(deps.bus.call(webhooksRpc.revealSecret, { ...person, scope: 'read' }, { id: created.id }), {
+      code: 'forbidden_scope',
+    });
+
+    await assert.rejects(deps.bus.call(webhooksRpc.deleteEndpoint, { ...identity, scope: 'read' }, { id: created.id }), {
+      code: 'forbidden_scope',
+    });
+    await assert.rejects(deps.bus.call(webhooksRpc.deleteEndpoint, testIdentity(), { id: created.id }), { code: 'not_found' });
+    assert.deepEqual(await deps.bus.call(webhooksRpc.deleteEndpoint, identity, { id: created.id }), {
+      id: created.id,
+      object: 'webhook_endpoint',
+      deleted: true,
+    });
+    await assert.rejects(deps.bus.call(webhooksRpc.getEndpoint, identity, { id: created.id }), { code: 'not_found' });
+  });
+
   test("another organization's endpoint is 404 everywhere", async () => {
     const owner = testIdentity();
     const stranger = testIdentity();

@@ -15,6 +15,7 @@ const navigation = [
   { href: '/dashboard', label: 'Home' },
   { href: '/dashboard/members', label: 'Members' },
   { href: '/dashboard/settings/api', label: 'API keys' },
+  { href: '/dashboard/webhooks', label: 'Webhooks' },
 ];
 
 function header(signedIn: SignedIn, currentPath: string): Html {

@@ -52,9 +52,11 @@ export async function changeEndpoint(
   return toEndpoint(await updateEndpoint(deps.prisma, identity.org_id, id, body));
 }
 
-export async function removeEndpoint(deps: WebhooksDeps, identity: Identity, id: string): Promise<void> {
+/** Deletes an endpoint and its delivery log, answering with the deleted-record shape REST and NATS share. */
+export async function removeEndpoint(deps: WebhooksDeps, identity: Identity, id: string) {
   assertWebhooksPlan(identity);
   await deleteEndpoint(deps.prisma, identity.org_id, id);
+  return { id, object: 'webhook_endpoint' as const, deleted: true as const };
 }
 
 /** A new signing secret; the old one keeps signing alongside it for WEBHOOK_SECRET_ROTATION_GRACE_MS. */
@@ -62,6 +64,17 @@ export async function rotateEndpointSecret(deps: WebhooksDeps, identity: Identit
   assertWebhooksPlan(identity);
   const { row, secret } = await rotateSecret(deps.prisma, identity.org_id, id, deps.env.WEBHOOK_SECRET_ROTATION_GRACE_MS, deps.secretBox);
   return { ...toEndpoint(row), secret };
+}
+
+/**
+ * The endpoint's current signing secret, for a person signed in to the console (an owner or admin, whose
+ * identity carries `user_id`); an API key sees a secret only at creation and rotation.
+ */
+export async function revealEndpointSecret(deps: WebhooksDeps, identity: Identity, id: string): Promise<EndpointWithSecret> {
+  if (!identity.user_id) throw new ApiError('forbidden', 'Only a person signed in to the console can reveal a signing secret.');
+  assertWebhooksPlan(identity);
+  const row = await getEndpointRow(deps.prisma, identity.org_id, id);
+  return { ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) };
 }
 
 /** A new delivery to one enabled endpoint, queued at once, with its own retries: a test event or a replay. */

@@ -61,7 +61,7 @@ export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
         params: byDelivery,
         response: { 202: webhookDeliverySchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: webhooksRpc.replayDelivery },
     },
     async (request, reply) =>
       reply.status(202).send(await replayDelivery(deps, identityOf(request), request.params.id, request.params.delivery_id)),

@@ -31,7 +31,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         body: createWebhookBodySchema,
         response: { 201: webhookEndpointWithSecretSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: webhooksRpc.createEndpoint },
     },
     async (request, reply) => {
       const input = { ...request.body, idempotency_key: idempotencyKeyOf(request) };
@@ -72,7 +72,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         body: updateWebhookBodySchema,
         response: { 200: webhookEndpointSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: webhooksRpc.updateEndpoint },
     },
     async (request) => changeEndpoint(deps, identityOf(request), request.params.id, request.body),
   );
@@ -86,12 +86,9 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         params: byId,
         response: { 200: deletedWebhookSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: webhooksRpc.deleteEndpoint },
     },
-    async (request) => {
-      await removeEndpoint(deps, identityOf(request), request.params.id);
-      return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true as const };
-    },
+    async (request) => removeEndpoint(deps, identityOf(request), request.params.id),
   );
 
   app.post(
@@ -103,7 +100,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         params: byId,
         response: { 200: webhookEndpointWithSecretSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: webhooksRpc.rotateSecret },
     },
     async (request) => rotateEndpointSecret(deps, identityOf(request), request.params.id),
   );
@@ -117,7 +114,7 @@ export function webhookRoutes(app: HttpApp, deps: WebhooksDeps): void {
         params: byId,
         response: { 202: webhookDeliverySchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: webhooksRpc.sendTestEvent },
     },
     async (request, reply) => reply.status(202).send(await sendTestEvent(deps, identityOf(request), request.params.id)),
   );
