@@ -96,7 +96,9 @@ try {
     ['the console alone  ', consoleAlone],
     ['its key list (NATS)', gatewayKeyList],
   ] as const) {
-    console.log(`  ${label}: median ${percentile(samples, 0.5).toFixed(1)} ms, p95 ${percentile(samples, 0.95).toFixed(1)} ms   (target: well under 100 ms)`);
+    console.log(
+      `  ${label}: median ${percentile(samples, 0.5).toFixed(1)} ms, p95 ${percentile(samples, 0.95).toFixed(1)} ms   (target: well under 100 ms)`,
+    );
   }
 } finally {
   await platform.close();
