@@ -22,6 +22,9 @@ export const graceChoices = [
   { seconds: 604_800, label: 'Old key works 7 more days' },
 ] as const;
 
+/** One formatter for every row: `toLocaleString` builds a new one per call, which dominates a long list. */
+const count = new Intl.NumberFormat('en');
+
 const minute = (date: string | null) => (date ? `${date.slice(0, 16).replace('T', ' ')} UTC` : 'never');
 
 /** Active, retiring after a rotation (until when), expired or revoked: what a person needs to know. */
@@ -66,7 +69,7 @@ function keyRow(signedIn: SignedIn, view: ApiKeysView, key: ConsoleKey) {
       <td>${key.name || '(unnamed)'}</td>
       <td><code>${key.display_prefix}${key.display_suffix}</code></td>
       <td>${key.scope}</td>
-      <td>${key.monthly_used.toLocaleString('en')} of ${key.monthly_quota.toLocaleString('en')}</td>
+      <td>${count.format(key.monthly_used)} of ${count.format(key.monthly_quota)}</td>
       <td>${creator}, ${minute(key.created_at)}</td>
       <td>${minute(key.last_used_at)}</td>
       <td>${statusOf(key, view.now)}</td>
