@@ -1,0 +1,126 @@
+// An accessibility check (axe-core) of every console page in headless Chromium, which also takes the
+// README's screenshots when asked.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { blockingViolations, describeViolations } from './support/axe.js';
+import { type ConsoleInBrowser, startConsoleInBrowser } from './support/browser.js';
+import { browserSteps } from './support/journey.js';
+
+/** `CONSOLE_SCREENSHOTS=1 npm test -- browser-accessibility` refreshes the README's pictures; CI leaves the tree alone. */
+const screenshotDir = process.env.CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/screenshots/', import.meta.url)) : null;
+
+describe('every console page in a browser', () => {
+  let app: ConsoleInBrowser;
+  const steps = browserSteps(() => app);
+
+  before(async () => {
+    app = await startConsoleInBrowser();
+  });
+  after(() => app?.close());
+  const { openBrowser, acceptInvitation, createKey } = steps;
+
+  /**
+   * Every page of the console a person can reach, checked with axe and (when asked) photographed. `open`
+   * is an address, or the steps that reach a page only a form leads to. A new page is one more line.
+   */
+  const consolePages: Array<{
+    name: string;
+    as: 'visitor' | 'owner' | 'member';
+    open: string | ((page: Page, orgId: string) => Promise<void>);
+    screenshot?: boolean;
+  }> = [
+    { name: 'sign-in', as: 'visitor', open: '/dashboard/sign-in', screenshot: true },
+    {
+      name: 'sign-in-refused',
+      as: 'visitor',
+      open: async (page) => {
+        await page.goto('/dashboard/sign-in');
+        await page.getByLabel('E-mail address').fill('nobody@example.com');
+        await page.getByLabel('Password').fill('not the password at all');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('alert').waitFor();
+      },
+    },
+    {
+      name: 'invitation',
+      as: 'visitor',
+      open: async (page, orgId) => {
+        await page.goto(await app.invitationLink(orgId, 'ada@example.com', 'admin'));
+      },
+      screenshot: true,
+    },
+    { name: 'invitation-unknown', as: 'visitor', open: '/dashboard/invitations/not-a-real-invitation-token' },
+    { name: 'home', as: 'owner', open: '/dashboard', screenshot: true },
+    { name: 'members', as: 'owner', open: '/dashboard/members', screenshot: true },
+    {
+      name: 'invitation-created',
+      as: 'owner',
+      open: async (page) => {
+        await page.goto('/dashboard/members');
+        await page.getByLabel('E-mail address').fill('grace@example.com');
+        await page.getByRole('button', { name: 'Create invitation link' }).click();
+        await page.getByRole('heading', { name: 'Invitation created' }).waitFor();
+      },
+      screenshot: true,
+    },
+    { name: 'members-as-member', as: 'member', open: '/dashboard/members', screenshot: true },
+    {
+      name: 'api-key-created',
+      as: 'owner',
+      open: async (page) => {
+        await page.goto('/dashboard/settings/api');
+        await createKey(page, 'Billing sync', 'read-write');
+      },
+      screenshot: true,
+    },
+    { name: 'api-keys', as: 'owner', open: '/dashboard/settings/api', screenshot: true },
+    {
+      name: 'api-key-revoke',
+      as: 'owner',
+      open: async (page) => {
+        await page.goto('/dashboard/settings/api');
+        await page.getByRole('link', { name: 'Revoke Billing sync' }).click();
+        await page.getByRole('heading', { name: 'Revoke key Billing sync' }).waitFor();
+      },
+      screenshot: true,
+    },
+    { name: 'api-keys-as-member', as: 'member', open: '/dashboard/settings/api', screenshot: true },
+    { name: 'not-found', as: 'owner', open: '/dashboard/no-such-page', screenshot: true },
+  ];
+
+  test('every page has no serious or critical accessibility violations (axe-core)', async () => {
+    // An organization the gateway knows (on a plan with read-write keys), for the API keys pages.
+    const { orgId } = await app.platform.org({ plan: 'pro' });
+    // Contexts that let axe's injected script run (see support/axe.ts); used for nothing else. The people
+    // accept their invitations here, so the screenshots show names a reader can follow.
+    const browsers = {
+      visitor: await openBrowser({ bypassCSP: true }),
+      owner: await openBrowser({ bypassCSP: true }),
+      member: await openBrowser({ bypassCSP: true }),
+    };
+    await acceptInvitation(browsers.owner.page, await app.invitationLink(orgId, 'olivia@example.com', 'owner'), 'Olivia Owner');
+    await acceptInvitation(browsers.member.page, await app.invitationLink(orgId, 'max@example.com', 'member'), 'Max Member');
+    if (screenshotDir) await mkdir(screenshotDir, { recursive: true });
+
+    const failures: string[] = [];
+    for (const consolePage of consolePages) {
+      const { page } = browsers[consolePage.as];
+      if (typeof consolePage.open === 'string') await page.goto(consolePage.open);
+      else await consolePage.open(page, orgId);
+      const violations = await blockingViolations(page);
+      if (violations.length > 0) failures.push(`${consolePage.name} (${page.url()}):\n  ${describeViolations(violations)}`);
+      if (screenshotDir && consolePage.screenshot)
+        await page.screenshot({ path: `${screenshotDir}${consolePage.name}.png`, fullPage: true });
+    }
+    assert.deepEqual(failures, [], `accessibility violations:\n${failures.join('\n')}`);
+
+    // The check itself sees violations when there are some: an unlabelled field and an image without text.
+    const { page } = browsers.visitor;
+    await page.setContent('<!doctype html><html lang="en"><title>t</title><main><img src="x.png"><input type="text"></main></html>');
+    const control = (await blockingViolations(page)).map((violation) => violation.id).sort();
+    assert.deepEqual(control, ['image-alt', 'label']);
+  });
+});

@@ -1,0 +1,79 @@
+// The steps people take in the console's browser tests: open a browser, accept an invitation, sign in,
+// create a key. Shared by the browser test files, each of which starts its own platform and browser (one
+// file would outgrow the test runner's per-file time limit).
+import assert from 'node:assert/strict';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { ConsoleInBrowser } from './browser.js';
+
+export const password = 'a long enough passphrase for tests';
+
+let sequence = 0;
+export const uniqueEmail = (who: string) => `${who}.${Date.now()}.${++sequence}@example.com`;
+
+export const rawKeyPattern = /vk_live_[0-9A-Za-z]{38}/;
+export const keysPath = /\/dashboard\/settings\/api$/;
+
+/** The steps, bound to the running console (`app()` is read when a step runs, after the suite's `before`). */
+export function browserSteps(app: () => ConsoleInBrowser) {
+  /** A person's own browser: cookies of their own, the console's Content-Security-Policy enforced. */
+  async function openBrowser(options: { bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await app().newContext({ viewport: { width: 1280, height: 800 }, ...options });
+    context.setDefaultTimeout(10_000);
+    return { context, page: await context.newPage() };
+  }
+
+  /** Opens an invitation link and accepts it with a name and a new password; ends on the home page. */
+  async function acceptInvitation(page: Page, link: string, name: string): Promise<void> {
+    await page.goto(link);
+    await page.getByLabel('Your name').fill(name);
+    await page.getByLabel('Choose a password').fill(password);
+    await page.getByLabel('Repeat the password').fill(password);
+    await page.getByRole('button', { name: 'Accept and sign in' }).click();
+    await page.waitForURL(/\/dashboard$/);
+  }
+
+  async function signIn(page: Page, email: string, secret: string): Promise<void> {
+    await page.goto('/dashboard/sign-in');
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password').fill(secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/dashboard$/);
+  }
+
+  /** The form token of the page, as a script of the page could read it (it is in every signed-in page). */
+  const formToken = (page: Page) => page.locator('input[name="_csrf"]').first().inputValue();
+
+  /** The invitation link shown once after an owner invites someone, moved onto the gateway's address. */
+  async function shownInvitationLink(page: Page): Promise<string> {
+    const shown = await page.getByLabel('Invitation link').inputValue();
+    return new URL(new URL(shown).pathname, app().url).toString();
+  }
+
+  /** `GET /api/v1/phone/calls` with a key, through the gateway, as the key's holder would call it. */
+  const callsWith = (key: string) => fetch(`${app().url}/api/v1/phone/calls`, { headers: { authorization: `Bearer ${key}` } });
+
+  /** Fills the create form and submits it; ends on the page that shows the new key once. */
+  async function createKey(page: Page, name: string, scope: 'read' | 'read-write'): Promise<string> {
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel('Scope').selectOption(scope);
+    await page.getByLabel('Monthly quota (requests)').fill('5000');
+    await page.locator('#key-create').click();
+    await page.getByRole('heading', { name: 'Key created' }).waitFor();
+    return page.locator('#new-key').inputValue();
+  }
+
+  /** The audit log's records of a key's calls, read through the gateway with the key (the writer is asynchronous). */
+  async function auditedCalls(key: string, keyId: string): Promise<Array<{ key_id: string; path: string; status: number }>> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const response = await fetch(`${app().url}/api/v1/audit-log?limit=100`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(response.status, 200);
+      const records = ((await response.json()) as { data: Array<{ key_id: string; path: string; status: number }> }).data;
+      const found = records.filter((record) => record.key_id === keyId && record.path === '/api/v1/phone/calls');
+      if (found.length > 0) return found;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return [];
+  }
+
+  return { openBrowser, acceptInvitation, signIn, formToken, shownInvitationLink, callsWith, createKey, auditedCalls };
+}
