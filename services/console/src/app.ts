@@ -11,6 +11,7 @@ import { invitationRoutes } from './routes/invitations.js';
 import { memberRoutes } from './routes/members.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { staticRoutes } from './routes/static.js';
+import { usageAuditRoutes } from './routes/usage-audit.js';
 
 /**
  * The console: server-rendered pages where people sign in and manage their organization, reached through
@@ -38,6 +39,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       homeRoutes(pages, deps);
       memberRoutes(pages, deps);
       apiKeyRoutes(pages, deps);
+      usageAuditRoutes(pages, deps);
     },
     { prefix: '/dashboard' },
   );
