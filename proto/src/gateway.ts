@@ -77,7 +77,7 @@ export const listAuditLogQuerySchema = listQuerySchema.extend({
   created_before: timestampSchema.optional(),
   actor_type: z.enum(auditActors).optional().describe('Only API calls (`key`) or only console actions (`user`).'),
   status_class: z.enum(auditStatusClasses).optional().describe('Only successes (`2xx`), client errors (`4xx`) or server errors (`5xx`).'),
-  path_prefix: z.string().startsWith('/').max(200).optional().describe('Only paths that start with this, e.g. `/api/v1/phone`.'),
+  path_prefix: z.string().regex(/^\//).max(200).optional().describe('Only paths that start with this, e.g. `/api/v1/phone`.'),
 });
 export const auditPageSchema = pageSchema(auditRecordSchema).meta({ id: 'AuditRecordPage' });
 
