@@ -118,10 +118,10 @@ describe('the usage and audit log pages, through the gateway', () => {
     const ofB = (await call(b.key, '/api/v1/audit-log?limit=1')).json() as { next_cursor: string | null };
     assert.ok(ofB.next_cursor);
     const crossed = await member.get(`${auditPage}?cursor=${encodeURIComponent(ofB.next_cursor)}`);
-    if (crossed.statusCode === 200) {
-      const allowed = new Set((await recordsOf(a.orgId)).map((record) => record.requestId));
-      for (const id of requestIdsIn(crossed.body)) assert.ok(allowed.has(id), `${id} is A's`);
-    } else assert.equal(crossed.statusCode, 400);
+    assert.equal(crossed.statusCode, 200);
+    const allowed = new Set((await recordsOf(a.orgId)).map((record) => record.requestId));
+    assert.ok(requestIdsIn(crossed.body).size > 0);
+    for (const id of requestIdsIn(crossed.body)) assert.ok(allowed.has(id), `${id} is A's`);
   });
 
   test('the CSV has the filtered rows, escaped, with formula cells neutralised', async () => {
