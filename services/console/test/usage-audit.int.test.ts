@@ -92,7 +92,7 @@ describe('the usage and audit log pages, through the gateway', () => {
         orgId: a.orgId,
         keyId: a.keyId,
         method: 'GET',
-        path: '/api/v1/phone/calls',
+        path: '/api/v1/phone_calls',
         status: 200,
         latencyMs: 3,
         requestId: newId('request'),
@@ -110,6 +110,7 @@ describe('the usage and audit log pages, through the gateway', () => {
     const overlap = [...requestIdsIn(second.body)].filter((id) => requestIdsIn(first.body).has(id));
     assert.deepEqual(overlap, []);
 
+    assert.equal(rowsOf((await member.get(`${auditPage}?path_prefix=%2Fapi%2Fv1%2Fphone_c`)).body), 50, 'a literal _ in a prefix matches');
     const bad = await member.get(`${auditPage}?cursor=garbage`);
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /That request was not valid/);
