@@ -9,7 +9,7 @@ import { authenticate } from './auth/authenticate.js';
 import { ScopeAgreement } from './auth/scope-watch.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
-import { createKeyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor } from './keys/console.js';
+import { createKeyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
 import { keyStanding } from './keys/store.js';
 import { registerProxies } from './proxy/upstreams.js';
 import { openApiRoute } from './routes/openapi.js';
@@ -78,6 +78,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(gatewayRpc.keyStanding, (input, identity) => keyStanding(deps.prisma, identity.org_id, input.key_id, deps.now()));
   deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
   deps.bus.serve(gatewayRpc.getOrganization, (_input, identity) => organizationFor(deps, identity));
+  deps.bus.serve(gatewayRpc.getUsageHistory, (_input, identity) => usageHistoryFor(deps, identity));
   deps.bus.serve(gatewayRpc.listKeys, (_input, identity) => keysFor(deps, identity));
   deps.bus.serve(gatewayRpc.createKey, (input, identity) => createKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.rotateKey, (input, identity) => rotateKeyFor(deps, identity, input));

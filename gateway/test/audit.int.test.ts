@@ -53,6 +53,17 @@ describe('audit log: one record per API call, written off the request path', () 
       ['GET', '/api/v1/nothing', 404, a.keyId],
       ['GET', '/api/v1/usage', 200, a.keyId],
     ]);
+    const filtered = (
+      await gateway.app.inject({
+        method: 'GET',
+        url: '/api/v1/audit-log?status_class=4xx&actor_type=key&path_prefix=%2Fapi%2Fv1%2Fno',
+        headers: bearer(a.key),
+      })
+    ).json() as { data: Array<{ path: string; status: number }> };
+    assert.deepEqual(
+      filtered.data.map((record) => [record.path, record.status]),
+      [['/api/v1/nothing', 404]],
+    );
     // The other organization's call is recorded too, only never listed to this one.
     const stored = await eventually("the other organization's record", async () => {
       const records = await gateway.deps.prisma.auditRecord.findMany();

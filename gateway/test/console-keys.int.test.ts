@@ -36,6 +36,7 @@ describe('the console key operations', () => {
     assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.listKeys, apiKey, {}))).code, 'forbidden');
     const create = gateway.deps.bus.call(gatewayRpc.createKey, apiKey, { name: 'x', scope: 'read', monthly_quota: 10 });
     assert.equal((await rejection(create)).code, 'forbidden');
+    assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.getUsageHistory, apiKey, {}))).code, 'forbidden');
     assert.equal(await gateway.deps.prisma.apiKey.count({ where: { orgId } }), 1);
   });
 

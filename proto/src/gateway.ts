@@ -50,6 +50,7 @@ export const apiKeySchema = z
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
 
 export const auditActors = ['key', 'user'] as const;
+export const auditStatusClasses = ['2xx', '4xx', '5xx'] as const;
 
 export const auditRecordSchema = z
   .object({
@@ -74,6 +75,9 @@ export const listAuditLogQuerySchema = listQuerySchema.extend({
   status: z.coerce.number().int().min(100).max(599).optional(),
   created_after: timestampSchema.optional(),
   created_before: timestampSchema.optional(),
+  actor_type: z.enum(auditActors).optional().describe('Only API calls (`key`) or only console actions (`user`).'),
+  status_class: z.enum(auditStatusClasses).optional().describe('Only successes (`2xx`), client errors (`4xx`) or server errors (`5xx`).'),
+  path_prefix: z.string().regex(/^\//).max(200).optional().describe('Only paths that start with this, e.g. `/api/v1/phone`.'),
 });
 export const auditPageSchema = pageSchema(auditRecordSchema).meta({ id: 'AuditRecordPage' });
 
@@ -93,6 +97,26 @@ export const usageSchema = z
   })
   .meta({ id: 'Usage' });
 export type Usage = z.infer<typeof usageSchema>;
+
+/**
+ * The organization's API calls per UTC day and key over the last 30 days (console actions are not API
+ * calls), today's count against the plan's daily limit, and each key's month against its quota.
+ */
+export const usageHistorySchema = z.object({
+  days: z.array(z.object({ date: z.iso.date(), key_id: z.string(), count: z.number().int().nonnegative() })),
+  from: z.iso.date(),
+  today: z.object({ used: z.number().int().nonnegative(), limit: z.number().int().nullable() }),
+  keys: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.enum(keyStatuses),
+      monthly_used: z.number().int(),
+      monthly_quota: z.number().int(),
+    }),
+  ),
+});
+export type UsageHistory = z.infer<typeof usageHistorySchema>;
 
 /** Whether a key may still act now: revoked (by hand, or by rotation with no live successor) or active, and its scope. */
 export const keyStandingSchema = z.object({
@@ -141,6 +165,7 @@ export const gatewayRpc = {
   keyStanding: defineRpc('svc.gateway.keys.standing', z.object({ key_id: z.string().min(1).max(64) }), keyStandingSchema, 'read'),
   getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema, 'read'),
   listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read'),
+  getUsageHistory: defineRpc('svc.gateway.usage.history', z.object({}), usageHistorySchema, 'read'),
   getOrganization: defineRpc('svc.gateway.organization.get', z.object({}), organizationLimitsSchema, 'read'),
   listKeys: defineRpc('svc.gateway.keys.list', z.object({}), z.object({ data: z.array(consoleKeySchema) }), 'read'),
   createKey: defineRpc('svc.gateway.keys.create', createKeyInputSchema, newKeySchema, 'read-write'),

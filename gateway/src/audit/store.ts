@@ -19,6 +19,15 @@ function toAuditItem(row: AuditRecord) {
   };
 }
 
+/** Status classes as ranges: `4xx` is 400 to 499. */
+function statusRange(statusClass: string) {
+  const hundreds = Number(statusClass[0]) * 100;
+  return { gte: hundreds, lt: hundreds + 100 };
+}
+
+/** A path prefix as a LIKE pattern matches only itself: `%`, `_` and `\\` in it are literal. */
+const literalPrefix = (prefix: string) => prefix.replace(/[\\%_]/g, '\\$&');
+
 export async function listAuditLog(prisma: PrismaClient, orgId: string, query: z.infer<typeof listAuditLogQuerySchema>) {
   const { limit, cursor, ...filters } = query;
   const position = decodeCursor(cursor, filters);
@@ -26,7 +35,9 @@ export async function listAuditLog(prisma: PrismaClient, orgId: string, query: z
     where: {
       orgId,
       ...(filters.key_id ? { keyId: filters.key_id } : {}),
-      ...(filters.status ? { status: filters.status } : {}),
+      ...(filters.status ? { status: filters.status } : filters.status_class ? { status: statusRange(filters.status_class) } : {}),
+      ...(filters.actor_type ? { actorType: filters.actor_type } : {}),
+      ...(filters.path_prefix ? { path: { startsWith: literalPrefix(filters.path_prefix) } } : {}),
       ...createdBetween(filters.created_after, filters.created_before),
       ...afterPosition(position),
     },
@@ -34,4 +45,18 @@ export async function listAuditLog(prisma: PrismaClient, orgId: string, query: z
     take: limit + 1,
   });
   return toPage(rows, limit, filters, toAuditItem);
+}
+
+/**
+ * API calls per UTC day and key since `from`. One range scan of the primary key (org_id, created_at, id),
+ * grouped in Postgres, so a busy organization's month comes back as at most days × keys rows.
+ */
+export async function dailyCounts(prisma: PrismaClient, orgId: string, from: Date) {
+  const rows = await prisma.$queryRaw<{ day: Date; key_id: string; count: bigint }[]>`
+    SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day, key_id, count(*) AS count
+    FROM audit_records
+    WHERE org_id = ${orgId} AND created_at >= ${from} AND actor_type = 'key'
+    GROUP BY 1, 2
+    ORDER BY 1, 2`;
+  return rows.map((row) => ({ date: row.day.toISOString().slice(0, 10), key_id: row.key_id, count: Number(row.count) }));
 }

@@ -1,9 +1,10 @@
 import { ApiError, newId } from '@voice/kit';
-import { type ConsoleKey, type createKeyInputSchema, type Identity, planLimits } from '@voice/proto';
+import { type ConsoleKey, type createKeyInputSchema, type Identity, planLimits, type UsageHistory } from '@voice/proto';
 import type { z } from 'zod';
+import { dailyCounts } from '../audit/store.js';
 import type { GatewayDeps } from '../deps.js';
 import type { ApiKey } from '../generated/prisma/client.js';
-import { quotaKeys, recordKeyEnd } from '../quota/quota.js';
+import { quotaKeys, readUsage, recordKeyEnd } from '../quota/quota.js';
 import { createAnnouncedKey, type KeyChanges, revokeEverywhere, rotateEverywhere } from './lifecycle.js';
 import { getOrganization, toOrganizationRecord } from './organizations.js';
 import { countedKeys, listKeyRows, toConsoleKey } from './store.js';
@@ -75,6 +76,34 @@ export async function keysFor(deps: GatewayDeps, identity: Identity): Promise<{ 
   const now = deps.now();
   const counters = await deps.redis.mget(rows.map((row) => quotaKeys(deps.env.REDIS_PREFIX, orgId, row.lineageId, now).monthly));
   return { data: rows.map((row, index) => toConsoleKey(row, Number(counters[index] ?? 0))) };
+}
+
+const historyDays = 30;
+
+/** The usage page's figures: 30 days of calls per key, today against the plan, each key's month. */
+export async function usageHistoryFor(deps: GatewayDeps, identity: Identity): Promise<UsageHistory> {
+  const { orgId } = personOf(identity);
+  const now = deps.now();
+  const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (historyDays - 1)));
+  const [organization, days, keys, today] = await Promise.all([
+    getOrganization(deps.prisma, orgId),
+    dailyCounts(deps.prisma, orgId, from),
+    keysFor(deps, identity),
+    // The daily counter is the organization's, whichever key: the lineage is not part of its name.
+    readUsage(deps.redis, { prefix: deps.env.REDIS_PREFIX, orgId, lineageId: '', now }),
+  ]);
+  return {
+    days,
+    from: from.toISOString().slice(0, 10),
+    today: { used: today.dailyUsed, limit: planLimits[organization.plan].dailyRequests },
+    keys: keys.data.map((key) => ({
+      id: key.id,
+      name: key.name,
+      status: key.status,
+      monthly_used: key.monthly_used,
+      monthly_quota: key.monthly_quota,
+    })),
+  };
 }
 
 async function withUsage(deps: GatewayDeps, row: ApiKey): Promise<ConsoleKey> {

@@ -11,6 +11,7 @@ import { invitationRoutes } from './routes/invitations.js';
 import { memberRoutes } from './routes/members.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { staticRoutes } from './routes/static.js';
+import { usageAuditRoutes } from './routes/usage-audit.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 /**
@@ -40,6 +41,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       memberRoutes(pages, deps);
       apiKeyRoutes(pages, deps);
       webhookRoutes(pages, deps);
+      usageAuditRoutes(pages, deps);
     },
     { prefix: '/dashboard' },
   );

@@ -27,11 +27,16 @@ export interface KeysGateway {
   bus: Bus;
 }
 
-/** The gateway's key operations for one person and request; the organization is fetched first, for its plan. */
-export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: string) {
+/** The person's organization as the gateway knows it, and the identity to call the gateway with for them. */
+export async function personOnGateway(ctx: KeysGateway, signedIn: SignedIn, requestId: string) {
   // `lite` grants the least until the gateway says which plan the organization has.
   const organization = await ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite'), {});
-  const identity = personIdentity(signedIn, requestId, organization.plan);
+  return { organization, identity: personIdentity(signedIn, requestId, organization.plan) };
+}
+
+/** The gateway's key operations for one person and request; the organization is fetched first, for its plan. */
+export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: string) {
+  const { organization, identity } = await personOnGateway(ctx, signedIn, requestId);
   return {
     organization,
     list: async () => (await ctx.bus.call(gatewayRpc.listKeys, identity, {})).data,

@@ -15,6 +15,8 @@ const navigation = [
   { href: '/dashboard', label: 'Home' },
   { href: '/dashboard/members', label: 'Members' },
   { href: '/dashboard/settings/api', label: 'API keys' },
+  { href: '/dashboard/usage', label: 'Usage' },
+  { href: '/dashboard/audit-log', label: 'Audit log' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
 ];
 
