@@ -88,6 +88,8 @@ describe('every console page in a browser', () => {
       screenshot: true,
     },
     { name: 'api-keys-as-member', as: 'member', open: '/dashboard/settings/api', screenshot: true },
+    { name: 'usage', as: 'owner', open: '/dashboard/usage', screenshot: true },
+    { name: 'audit-log', as: 'owner', open: '/dashboard/audit-log', screenshot: true },
     { name: 'not-found', as: 'owner', open: '/dashboard/no-such-page', screenshot: true },
   ];
 

@@ -1,6 +1,6 @@
 import type { Bus } from '@voice/kit';
-import { gatewayRpc, planLimits, type RpcInput, webhooksRpc } from '@voice/proto';
-import { personIdentity } from './api-keys.js';
+import { planLimits, type RpcInput, webhooksRpc } from '@voice/proto';
+import { personOnGateway } from './api-keys.js';
 import type { SignedIn } from './sessions.js';
 
 /** How many deliveries the log shows at a time (older ones through the "Older" link's cursor). */
@@ -12,8 +12,7 @@ export const deliveriesPerPage = 20;
  * console only uses the plan to say so before anyone tries.
  */
 export async function webhooksFor(ctx: { bus: Bus }, signedIn: SignedIn, requestId: string) {
-  const organization = await ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite'), {});
-  const identity = personIdentity(signedIn, requestId, organization.plan);
+  const { organization, identity } = await personOnGateway(ctx, signedIn, requestId);
   const call = <D extends (typeof webhooksRpc)[keyof typeof webhooksRpc]>(operation: D, input: RpcInput<D>) =>
     ctx.bus.call(operation, identity, input);
   return {
