@@ -46,7 +46,9 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   };
 
   app.get('/settings/api', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { cursor } = listQuery.parse(request.query);
+    const query = listQuery.safeParse(request.query ?? {});
+    if (!query.success) throw new ApiError('invalid_cursor', 'The cursor is malformed; start again without it.', { param: 'cursor' });
+    const { cursor } = query.data;
     return sendPage(reply, 200, apiKeysPage(signedInOf(request), await view(await gatewayFor(request), cursor)));
   });
 
