@@ -79,7 +79,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
   deps.bus.serve(gatewayRpc.getOrganization, (_input, identity) => organizationFor(deps, identity));
   deps.bus.serve(gatewayRpc.getUsageHistory, (_input, identity) => usageHistoryFor(deps, identity));
-  deps.bus.serve(gatewayRpc.listKeys, (_input, identity) => keysFor(deps, identity));
+  deps.bus.serve(gatewayRpc.listKeys, (input, identity) => keysFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.createKey, (input, identity) => createKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.rotateKey, (input, identity) => rotateKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.revokeKey, (input, identity) => revokeKeyFor(deps, identity, input));

@@ -56,6 +56,28 @@ describe('the console key operations', () => {
     );
   });
 
+  test("listKeys pages with limit and cursor, newest first, each key once; another organization's cursor is invalid_cursor", async () => {
+    const { orgId } = await createOrgWithKey(gateway);
+    for (const name of ['Second', 'Third']) {
+      await gateway.deps.bus.call(gatewayRpc.createKey, person(orgId), { name, scope: 'read', monthly_quota: 10 });
+    }
+    const all = await gateway.deps.bus.call(gatewayRpc.listKeys, person(orgId), {});
+    assert.equal(all.data.length, 3);
+    assert.equal(all.has_more, false);
+    const first = await gateway.deps.bus.call(gatewayRpc.listKeys, person(orgId), { limit: 2 });
+    assert.equal(first.has_more, true);
+    assert.ok(first.next_cursor);
+    const second = await gateway.deps.bus.call(gatewayRpc.listKeys, person(orgId), { limit: 2, cursor: first.next_cursor });
+    assert.equal(second.has_more, false);
+    assert.deepEqual(
+      [...first.data, ...second.data].map((key) => key.id),
+      all.data.map((key) => key.id),
+    );
+    const other = await createOrgWithKey(gateway);
+    const replayed = gateway.deps.bus.call(gatewayRpc.listKeys, person(other.orgId), { limit: 2, cursor: first.next_cursor });
+    assert.equal((await rejection(replayed)).code, 'invalid_cursor');
+  });
+
   test('a rotated key keeps its name, quota, lineage and expiry; the old one ends at the grace or its own expiry, whichever is first', async () => {
     const { orgId } = await createOrgWithKey(gateway);
     const userId = newId('user');

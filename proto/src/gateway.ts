@@ -167,7 +167,13 @@ export const gatewayRpc = {
   listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read'),
   getUsageHistory: defineRpc('svc.gateway.usage.history', z.object({}), usageHistorySchema, 'read'),
   getOrganization: defineRpc('svc.gateway.organization.get', z.object({}), organizationLimitsSchema, 'read'),
-  listKeys: defineRpc('svc.gateway.keys.list', z.object({}), z.object({ data: z.array(consoleKeySchema) }), 'read'),
+  // Without `limit`, all keys (the usage and audit log pages name every key); with it, one page, newest first.
+  listKeys: defineRpc(
+    'svc.gateway.keys.list',
+    z.object({ limit: z.number().int().min(1).max(100).optional(), cursor: z.string().min(1).max(512).optional() }),
+    z.object({ data: z.array(consoleKeySchema), has_more: z.boolean(), next_cursor: z.string().nullable() }),
+    'read',
+  ),
   createKey: defineRpc('svc.gateway.keys.create', createKeyInputSchema, newKeySchema, 'read-write'),
   rotateKey: defineRpc(
     'svc.gateway.keys.rotate',

@@ -1,5 +1,5 @@
-import { ApiError, newId } from '@voice/kit';
-import { type ConsoleKey, type createKeyInputSchema, type Identity, planLimits, type UsageHistory } from '@voice/proto';
+import { ApiError, decodeCursor, newId, toPage } from '@voice/kit';
+import { type ConsoleKey, type createKeyInputSchema, type Identity, type Page, planLimits, type UsageHistory } from '@voice/proto';
 import type { z } from 'zod';
 import { dailyCounts } from '../audit/store.js';
 import type { GatewayDeps } from '../deps.js';
@@ -68,14 +68,25 @@ export async function organizationFor(deps: GatewayDeps, identity: Identity) {
   };
 }
 
-/** The organization's keys, each with its lineage's count this month (one MGET for all of them). */
-export async function keysFor(deps: GatewayDeps, identity: Identity): Promise<{ data: ConsoleKey[] }> {
+/**
+ * The organization's keys, each with its lineage's count this month (one MGET for all of them): all of
+ * them without `limit`, else one page. The cursor is bound to the organization, so another's is refused.
+ */
+export async function keysFor(deps: GatewayDeps, identity: Identity, input: KeysPageInput = {}): Promise<Page<ConsoleKey>> {
   const { orgId } = personOf(identity);
-  const rows = await listKeyRows(deps.prisma, orgId);
-  if (rows.length === 0) return { data: [] };
+  const filters = { org_id: orgId };
+  const page = input.limit === undefined ? undefined : { after: decodeCursor(input.cursor, filters), take: input.limit + 1 };
+  const rows = await listKeyRows(deps.prisma, orgId, page);
   const now = deps.now();
-  const counters = await deps.redis.mget(rows.map((row) => quotaKeys(deps.env.REDIS_PREFIX, orgId, row.lineageId, now).monthly));
-  return { data: rows.map((row, index) => toConsoleKey(row, Number(counters[index] ?? 0))) };
+  const counters =
+    rows.length === 0 ? [] : await deps.redis.mget(rows.map((row) => quotaKeys(deps.env.REDIS_PREFIX, orgId, row.lineageId, now).monthly));
+  const used = new Map(rows.map((row, index) => [row.id, Number(counters[index] ?? 0)]));
+  return toPage(rows, input.limit ?? rows.length, filters, (row) => toConsoleKey(row, used.get(row.id) ?? 0));
+}
+
+interface KeysPageInput {
+  limit?: number | undefined;
+  cursor?: string | undefined;
 }
 
 const historyDays = 30;

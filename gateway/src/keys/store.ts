@@ -1,4 +1,4 @@
-import { ApiError, newId } from '@voice/kit';
+import { ApiError, afterPosition, type KeysetPosition, keysetOrder, newId } from '@voice/kit';
 import { type ApiKeyRecord, type ConsoleKey, type Plan, planLimits, type Scope } from '@voice/proto';
 import type { ApiKey, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { displayPrefix, displaySuffix, generateKey, hashKey } from './format.js';
@@ -176,8 +176,13 @@ export async function listKeys(prisma: PrismaClient, orgId: string) {
   return (await listKeyRows(prisma, orgId)).map(toApiKeyRecord);
 }
 
-export function listKeyRows(prisma: PrismaClient, orgId: string) {
-  return prisma.apiKey.findMany({ where: { orgId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+/** The organization's keys, newest first; with `page`, only those after its position and at most `take`. */
+export function listKeyRows(prisma: PrismaClient, orgId: string, page?: { after: KeysetPosition | undefined; take: number }) {
+  return prisma.apiKey.findMany({
+    where: { orgId, ...afterPosition(page?.after) },
+    orderBy: keysetOrder,
+    ...(page ? { take: page.take } : {}),
+  });
 }
 
 export { countedKeys };

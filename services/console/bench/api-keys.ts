@@ -74,7 +74,7 @@ try {
       if (response.statusCode !== 200) throw new Error(`${page} answered ${response.statusCode}`);
       return response.body.length;
     });
-  // The console's two NATS calls to the gateway (the organization, then its keys with this month's use).
+  // The console's two NATS calls to the gateway (the organization, then a page of its keys with this month's use).
   const signedInOwner = {
     sessionHash: '',
     csrfToken: '',
@@ -84,7 +84,7 @@ try {
     memberships: [{ orgId, role: 'owner' as const }],
   };
   const keyList = () =>
-    timed(async () => (await (await keysFor({ bus: platform.console.deps.bus }, signedInOwner, 'req_bench')).list()).length);
+    timed(async () => (await (await keysFor({ bus: platform.console.deps.bus }, signedInOwner, 'req_bench')).page(undefined)).data.length);
   const viaGateway = await timings(browser);
   const consoleAlone = await timings(direct);
   const gatewayKeyList = await keyList();

@@ -154,6 +154,56 @@ describe('the API keys page, through the gateway', () => {
     assert.doesNotMatch(list.body, new RegExp(victim.keyId));
   });
 
+  /** Keys straight into the gateway's table, an hour apart in pairs (a pair shares its created_at, so the id breaks the tie). */
+  const seedKeys = (orgId: string, count: number) =>
+    gateway.deps.prisma.$executeRawUnsafe(
+      `INSERT INTO api_keys (id, org_id, hash, display_prefix, display_suffix, name, scope, monthly_quota, lineage_id, created_at)
+       SELECT 'key_pg' || substr(md5($1 || i), 1, 20), $1, md5('page' || $1 || i) || md5('key' || $1 || i), 'vk_live_' || lpad(i::text, 6, '0'),
+              lpad(to_hex(i), 4, '0'), 'Paged key ' || i, 'read'::"KeyScope", 100, 'key_pg' || substr(md5($1 || i), 1, 20),
+              date_trunc('second', now()) - ((1 + i / 2) || ' hours')::interval
+       FROM generate_series(1, $2::int) AS i`,
+      orgId,
+      count,
+    );
+  const keyIdsIn = (body: string) => [...body.matchAll(/\/keys\/(key_[0-9A-Za-z_]+)\/rotate/g)].map((match) => match[1] as string);
+  const nextLinkIn = (body: string) => body.match(/<a id="keys-next" href="([^"]+)"/)?.[1]?.replaceAll('&amp;', '&');
+
+  test("more keys than a page: 'Older keys' shows the rest, newest first, none twice; the limit counts them all; a bad or another organization's cursor is 400", async () => {
+    const { orgId } = await platform.org({ plan: 'starter' });
+    await seedKeys(orgId, 60);
+    const { browser } = await signedIn(orgId, 'owner');
+    const first = await browser.get(page);
+    assert.equal(first.statusCode, 200);
+    assert.match(first.body, /The starter plan allows 5 keys; 61 in use\./);
+    const firstIds = keyIdsIn(first.body);
+    assert.equal(firstIds.length, 50);
+    const next = nextLinkIn(first.body);
+    assert.ok(next, 'the first page links to the older keys');
+    const second = await browser.get(next);
+    assert.equal(second.statusCode, 200);
+    assert.equal(nextLinkIn(second.body), undefined);
+    const all = [...firstIds, ...keyIdsIn(second.body)];
+    const expected = await gateway.deps.prisma.apiKey.findMany({
+      where: { orgId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true },
+    });
+    assert.deepEqual(
+      all,
+      expected.map((key) => key.id),
+    );
+    assert.equal(new Set(all).size, 61);
+
+    const other = await platform.org({ plan: 'starter' });
+    await seedKeys(other.orgId, 3);
+    const { browser: outsider } = await signedIn(other.orgId, 'owner');
+    const replayed = await outsider.get(next);
+    assert.equal(replayed.statusCode, 400);
+    for (const id of all) assert.doesNotMatch(replayed.body, new RegExp(id));
+    assert.equal((await browser.get(`${page}?cursor=not-a-cursor`)).statusCode, 400);
+    assert.equal((await browser.get(`${page}?cursor=${'x'.repeat(600)}`)).statusCode, 400);
+  });
+
   test('Lite: read-only scope only, and at its one key the limit is shown and a further key refused', async () => {
     const org = (await gateway.admin({ kind: 'org.create', name: 'Small', plan: 'lite' })) as { id: string };
     const { browser } = await signedIn(org.id, 'owner');

@@ -23,6 +23,9 @@ export function personIdentity(signedIn: SignedIn, requestId: string, plan: Plan
   };
 }
 
+/** Keys a page of the API keys page lists; the whole list grows with the organization, a page does not. */
+export const keysPageSize = 50;
+
 export interface KeysGateway {
   bus: Bus;
 }
@@ -40,6 +43,8 @@ export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: s
   return {
     organization,
     list: async () => (await ctx.bus.call(gatewayRpc.listKeys, identity, {})).data,
+    page: (cursor: string | undefined) =>
+      ctx.bus.call(gatewayRpc.listKeys, identity, { limit: keysPageSize, ...(cursor ? { cursor } : {}) }),
     create: (input: { name: string; scope: 'read' | 'read-write'; monthly_quota: number; expires_at?: string }) =>
       ctx.bus.call(gatewayRpc.createKey, identity, input),
     rotate: (keyId: string, graceSeconds: 0 | 3600 | 86400 | 604800) =>

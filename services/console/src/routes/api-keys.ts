@@ -21,6 +21,7 @@ const createForm = z.object({
   expires_on: z.union([z.literal(''), z.iso.date('Enter the expiry as a date.')]).optional(),
 });
 const rotateForm = z.object({ grace_seconds: z.coerce.number().pipe(z.literal(rotationGraceSeconds)) });
+const listQuery = z.object({ cursor: z.string().min(1).max(512).optional() });
 const keyParams = z.object({ id: z.string().min(1).max(64) });
 
 /** Errors the gateway gives for a refused creation, shown on the page above the form rather than as an error page. */
@@ -33,13 +34,22 @@ const formErrors = new Set(['invalid_request', 'plan_required', 'key_limit_reach
  */
 export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const gatewayFor = (request: FastifyRequest) => keysFor(ctx, signedInOf(request), request.id);
-  const view = async (keys: OrganizationKeys) => {
-    const list = await keys.list();
-    return { organization: keys.organization, keys: list, creators: await creatorNames(ctx.prisma, list), now: ctx.now() };
+  const view = async (keys: OrganizationKeys, cursor?: string) => {
+    const page = await keys.page(cursor);
+    return {
+      organization: keys.organization,
+      keys: page.data,
+      nextCursor: page.next_cursor,
+      creators: await creatorNames(ctx.prisma, page.data),
+      now: ctx.now(),
+    };
   };
 
   app.get('/settings/api', { config: { access: 'signed-in' } }, async (request, reply) => {
-    return sendPage(reply, 200, apiKeysPage(signedInOf(request), await view(await gatewayFor(request))));
+    const query = listQuery.safeParse(request.query ?? {});
+    if (!query.success) throw new ApiError('invalid_cursor', 'The cursor is malformed; start again without it.', { param: 'cursor' });
+    const { cursor } = query.data;
+    return sendPage(reply, 200, apiKeysPage(signedInOf(request), await view(await gatewayFor(request), cursor)));
   });
 
   app.post('/settings/api/keys', { config: { access: 'manager' } }, async (request, reply) => {

@@ -9,7 +9,9 @@ export const apiKeysPath = '/dashboard/settings/api';
 
 export interface ApiKeysView {
   organization: z.output<typeof organizationLimitsSchema>;
+  /** One page of keys, newest first; `nextCursor` leads to the older ones. */
   keys: ConsoleKey[];
+  nextCursor: string | null;
   creators: Map<string, string>;
   now: Date;
 }
@@ -127,6 +129,11 @@ export function apiKeysPage(signedIn: SignedIn, view: ApiKeysView, options: { er
               </tr></thead>
               <tbody>${view.keys.map((key) => keyRow(signedIn, view, key))}</tbody>
             </table>`
+      }
+      ${
+        view.nextCursor
+          ? html`<p><a id="keys-next" href="${apiKeysPath}?${new URLSearchParams({ cursor: view.nextCursor }).toString()}" rel="next">Older keys</a></p>`
+          : ''
       }
       ${manage ? createForm(signedIn, view) : ''}`,
   });
