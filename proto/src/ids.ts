@@ -26,6 +26,8 @@ export const idPrefixes = {
   user: 'usr',
   membership: 'mbr',
   invitation: 'ivt',
+  grant: 'grt',
+  oauthClient: 'cli',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

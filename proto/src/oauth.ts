@@ -1,0 +1,69 @@
+// The OAuth 2.1 contract between the console (the authorization server) and the gateway (which owns
+// bearer credentials). A grant is what a person approved for one client in one organization: a scope and a
+// monthly quota, like an API key. The gateway keeps the grant and mints its short-lived access tokens; the
+// console keeps clients, authorization codes and refresh tokens, and asks the gateway for access tokens.
+import { z } from 'zod';
+import { timestampSchema } from './common.js';
+import { scopeSchema } from './identity.js';
+import { idSchema } from './ids.js';
+import { defineRpc } from './rpc.js';
+
+/** Access tokens live one hour; a refresh token (the console's) thirty days. */
+export const accessTokenLifetimeSeconds = 3_600;
+export const refreshTokenLifetimeSeconds = 30 * 86_400;
+
+/**
+ * A client is named by the console's own id (`cli_…`, dynamic registration) or by the https URL of its
+ * Client ID Metadata Document.
+ */
+export const oauthClientIdSchema = z.string().min(1).max(2048);
+
+export const oauthGrantSchema = z
+  .object({
+    id: idSchema('grant'),
+    object: z.literal('oauth_grant'),
+    org_id: idSchema('org'),
+    client_id: oauthClientIdSchema,
+    client_name: z.string().describe('The name the client gave, as the person saw it on the consent page'),
+    granted_by: idSchema('user').describe('The person who approved it'),
+    scope: scopeSchema,
+    monthly_quota: z.number().int().nonnegative(),
+    monthly_used: z.number().int().nonnegative().describe("This month's requests of all the grant's access tokens"),
+    status: z.enum(['active', 'revoked']),
+    created_at: timestampSchema,
+    last_used_at: timestampSchema.nullable(),
+    revoked_at: timestampSchema.nullable(),
+  })
+  .meta({ id: 'OAuthGrant' });
+export type OAuthGrant = z.infer<typeof oauthGrantSchema>;
+
+export const createGrantInputSchema = z.object({
+  client_id: oauthClientIdSchema,
+  client_name: z.string().trim().min(1).max(200),
+  scope: scopeSchema,
+  monthly_quota: z.number().int().min(1).max(1_000_000_000),
+});
+
+const grantIdInputSchema = z.object({ grant_id: idSchema('grant') });
+
+export const accessTokenSchema = z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().positive(),
+  scope: scopeSchema,
+});
+export type AccessToken = z.infer<typeof accessTokenSchema>;
+
+/**
+ * The gateway's grant operations, called by the console with the acting person's identity (`user_id` set;
+ * the organization is always the identity's). `createGrant` refuses a scope above the identity's, and an
+ * organization at its plan's number of bearer credentials (`key_limit_reached`: active grants count as keys).
+ * `issueAccessToken` refuses a revoked grant (`revoked`). Revoking a grant ends all its access tokens on every
+ * gateway replica within a second.
+ */
+export const oauthRpc = {
+  createGrant: defineRpc('svc.gateway.grants.create', createGrantInputSchema, oauthGrantSchema, 'read'),
+  issueAccessToken: defineRpc('svc.gateway.grants.token', grantIdInputSchema, accessTokenSchema, 'read'),
+  listGrants: defineRpc('svc.gateway.grants.list', z.object({}), z.object({ data: z.array(oauthGrantSchema) }), 'read'),
+  revokeGrant: defineRpc('svc.gateway.grants.revoke', grantIdInputSchema, oauthGrantSchema, 'read-write'),
+};
