@@ -1,20 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { bearer, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
 import { invitePerson } from './support/harness.js';
-
-/** Stands in for an API service behind the gateway, recording the headers it receives. */
-async function recordingService(): Promise<{ server: Server; url: string; seen: IncomingHttpHeaders[] }> {
-  const seen: IncomingHttpHeaders[] = [];
-  const server = createServer((request, response) => {
-    seen.push(request.headers);
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"has_more":false,"next_cursor":null}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
+import { type StandInTelephony, startStandInTelephony } from './support/telephony.js';
 
 const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
   ([] as string[]).concat(setCookie ?? []).flatMap((line) => new RegExp(`^${name}=([^;]*)`).exec(line)?.[1] ?? [])[0];
@@ -22,13 +10,13 @@ const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
 describe('the console through the gateway', () => {
   let platform: Platform<'console'>;
   let gateway: TestGateway;
-  let api: Awaited<ReturnType<typeof recordingService>>;
+  let api: StandInTelephony;
   let orgId: string;
   let key: string;
   let person: { email: string; password: string };
 
   before(async () => {
-    api = await recordingService();
+    api = await startStandInTelephony();
     platform = await startPlatform({ services: ['console'], gateway: { TELEPHONY_URL: api.url, TRUST_PROXY_HOPS: '1' } });
     gateway = platform.gateway;
     ({ orgId, key } = await platform.org());
@@ -36,7 +24,7 @@ describe('the console through the gateway', () => {
   });
   after(async () => {
     await platform.close();
-    api.server.close();
+    api.close();
   });
 
   /** Signs in through the gateway as a browser would; returns the session token. */
