@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
-import { invitePerson } from './support/harness.js';
+import { Browser, invitePerson, newOrgId } from './support/harness.js';
 import { type StandInTelephony, startStandInTelephony } from './support/telephony.js';
 
 const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
@@ -49,9 +49,42 @@ describe('the console through the gateway', () => {
     assert.doesNotMatch(setCookie, /Secure/);
     const home = await gateway.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: `console_session=${session}` } });
     assert.equal(home.statusCode, 200);
-    assert.match(home.body, new RegExp(`Organization ${orgId}`));
+    // The organization by the name the gateway has for it (platform.org names it Acme), not by its id.
+    assert.match(home.body, /<h1>Organization Acme<\/h1>/);
+    assert.doesNotMatch(home.body, new RegExp(orgId));
     const css = await gateway.app.inject({ method: 'GET', url: '/dashboard/static/console.css' });
     assert.equal(css.statusCode, 200);
+  });
+
+  test('the organization switcher names each organization as the gateway does; one the gateway does not know shows its id', async () => {
+    const names = ['Northwind Calls', 'Globex & <Leads>'];
+    const orgIds = await Promise.all(
+      names.map(async (name) => ((await gateway.admin({ kind: 'org.create', name, plan: 'starter' })) as { id: string }).id),
+    );
+    const unknown = newOrgId();
+    const email = `switcher.${Date.now()}@example.com`;
+    for (const [index, id] of [...orgIds, unknown].entries())
+      await invitePerson(platform.console.deps, id, index === 0 ? 'owner' : 'member', { email });
+    const browser = new Browser(gateway.app, '198.51.100.9');
+    assert.equal((await browser.signIn(email, person.password)).statusCode, 303);
+    const home = await browser.get('/dashboard');
+    assert.equal(home.statusCode, 200);
+    const options = [...home.body.matchAll(/<option value="([^"]+)"[^>]*>([^<]*)<\/option>/g)].map((match) => [match[1], match[2]]);
+    assert.deepEqual(
+      options.sort(),
+      [
+        [orgIds[0], 'Northwind Calls (owner)'],
+        [orgIds[1], 'Globex &amp; &lt;Leads&gt; (member)'],
+        [unknown, `${unknown} (member)`],
+      ].sort(),
+    );
+    assert.match(home.body, /<h1>Organization Northwind Calls<\/h1>/);
+    const members = await browser.get('/dashboard/members');
+    assert.match(members.body, /<caption>People of organization Northwind Calls<\/caption>/);
+
+    // Switching moves the names with it.
+    assert.equal((await browser.post('/dashboard/organization', { org_id: orgIds[1] as string })).statusCode, 303);
+    assert.match((await browser.get('/dashboard')).body, /<h1>Organization Globex &amp; &lt;Leads&gt;<\/h1>/);
   });
 
   test('behind an HTTPS ingress (X-Forwarded-Proto: https) the session cookie is Secure', async () => {

@@ -1,0 +1,49 @@
+import type { Bus, Logger } from '@voice/kit';
+import { gatewayRpc, type RpcOutput } from '@voice/proto';
+import { personIdentity } from './api-keys.js';
+import type { SignedIn } from './sessions.js';
+
+export type GatewayOrganization = RpcOutput<typeof gatewayRpc.getOrganization>;
+
+/** What the gateway said of the person's organizations for this request. */
+export interface OrganizationsSeen {
+  /** Each organization's name by id; an organization the gateway did not answer for is missing. */
+  names: ReadonlyMap<string, string>;
+  /** The current organization (plan, key limits), when the gateway answered for it. */
+  current?: GatewayOrganization;
+}
+
+/**
+ * The person's organizations as the gateway knows them, asked once per request that shows a page. The
+ * gateway owns organizations, names included, so the console keeps no copy that could go stale: one
+ * `getOrganization` call per membership, in parallel, each with the person's identity in that organization
+ * (the console checked the membership). A call that fails leaves that organization shown by its id; the
+ * pages that need the gateway fail on their own call.
+ */
+export async function seeOrganizations(
+  ctx: { bus: Bus; logger: Logger },
+  signedIn: SignedIn,
+  requestId: string,
+): Promise<OrganizationsSeen> {
+  const answers = await Promise.allSettled(
+    signedIn.memberships.map((membership) =>
+      // `lite` grants the least until the gateway says which plan the organization has.
+      ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite', membership), {}),
+    ),
+  );
+  const names = new Map<string, string>();
+  let current: GatewayOrganization | undefined;
+  answers.forEach((answer, index) => {
+    const orgId = signedIn.memberships[index]?.orgId;
+    if (answer.status === 'rejected') {
+      ctx.logger.debug({ orgId, err: answer.reason }, 'the gateway did not name an organization');
+      return;
+    }
+    names.set(answer.value.id, answer.value.name);
+    if (answer.value.id === signedIn.orgId) current = answer.value;
+  });
+  return { names, ...(current ? { current } : {}) };
+}
+
+/** An organization's name as the gateway gave it for this request, or its id. */
+export const organizationLabel = (signedIn: SignedIn, orgId: string = signedIn.orgId) => signedIn.organizations?.names.get(orgId) ?? orgId;
