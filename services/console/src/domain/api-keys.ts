@@ -1,4 +1,4 @@
-import { ApiError, type Bus } from '@voice/kit';
+import type { Bus } from '@voice/kit';
 import { type ConsoleKey, gatewayRpc, type Identity, type Plan } from '@voice/proto';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { canManage, type Role } from './roles.js';
@@ -50,7 +50,8 @@ export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: s
   const { organization, identity } = await personOnGateway(ctx, signedIn, requestId);
   return {
     organization,
-    list: async () => (await ctx.bus.call(gatewayRpc.listKeys, identity, {})).data,
+    /** One key of the organization; another organization's key id is `not_found` (the gateway checks). */
+    get: (keyId: string) => ctx.bus.call(gatewayRpc.getKey, identity, { key_id: keyId }),
     page: (cursor: string | undefined) =>
       ctx.bus.call(gatewayRpc.listKeys, identity, { limit: keysPageSize, ...(cursor ? { cursor } : {}) }),
     create: (input: { name: string; scope: 'read' | 'read-write'; monthly_quota: number; expires_at?: string }) =>
@@ -61,13 +62,6 @@ export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: s
   };
 }
 export type OrganizationKeys = Awaited<ReturnType<typeof keysFor>>;
-
-/** One key of the list by id; another organization's id is simply not in it. */
-export function keyById(keys: ConsoleKey[], keyId: string): ConsoleKey {
-  const key = keys.find((candidate) => candidate.id === keyId);
-  if (!key) throw new ApiError('not_found', 'There is no such key in this organization.');
-  return key;
-}
 
 /** The names of the people who created keys, for the list (ids of people no longer here stay ids). */
 export async function creatorNames(prisma: PrismaClient, keys: ConsoleKey[]): Promise<Map<string, string>> {
