@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
+import { createInvitation } from '../src/domain/invitations.js';
 import { Browser, invitePerson, newOrgId } from './support/harness.js';
 import { type StandInTelephony, startStandInTelephony } from './support/telephony.js';
 
@@ -52,11 +53,13 @@ describe('the console through the gateway', () => {
     // The organization by the name the gateway has for it (platform.org names it Acme), not by its id.
     assert.match(home.body, /<h1>Organization Acme<\/h1>/);
     assert.doesNotMatch(home.body, new RegExp(orgId));
+    // The console's own time reaches the browser through the gateway (the bench reads it).
+    assert.match(String(home.headers['server-timing']), /^console;dur=\d+\.\d$/);
     const css = await gateway.app.inject({ method: 'GET', url: '/dashboard/static/console.css' });
     assert.equal(css.statusCode, 200);
   });
 
-  test('the organization switcher names each organization as the gateway does; one the gateway does not know shows its id', async () => {
+  test('the organization switcher and an invitation name each organization as the gateway does; one the gateway does not know shows its id', async () => {
     const names = ['Northwind Calls', 'Globex & <Leads>'];
     const orgIds = await Promise.all(
       names.map(async (name) => ((await gateway.admin({ kind: 'org.create', name, plan: 'starter' })) as { id: string }).id),
@@ -81,6 +84,17 @@ describe('the console through the gateway', () => {
     assert.match(home.body, /<h1>Organization Northwind Calls<\/h1>/);
     const members = await browser.get('/dashboard/members');
     assert.match(members.body, /<caption>People of organization Northwind Calls<\/caption>/);
+
+    // An invitation's page names the organization too, before anyone signs in.
+    const invitation = await createInvitation(platform.console.deps, {
+      orgId: orgIds[1] as string,
+      email: 'invitee@example.com',
+      role: 'member',
+      invitedBy: null,
+    });
+    const invitationPage = await gateway.app.inject({ method: 'GET', url: new URL(invitation.link).pathname });
+    assert.equal(invitationPage.statusCode, 200);
+    assert.match(invitationPage.body, /<h1>Join organization Globex &amp; &lt;Leads&gt;<\/h1>/);
 
     // Switching moves the names with it.
     assert.equal((await browser.post('/dashboard/organization', { org_id: orgIds[1] as string })).statusCode, 303);

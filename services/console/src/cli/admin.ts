@@ -4,10 +4,11 @@
 //
 //   npm run admin -- user invite --org ORG_ID --email E --role owner|admin|member
 import { parseArgs } from 'node:util';
-import { ApiError, Bus, createLogger, newId, parseEnv, prismaAdapter } from '@voice/kit';
-import { gatewayRpc, idSchema } from '@voice/proto';
+import { ApiError, Bus, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
+import { idSchema } from '@voice/proto';
 import { z } from 'zod';
 import { createInvitation } from '../domain/invitations.js';
+import { organizationSeenBy } from '../domain/organizations.js';
 import { roles } from '../domain/roles.js';
 import { envSchema } from '../env.js';
 import { PrismaClient } from '../generated/prisma/client.js';
@@ -46,8 +47,7 @@ const env = parseEnv(envSchema);
 
 /**
  * The organization as the gateway knows it, or a failure naming why not. The operator asks as a person
- * acting for the console (`user_id` `operator`; the gateway's console operations take only people), with
- * the least scope.
+ * acting for the console (`user_id` `operator`; the gateway's console operations take only people).
  */
 async function knownOrganization(orgId: string) {
   const bus = await Bus.connect({
@@ -58,17 +58,7 @@ async function knownOrganization(orgId: string) {
     secret: env.INTERNAL_SIGNING_SECRET,
   }).catch((error: unknown) => fail('unavailable', `NATS does not answer at ${env.NATS_URL}: ${(error as Error).message}`, 1));
   try {
-    const identity = {
-      org_id: orgId,
-      key_id: 'operator',
-      user_id: 'operator',
-      scope: 'read' as const,
-      plan: 'lite' as const,
-      request_id: newId('request'),
-      monthly_used: 0,
-      monthly_quota: 0,
-    };
-    return await bus.call(gatewayRpc.getOrganization, identity, {});
+    return await organizationSeenBy(bus, orgId, 'operator');
   } catch (error) {
     if (error instanceof ApiError && error.code === 'not_found')
       fail(

@@ -1,4 +1,4 @@
-import type { Bus, Logger } from '@voice/kit';
+import { type Bus, type Logger, newId } from '@voice/kit';
 import { gatewayRpc, type RpcOutput } from '@voice/proto';
 import { personIdentity } from './api-keys.js';
 import type { SignedIn } from './sessions.js';
@@ -47,3 +47,39 @@ export async function seeOrganizations(
 
 /** An organization's name as the gateway gave it for this request, or its id. */
 export const organizationLabel = (signedIn: SignedIn, orgId: string = signedIn.orgId) => signedIn.organizations?.names.get(orgId) ?? orgId;
+
+/**
+ * The organization as the gateway knows it, asked for someone who is not signed in to it: the operator at
+ * the CLI (`operator`), or the invitee of an invitation, who sees it as the person who invited them (or the
+ * operator) would. Read scope; the gateway's answer is `not_found` for an organization it does not know.
+ */
+export function organizationSeenBy(bus: Bus, orgId: string, userId: string, requestId: string = newId('request')) {
+  return bus.call(
+    gatewayRpc.getOrganization,
+    {
+      org_id: orgId,
+      key_id: userId,
+      user_id: userId,
+      scope: 'read',
+      plan: 'lite',
+      request_id: requestId,
+      monthly_used: 0,
+      monthly_quota: 0,
+    },
+    {},
+  );
+}
+
+/** The name for an invitation's page, or undefined when the gateway does not answer (the page shows the id). */
+export async function invitedOrganizationName(
+  ctx: { bus: Bus; logger: Logger },
+  invitation: { orgId: string; invitedBy: string | null },
+  requestId: string,
+): Promise<string | undefined> {
+  try {
+    return (await organizationSeenBy(ctx.bus, invitation.orgId, invitation.invitedBy ?? 'operator', requestId)).name;
+  } catch (error) {
+    ctx.logger.debug({ orgId: invitation.orgId, err: error }, 'the gateway did not name an organization');
+    return undefined;
+  }
+}
