@@ -30,6 +30,12 @@ describe('every console page in a browser', () => {
   /** The key the owner creates on the way (its calls fill the usage page and the audit log). */
   let ownerKey = '';
   const apiKeysCalls = 3;
+  /** The page of the endpoint the owner adds on the way (its URL is the receiver's). */
+  async function openEndpoint(page: Page): Promise<void> {
+    await page.goto('/dashboard/webhooks');
+    await page.getByRole('link', { name: receiver.url }).click();
+    await page.locator('#webhook-status').waitFor();
+  }
 
   /**
    * Every page of the console a person can reach, checked with axe and (when asked) photographed. `open`
@@ -154,8 +160,7 @@ describe('every console page in a browser', () => {
       name: 'webhook',
       as: 'owner',
       open: async (page) => {
-        await page.goto('/dashboard/webhooks');
-        await page.getByRole('link', { name: receiver.url }).click();
+        await openEndpoint(page);
         await page.locator('#webhook-test').click();
         await page.locator('#webhook-status').waitFor();
         // The test event's delivery is in the log at once; its attempt follows, so reload until it is answered.
@@ -168,8 +173,7 @@ describe('every console page in a browser', () => {
       name: 'webhook-delete',
       as: 'owner',
       open: async (page) => {
-        await page.goto('/dashboard/webhooks');
-        await page.getByRole('link', { name: receiver.url }).click();
+        await openEndpoint(page);
         await page.locator('#webhook-delete').click();
         await page.locator('#webhook-delete-confirm').waitFor();
       },
