@@ -9,7 +9,7 @@ import { authenticate } from './auth/authenticate.js';
 import { ScopeAgreement } from './auth/scope-watch.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
-import { createKeyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
+import { createKeyFor, keyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
 import { keyStanding } from './keys/store.js';
 import { registerProxies } from './proxy/upstreams.js';
 import { openApiRoute } from './routes/openapi.js';
@@ -80,6 +80,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(gatewayRpc.getOrganization, (_input, identity) => organizationFor(deps, identity));
   deps.bus.serve(gatewayRpc.getUsageHistory, (_input, identity) => usageHistoryFor(deps, identity));
   deps.bus.serve(gatewayRpc.listKeys, (input, identity) => keysFor(deps, identity, input));
+  deps.bus.serve(gatewayRpc.getKey, (input, identity) => keyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.createKey, (input, identity) => createKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.rotateKey, (input, identity) => rotateKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.revokeKey, (input, identity) => revokeKeyFor(deps, identity, input));

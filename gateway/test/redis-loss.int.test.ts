@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, eventually, type OwnServer, startOwnRedis, type TestContext } from '@voice/kit/testing';
+import { newId } from '@voice/kit';
+import { createTestContext, eventually, type OwnServer, startOwnRedis, type TestContext, testIdentity } from '@voice/kit/testing';
+import { gatewayRpc } from '@voice/proto';
 import { redisAppendOnly } from '../src/quota/persistence.js';
 import { quotaKeys } from '../src/quota/quota.js';
 import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
@@ -47,6 +49,22 @@ describe('Redis restarts without its data: the quota counters continue from the 
     const rest = [];
     for (let i = 0; i < 5; i++) rest.push((await usage(key)).statusCode);
     assert.deepEqual(rest, [200, 200, 200, 429, 429]);
+  });
+
+  test("a day's counter is seeded from API calls only: the console's actions in the audit log do not count", async () => {
+    const { key, orgId, keyId } = await createOrgWithKey(gateway, { quota: 10 });
+    // Two console actions today (a person creates keys), audited with actor `user` before any API call.
+    const userId = newId('user');
+    const person = testIdentity({ org_id: orgId, key_id: userId, user_id: userId });
+    for (const name of ['one', 'two'])
+      await gateway.deps.bus.call(gatewayRpc.createKey, person, { name, scope: 'read', monthly_quota: 10 });
+    assert.equal(await gateway.deps.prisma.auditRecord.count({ where: { orgId, actorType: 'user' } }), 2);
+    const counters = quotaKeys(ctx.redisPrefix, orgId, keyId, new Date());
+    assert.equal(await gateway.deps.redis.get(counters.daily), null, 'no counter yet: the first call seeds it');
+
+    assert.equal((await usage(key)).statusCode, 200);
+    assert.equal(await gateway.deps.redis.get(counters.daily), '1');
+    assert.equal(await gateway.deps.redis.get(counters.monthly), '1');
   });
 
   test('the gateway tells whether Redis writes an append-only file', async () => {
