@@ -8,6 +8,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { type FakeTelegram, startFakeTelegram } from '@voice/kit/testing';
 import type { PendingApproval } from '@voice/proto';
+import { type Browser, chromium } from 'playwright-core';
+import { createInvitation } from '../../src/domain/invitations.js';
+import { type ConsoleInBrowser, chromiumArgs, chromiumPath } from './browser.js';
 
 export const telegramWebhookSecret = 'console-approvals-telegram-secret_01';
 
@@ -77,4 +80,31 @@ export async function telegramTap(gatewayUrl: string, chatId: string, data: stri
     }),
   });
   assert.equal(response.status, 200, await response.text());
+}
+
+/** The approvals platform with headless Chromium, shaped like `startConsoleInBrowser`'s so the journey steps work. */
+export async function startApprovalsInBrowser(): Promise<ConsoleInBrowser & { platform: ApprovalsPlatform }> {
+  const platform = await startApprovalsPlatform();
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  } catch (error) {
+    await platform.close();
+    throw error;
+  }
+  return {
+    platform,
+    browser,
+    url: platform.url,
+    newContext: (options = {}) => browser.newContext({ baseURL: platform.url, ...options }),
+    async invitationLink(orgId, email, role) {
+      const invitation = await createInvitation(platform.console.deps, { orgId, email, role, invitedBy: null });
+      return new URL(new URL(invitation.link).pathname, platform.url).toString();
+    },
+    async close() {
+      // The browser first (its connections end before the servers close), then the platform.
+      await browser.close();
+      await platform.close();
+    },
+  };
 }
