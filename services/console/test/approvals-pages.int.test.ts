@@ -91,6 +91,9 @@ describe('the approvals pages, through the gateway', () => {
     assert.match(list.body, /<td>pending<\/td>/);
     assert.match((await owner.browser.get(`${page}?status=pending`)).body, new RegExp(detailPath));
     assert.doesNotMatch((await owner.browser.get(`${page}?status=executed`)).body, new RegExp(detailPath));
+    assert.match((await owner.browser.get(`${page}?status=&tool=service_delete_lead`)).body, new RegExp(detailPath));
+    const otherTool = await owner.browser.get(`${page}?tool=service_send_invoice`);
+    assert.match(otherTool.body, /id="approvals-none">No approvals match these filters\./);
 
     const detail = await owner.browser.get(detailPath);
     assert.equal(detail.statusCode, 200);
@@ -174,12 +177,13 @@ describe('the approvals pages, through the gateway', () => {
     assert.equal(await leadExists(agent, leadId), true);
 
     assert.equal((await stranger.browser.get(`${page}?status=sleeping`)).statusCode, 400);
+    assert.equal((await stranger.browser.get(`${page}?tool=service_delete_everything`)).statusCode, 400);
     assert.equal((await stranger.browser.get(`${page}?cursor=not-a-cursor`)).statusCode, 400);
     assert.equal((await stranger.browser.get(`${page}/not-an-approval`)).statusCode, 400);
     assert.equal((await stranger.browser.get(`${page}/${newId('approval')}`)).statusCode, 404);
   });
 
-  test('the list pages 25 at a time, newest first, each approval once, keeping the status filter', async () => {
+  test('the list pages 25 at a time, newest first, each approval once, keeping the filters', async () => {
     const { orgId } = await platform.org({ plan: 'pro' });
     const { browser } = await signedIn(orgId, 'member');
     const base = Date.now() - 3600_000;
@@ -200,14 +204,14 @@ describe('the approvals pages, through the gateway', () => {
       })),
     });
     const seen: string[] = [];
-    let url: string | undefined = `${page}?status=rejected`;
+    let url: string | undefined = `${page}?status=rejected&tool=service_delete_lead`;
     let pages = 0;
     while (url) {
       const response = await browser.get(url);
       assert.equal(response.statusCode, 200);
       seen.push(...[...response.body.matchAll(/<a href="\/dashboard\/approvals\/(apr_[0-9A-Za-z]+)">/g)].map((match) => match[1] ?? ''));
       const next = /id="approvals-next" href="([^"]+)"/.exec(response.body)?.[1]?.replaceAll('&amp;', '&');
-      if (next) assert.match(next, /status=rejected/);
+      if (next) assert.match(next, /status=rejected&tool=service_delete_lead&cursor=/);
       url = next;
       pages += 1;
     }

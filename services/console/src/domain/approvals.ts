@@ -1,5 +1,5 @@
 import type { Bus } from '@voice/kit';
-import { type ApprovalStatus, mcpRpc, type RpcInput } from '@voice/proto';
+import { type ApprovalStatus, type ApprovalTool, mcpRpc, type RpcInput } from '@voice/proto';
 import { personOnGateway } from './api-keys.js';
 import type { SignedIn } from './sessions.js';
 
@@ -23,7 +23,8 @@ export async function approvalsFor(ctx: { bus: Bus }, signedIn: SignedIn, reques
   const call = <D extends (typeof mcpRpc)[keyof typeof mcpRpc]>(operation: D, input: RpcInput<D>, timeoutMs?: number) =>
     ctx.bus.call(operation, identity, input, timeoutMs ? { timeoutMs } : {});
   return {
-    page: (filters: { status?: ApprovalStatus; cursor?: string }) => call(mcpRpc.listApprovals, { limit: approvalsPerPage, ...filters }),
+    page: (filters: { status?: ApprovalStatus | undefined; tool?: ApprovalTool | undefined; cursor?: string }) =>
+      call(mcpRpc.listApprovals, { limit: approvalsPerPage, ...filters }),
     get: (id: string) => call(mcpRpc.getApproval, { id }),
     decide: (id: string, decision: 'approve' | 'reject') =>
       call(mcpRpc.decideApproval, { id, decision, approver_name: signedIn.user.name }, decisionTimeoutMs),

@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { approvalChannelKinds, approvalStatuses } from '@voice/proto';
+import { approvalChannelKinds, approvalStatuses, approvalTools } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { approvalsFor, type OrganizationApprovals } from '../domain/approvals.js';
@@ -11,12 +11,15 @@ import { approvalPage, approvalsPage, approvalsPath, unlinkConfirmPage } from '.
 
 const approvalParams = z.object({ id: z.string().min(1).max(64) });
 const kindParams = z.object({ kind: z.enum(approvalChannelKinds) });
-const listQuery = z.object({
-  // The filter form's "all" sends an empty status.
-  status: z
-    .union([z.literal(''), z.enum(approvalStatuses)])
+/** A filter of the GET form, whose "all" sends an empty value. */
+const filter = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .union([z.literal(''), z.enum(values)])
     .optional()
-    .transform((status) => status || undefined),
+    .transform((value) => value || undefined);
+const listQuery = z.object({
+  status: filter(approvalStatuses),
+  tool: filter(approvalTools),
   cursor: z.string().min(1).max(512).optional(),
 });
 const decisionForm = z.object({ decision: z.enum(['approve', 'reject'], 'Choose approve or reject.') });
@@ -46,9 +49,9 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
     approvals: OrganizationApprovals,
     options: { status?: number; error?: string; filters?: z.output<typeof listQuery> } = {},
   ) => {
-    const filters = options.filters ?? { status: undefined };
-    const [list, channels] = await Promise.all([approvals.page(filters), approvals.channels()]);
-    const view = { approvals: list.data, status: filters.status, nextCursor: list.has_more ? list.next_cursor : null, channels };
+    const { cursor, ...filters } = options.filters ?? { status: undefined, tool: undefined };
+    const [list, channels] = await Promise.all([approvals.page({ ...filters, ...(cursor ? { cursor } : {}) }), approvals.channels()]);
+    const view = { approvals: list.data, filters, nextCursor: list.has_more ? list.next_cursor : null, channels };
     return sendPage(reply, options.status ?? 200, approvalsPage(signedInOf(request), view, { error: options.error }));
   };
   /** A channel change: back to the channels section when done, or its refusal shown above the list. */
@@ -69,7 +72,10 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
 
   app.get('/approvals', { config: { access: 'signed-in' } }, async (request, reply) => {
     const query = listQuery.safeParse(request.query ?? {});
-    if (!query.success) throw new ApiError('invalid_request', 'Unknown status filter; choose one of the list.', { param: 'status' });
+    if (!query.success) {
+      const param = String(query.error.issues[0]?.path[0] ?? 'status');
+      throw new ApiError('invalid_request', `Unknown ${param} filter; choose one of the list.`, { param });
+    }
     return listPage(request, reply, await serviceFor(request), { filters: query.data });
   });
 

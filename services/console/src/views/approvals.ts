@@ -1,4 +1,12 @@
-import { type Approval, type ApprovalChannel, type ApprovalChannelsOverview, type ApprovalStatus, approvalStatuses } from '@voice/proto';
+import {
+  type Approval,
+  type ApprovalChannel,
+  type ApprovalChannelsOverview,
+  type ApprovalStatus,
+  type ApprovalTool,
+  approvalStatuses,
+  approvalTools,
+} from '@voice/proto';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
 import { type Html, html } from './html.js';
@@ -27,26 +35,32 @@ const statusLabels: Record<ApprovalStatus, string> = {
 
 export interface ApprovalsView {
   approvals: Approval[];
-  status: ApprovalStatus | undefined;
+  /** The filters the list was asked with (the "Older approvals" link keeps them: its cursor is bound to them). */
+  filters: { status?: ApprovalStatus | undefined; tool?: ApprovalTool | undefined };
   /** The cursor of the next, older page, if any. */
   nextCursor: string | null;
   channels: ApprovalChannelsOverview;
 }
 
-function statusFilter(status: ApprovalStatus | undefined): Html {
+function filterForm(filters: ApprovalsView['filters']): Html {
+  const select = (id: string, name: string, label: string, values: readonly string[], chosen: string | undefined) =>
+    html`<label for="${id}">${label}</label>
+      <select id="${id}" name="${name}">
+        <option value="" ${chosen === undefined ? html`selected` : ''}>all</option>
+        ${values.map((value) => html`<option value="${value}" ${value === chosen ? html`selected` : ''}>${value}</option>`)}
+      </select>`;
   return html`<form method="get" action="${approvalsPath}" class="inline" role="search" aria-label="Filter approvals">
-      <label for="approval-status">Status</label>
-      <select id="approval-status" name="status">
-        <option value="" ${status === undefined ? html`selected` : ''}>all</option>
-        ${approvalStatuses.map((value) => html`<option value="${value}" ${value === status ? html`selected` : ''}>${value}</option>`)}
-      </select>
+      ${select('approval-status', 'status', 'Status', approvalStatuses, filters.status)}
+      ${select('approval-tool', 'tool', 'Tool', approvalTools, filters.tool)}
       <button type="submit" id="approval-filter">Show</button>
     </form>`;
 }
 
 function approvalsTable(view: ApprovalsView): Html {
-  if (view.approvals.length === 0)
-    return html`<p id="approvals-none">No approvals${view.status ? html` with status ${view.status}` : ''}.</p>`;
+  if (view.approvals.length === 0) {
+    const filtered = view.filters.status !== undefined || view.filters.tool !== undefined;
+    return html`<p id="approvals-none">No approvals${filtered ? ' match these filters' : ''}.</p>`;
+  }
   return html`<table>
       <caption>Approvals, newest first</caption>
       <thead><tr><th scope="col">Asked</th><th scope="col">Tool</th><th scope="col">Summary</th><th scope="col">Status</th>
@@ -67,7 +81,8 @@ function approvalsTable(view: ApprovalsView): Html {
 
 function olderLink(view: ApprovalsView): Html | string {
   if (!view.nextCursor) return '';
-  const query = new URLSearchParams({ ...(view.status ? { status: view.status } : {}), cursor: view.nextCursor });
+  const { status, tool } = view.filters;
+  const query = new URLSearchParams({ ...(status ? { status } : {}), ...(tool ? { tool } : {}), cursor: view.nextCursor });
   return html`<p><a id="approvals-next" href="${approvalsPath}?${query.toString()}" rel="next">Older approvals</a></p>`;
 }
 
@@ -142,7 +157,7 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
       <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: in Telegram, in Slack${canManage(signedIn.role) ? ', or here on the approval’s page' : ''}. Each approval is decided once.</p>
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">Requests</h2>
-        ${statusFilter(view.status)}
+        ${filterForm(view.filters)}
         ${approvalsTable(view)}
         ${olderLink(view)}
       </section>
