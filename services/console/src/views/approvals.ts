@@ -154,7 +154,7 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
     body: html`<h1>Approvals</h1>
       ${notice('error', options.error)}
       ${notice('info', options.info)}
-      <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: in Telegram, in Slack${canManage(signedIn.role) ? ', or here on the approval’s page' : ''}. Each approval is decided once.</p>
+      <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: in Telegram or Slack, or on the approval’s page here (owners and admins). Each approval is decided once, wherever that happens first.</p>
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">Requests</h2>
         ${filterForm(view.filters)}
