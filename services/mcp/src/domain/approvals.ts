@@ -344,7 +344,7 @@ export async function decideInConsole(
   if (!identity.user_id)
     throw new ApiError('forbidden', 'Only a person signed in to the console can approve or reject; an API key never can.');
   // One line, whatever the name holds: the messaging apps show `resolved_by` in the edited message.
-  const name = input.approver_name.replace(/[\p{Cc}\s]+/gu, ' ').trim();
+  const name = input.approver_name.replace(/[\p{Cc}\s]+/gu, ' ').trim() || 'unnamed';
   const outcome = await decide(deps, {
     approvalId: input.id,
     decision: input.decision,
