@@ -1,6 +1,6 @@
-// The platform an approvals test needs: leads (what the agent's action deletes), mcp (the approvals) and
-// the console, behind the gateway, with a fake Telegram Bot API; and an agent, an MCP SDK client that
-// talks to the gateway with an API key as customers' agents do.
+// The platform an approvals test needs: leads (what the agent's action deletes), mcp (the approvals) and the
+// console (and webhooks, see ApprovalsPlatform), behind the gateway, with a fake Telegram Bot API; and an
+// agent, an MCP SDK client that talks to the gateway with an API key as customers' agents do.
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,14 +14,19 @@ import { type ConsoleInBrowser, chromiumArgs, chromiumPath } from './browser.js'
 
 export const telegramWebhookSecret = 'console-approvals-telegram-secret_01';
 
-export type ApprovalsPlatform = Platform<'leads' | 'mcp' | 'console'> & { telegram: FakeTelegram };
+/**
+ * With the webhooks service too, though approvals never use it: the browser steps' `ConsoleInBrowser` is a
+ * platform of the console and the webhooks service (whose pages the other browser tests open), and this
+ * platform must be one.
+ */
+export type ApprovalsPlatform = Platform<'leads' | 'mcp' | 'webhooks' | 'console'> & { telegram: FakeTelegram };
 
 /** The platform with a Telegram bot configured and no Slack app (so the Slack form says so). */
 export async function startApprovalsPlatform(): Promise<ApprovalsPlatform> {
   const token = '654321:console-approvals-bot';
   const telegram = await startFakeTelegram(token);
   const platform = await startPlatform({
-    services: ['leads', 'mcp', 'console'],
+    services: ['leads', 'mcp', 'webhooks', 'console'],
     mcp: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret, TELEGRAM_API_BASE_URL: telegram.baseUrl },
   });
   const closePlatform = platform.close;
