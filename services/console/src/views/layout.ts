@@ -19,6 +19,7 @@ const navigation = [
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/audit-log', label: 'Audit log' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/approvals', label: 'Approvals' },
 ];
 
 function header(signedIn: SignedIn, currentPath: string): Html {

@@ -11,7 +11,7 @@ import { type StandInTelephony, startStandInTelephony } from './telephony.js';
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Headless, no sandbox (CI runs as root in a container), and nothing that reaches out to the internet. */
-const chromiumArgs = [
+export const chromiumArgs = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
