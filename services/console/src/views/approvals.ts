@@ -9,6 +9,7 @@ import {
 } from '@voice/proto';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { confirmPage } from './confirm.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
@@ -234,16 +235,14 @@ export function approvalPage(signedIn: SignedIn, approval: Approval, options: { 
 
 export function unlinkConfirmPage(signedIn: SignedIn, channel: ApprovalChannel) {
   const name = channel.kind === 'telegram' ? 'Telegram' : 'Slack';
-  return page({
+  return confirmPage(signedIn, {
     title: `Unlink ${name}`,
-    signedIn,
+    heading: `Unlink ${name}`,
     path: approvalsPath,
-    body: html`<h1>Unlink ${name}</h1>
-      <p>Stop sending approval requests to the ${name} ${channelTarget(channel)}? Buttons on requests already sent there stop working; with no channel left, agents' destructive actions are refused.</p>
-      <form method="post" action="${approvalsPath}/channels/${channel.kind}/unlink" class="inline">
-        ${csrfField(signedIn.csrfToken)}
-        <button type="submit" id="unlink-confirm">Unlink ${name}</button>
-      </form>
-      <a href="${approvalsPath}#channels">Cancel</a>`,
+    question: html`Stop sending approval requests to the ${name} ${channelTarget(channel)}? Buttons on requests already sent there stop working; with no channel left, agents' destructive actions are refused.`,
+    action: `${approvalsPath}/channels/${channel.kind}/unlink`,
+    buttonId: 'unlink-confirm',
+    buttonLabel: `Unlink ${name}`,
+    cancelHref: `${approvalsPath}#channels`,
   });
 }

@@ -4,8 +4,8 @@ import { csrfField, page } from './layout.js';
 
 /**
  * A confirmation as a page of its own, so a destructive action needs no JavaScript: what will happen, a
- * button that posts to `action` (with the form token), and a way back. Revoking a key and deleting a
- * webhook endpoint use it; its button's id is the page's stable hook for tests.
+ * button that posts to `action` (with the form token), and a way back. Revoking a key, deleting a webhook
+ * endpoint and unlinking an approval channel use it; its button's id is the page's stable hook for tests.
  */
 export function confirmPage(
   signedIn: SignedIn,
