@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
 import { eventually, testIdentity } from '@voice/kit/testing';
 import type { DncEntry, EventEnvelope, Page, Sms } from '@voice/proto';
+import { applySmsReport, deliverSms } from '../src/domain/sms.js';
+import { createOutboundSms } from '../src/store/sms.js';
 import { collectEvents, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
@@ -28,7 +30,8 @@ describe('SMS', () => {
     assert.equal(queued.segments, 2);
     const delivered = await eventually('the message to be delivered', async () => {
       const sms = (await h.request(org, 'GET', `/api/v1/phone/sms/${queued.id}`)).json() as Sms;
-      return sms.status === 'delivered' ? sms : undefined;
+      // The sandbox's delivery report can overtake the send's own record (see the next test): wait for both.
+      return sms.status === 'delivered' && sms.sent_at ? sms : undefined;
     });
     assert.ok(delivered.sent_at && delivered.delivered_at);
     assert.deepEqual(delivered.cost, { amount: 2 * h.deps.env.SANDBOX_SEGMENT_PRICE, currency: 'USD' });
@@ -36,7 +39,34 @@ describe('SMS', () => {
       const mine = events.filter((event) => 'sms_id' in event.data && event.data.sms_id === queued.id).map((event) => event.type);
       return mine.length === 2 ? mine : undefined;
     });
-    assert.deepEqual(types, ['sms.sent', 'sms.delivered']);
+    // One of each; in either order, since the report may be recorded before the send is.
+    assert.deepEqual([...types].sort(), ['sms.delivered', 'sms.sent']);
+  });
+
+  test('a delivery report that overtakes the send: the message stays delivered and keeps the carrier id, sent time and cost', async () => {
+    // Stored without a job, so only this test sends it; the carrier reports delivery before it answers
+    // the send, as a real carrier's callback can reach us before its API's answer does.
+    const row = await createOutboundSms(h.deps.prisma, org.org_id, {
+      to: '+14155550302',
+      body: 'Hi',
+      source: 'api',
+      from: '+14155550100',
+      segments: 1,
+    });
+    const carrier = {
+      ...h.deps.carrier,
+      async sendSms() {
+        await applySmsReport(h.deps, org.org_id, row.id, { status: 'delivered' });
+        return { carrierMessageId: 'SMovertaken0001', costAmount: 7 };
+      },
+    };
+    assert.equal(await deliverSms({ ...h.deps, carrier }, org.org_id, row.id), 'sent');
+    const sms = (await h.request(org, 'GET', `/api/v1/phone/sms/${row.id}`)).json() as Sms;
+    assert.equal(sms.status, 'delivered');
+    assert.ok(sms.sent_at && sms.delivered_at, 'both times recorded');
+    assert.deepEqual(sms.cost, { amount: 7, currency: 'USD' });
+    const stored = await h.deps.prisma.sms.findFirstOrThrow({ where: { id: row.id } });
+    assert.equal(stored.carrierMessageId, 'SMovertaken0001');
   });
 
   test('the same Idempotency-Key sends one message', async () => {

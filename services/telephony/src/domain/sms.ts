@@ -1,7 +1,15 @@
 import { runIdempotent } from '@voice/kit';
 import type { Identity, SendSmsInput, SmsStatus } from '@voice/proto';
 import type { Prisma } from '../generated/prisma/client.js';
-import { createInboundSms, createOutboundSms, findSmsByCarrierId, findSmsRow, type SmsRow, transitionSms } from '../store/sms.js';
+import {
+  createInboundSms,
+  createOutboundSms,
+  findSmsByCarrierId,
+  findSmsRow,
+  recordSendFacts,
+  type SmsRow,
+  transitionSms,
+} from '../store/sms.js';
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked, optInBySms, optOutBySms } from './dnc.js';
 import { isOptIn, isOptOut } from './dnc-rules.js';
@@ -96,12 +104,15 @@ export async function deliverSms(context: TelephonyContext, orgId: string, smsId
     segments: current.segments,
     statusCallbackUrl: smsStatusCallbackUrl(context.env.PUBLIC_BASE_URL, smsId),
   });
+  const facts = {
+    carrierMessageId: sent.carrierMessageId,
+    sentAt: new Date(),
+    ...(sent.costAmount === null ? {} : { costAmount: sent.costAmount, costCurrency: context.env.TELEPHONY_CURRENCY }),
+  };
   await withEvents(context, async (tx, events) => {
-    const row = await moveSms(tx, orgId, smsId, 'sent', {
-      carrierMessageId: sent.carrierMessageId,
-      sentAt: new Date(),
-      ...(sent.costAmount === null ? {} : { costAmount: sent.costAmount, costCurrency: context.env.TELEPHONY_CURRENCY }),
-    });
+    // The carrier may report delivery before this point (its callback raced the answer to the send): the
+    // status stays where the report moved it, and the send's facts are still kept.
+    const row = (await moveSms(tx, orgId, smsId, 'sent', facts)) ?? (await recordSendFacts(tx, orgId, smsId, facts));
     recordSmsEvent(events, 'sms.sent', row ?? (await findSmsRow(tx, orgId, smsId)));
   });
   return 'sent';

@@ -97,6 +97,21 @@ export async function transitionSms(
   return prisma.sms.findFirst({ where: { orgId, id } });
 }
 
+/**
+ * What a send established (the carrier's id, when, the cost) for a message whose status already moved past
+ * `sent`: a delivery report can overtake the send's own record. Written once; null when already written.
+ */
+export async function recordSendFacts(
+  prisma: Prisma.TransactionClient,
+  orgId: string,
+  id: string,
+  data: Prisma.SmsUpdateManyMutationInput,
+): Promise<SmsRow | null> {
+  const { count } = await prisma.sms.updateMany({ where: { orgId, id, sentAt: null }, data });
+  if (count === 0) return null;
+  return prisma.sms.findFirst({ where: { orgId, id } });
+}
+
 export async function staleQueuedSms(prisma: PrismaClient, olderThan: Date, limit = 500) {
   // Across organizations by design: the dialer's own housekeeping.
   return prisma.sms.findMany({
