@@ -9,7 +9,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { headers, type Msg, type NatsConnection, type Subscription, TimeoutError } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import {
   type EventData,
@@ -53,6 +53,8 @@ export interface BusOptions {
   secret: string;
   /** How long a request waits for a reply before it fails as `unavailable`. */
   requestTimeoutMs?: number;
+  /** How long the first connection may take, attempts that time out retried, before connecting fails. */
+  startupTimeoutMs?: number;
 }
 
 export type RpcHandler<D extends RpcDefinition> = (input: z.output<D['input']>, identity: Identity) => Promise<z.input<D['output']>>;
@@ -132,15 +134,28 @@ export class Bus {
   }
 
   static async connect(options: BusOptions): Promise<Bus> {
-    const connection = await connect({
-      ...natsServer(options.url),
-      name: options.name,
-      // Keep reconnecting forever: a NATS restart must not need a pod restart (readiness reports it meanwhile).
-      reconnect: true,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 500,
-      timeout: 3_000,
-    });
+    const deadline = Date.now() + (options.startupTimeoutMs ?? 15_000);
+    const attempt = () =>
+      connect({
+        ...natsServer(options.url),
+        name: options.name,
+        // Keep reconnecting forever: a NATS restart must not need a pod restart (readiness reports it meanwhile).
+        reconnect: true,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+        timeout: 3_000,
+      });
+    let connection: NatsConnection;
+    for (;;) {
+      try {
+        connection = await attempt();
+        break;
+      } catch (error) {
+        // A process busy starting up (or a loaded machine) can miss one handshake's deadline; a refused
+        // or unauthorised connection fails at once, and so does the last attempt before the deadline.
+        if (!(error instanceof TimeoutError) || Date.now() + 3_000 > deadline) throw error;
+      }
+    }
     const bus = new Bus(connection, options);
     void bus.watchStatus();
     return bus;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, createServer, connect as netConnect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
@@ -240,5 +241,47 @@ describe('NATS between services', () => {
       else assert.ok(event.data.dnc_id);
     };
     assert.equal(typeof handler, 'function');
+  });
+});
+
+describe('Bus.connect', () => {
+  test('a first handshake that times out does not fail the start: the next attempt connects', async (t) => {
+    // A relay that leaves the first connection unanswered (no INFO: the handshake times out, as on a
+    // loaded machine) and forwards the next ones to the real NATS.
+    const target = new URL(testServerUrls.nats);
+    let attempts = 0;
+    const held: Socket[] = [];
+    const relay = createServer((client) => {
+      attempts++;
+      held.push(client);
+      client.on('error', () => {});
+      if (attempts === 1) return;
+      const upstream = netConnect(Number(target.port || 4222), target.hostname);
+      upstream.on('error', () => {});
+      held.push(upstream);
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const { port } = relay.address() as AddressInfo;
+    const closeRelay = () => {
+      for (const socket of held) socket.destroy();
+      relay.close();
+    };
+    const bus = await Bus.connect({
+      url: `nats://127.0.0.1:${port}`,
+      name: 'kit-test-slow-start',
+      namespace: `t${randomBytes(4).toString('hex')}`,
+      logger,
+      secret: testSigningSecret,
+    }).catch((error: unknown) => {
+      closeRelay();
+      throw error;
+    });
+    t.after(async () => {
+      await bus.drain();
+      closeRelay();
+    });
+    await bus.ping();
+    assert.ok(attempts >= 2, `connected on attempt ${attempts}`);
   });
 });
