@@ -70,6 +70,7 @@ describe('quota periods', () => {
 
 describe('key cache', () => {
   const grant = (orgId: string): KeyGrant => ({
+    kind: 'key',
     id: 'key_1',
     orgId,
     lineageId: 'key_1',
