@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, eventually, type TestContext, testIdentity } from '@voice/kit/testing';
+import { createTestContext, eventually, type Receiver, startReceiver, type TestContext, testIdentity } from '@voice/kit/testing';
 import { gatewayRpc, oauthRpc } from '@voice/proto';
+import { deleteEndedAccessTokens } from '../src/oauth/grants.js';
 import { quotaKeys } from '../src/quota/quota.js';
 import {
   assertError,
@@ -192,6 +193,19 @@ describe('OAuth grants and access tokens', () => {
     }
   });
 
+  test('access tokens are deleted a day past their expiry; until then an expired one answers revoked', async () => {
+    const { orgId } = await createOrgWithKey(gateway);
+    const { grantId, token } = await createGrantWithToken(gateway, orgId);
+    const expiry = clock.getTime() + 3_600_000;
+    // Every token of this file's clock expires at the same moment or later: none is a day past it yet.
+    assert.equal(await deleteEndedAccessTokens(gateway.deps, new Date(expiry + 86_400_000)), 0);
+    assert.equal(await gateway.deps.prisma.oAuthAccessToken.count({ where: { grantId } }), 1);
+    assert.ok((await deleteEndedAccessTokens(gateway.deps, new Date(expiry + 86_400_001))) >= 1);
+    assert.equal(await gateway.deps.prisma.oAuthAccessToken.count({ where: { grantId } }), 0);
+    gateway.deps.tokens.invalidate({ keyIds: [grantId] });
+    assertError(await get('/api/v1/usage', token), 401, 'unknown_key');
+  });
+
   test('revoking a grant ends its tokens and its issuing; another organization cannot see, revoke or use it', async () => {
     const { orgId } = await createOrgWithKey(gateway);
     const other = await createOrgWithKey(gateway);
@@ -299,5 +313,80 @@ describe('OAuth grants and access tokens', () => {
     const usage = await fetch(`${url}/api/v1/usage`, { headers: bearer(token) });
     assert.equal(usage.status, 200);
     assert.equal(usage.headers.get('www-authenticate'), null);
+  });
+});
+
+/** The console's authorization server is reached through the gateway, as its pages are. */
+describe('the OAuth authorization server routes to the console', () => {
+  let ctx: TestContext;
+  let gateway: TestGateway;
+  // A console stand-in that records what reaches it.
+  let consoleServer: Receiver;
+
+  before(async () => {
+    ctx = await createTestContext();
+    consoleServer = await startReceiver();
+    gateway = await startGateway(ctx, { CONSOLE_URL: new URL(consoleServer.url).origin }, { auditWorker: false });
+  });
+  after(async () => {
+    await gateway.close();
+    await consoleServer.close();
+    await ctx.cleanup();
+  });
+
+  const reached = (url: string) => consoleServer.requests.filter((request) => request.url === url);
+
+  test('metadata and /oauth/* reach the console with the cookie; a client’s Basic credentials only on /oauth, never a Bearer', async () => {
+    const metadata = await gateway.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+    assert.equal(metadata.statusCode, 200);
+    assert.equal(metadata.headers['access-control-allow-origin'], '*');
+    assert.equal(reached('/.well-known/oauth-authorization-server').length, 1);
+
+    const basic = `Basic ${Buffer.from('cli_2x8Fq0aZ9kLm4Rt7:secret').toString('base64')}`;
+    const token = await gateway.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://app.example' },
+      payload: 'grant_type=authorization_code&code=abc',
+    });
+    assert.equal(token.statusCode, 200);
+    assert.equal(token.headers['access-control-allow-origin'], '*');
+    const [tokenRequest] = reached('/oauth/token');
+    assert.equal(tokenRequest?.headers.authorization, basic);
+    assert.equal(tokenRequest?.body, 'grant_type=authorization_code&code=abc');
+
+    const bearerSent = await gateway.app.inject({ method: 'POST', url: '/oauth/revoke', headers: { authorization: 'Bearer vk_live_x' } });
+    assert.equal(bearerSent.statusCode, 200);
+    assert.equal(reached('/oauth/revoke')[0]?.headers.authorization, undefined);
+
+    const authorize = await gateway.app.inject({ method: 'GET', url: '/oauth/authorize?client_id=x', headers: { cookie: 'session=s1' } });
+    assert.equal(authorize.statusCode, 200);
+    // A page people navigate to: no cross-origin reading.
+    assert.equal(authorize.headers['access-control-allow-origin'], undefined);
+    assert.equal(reached('/oauth/authorize?client_id=x')[0]?.headers.cookie, 'session=s1');
+
+    const page = await gateway.app.inject({ method: 'GET', url: '/dashboard', headers: { authorization: basic } });
+    assert.equal(page.statusCode, 200);
+    assert.equal(reached('/dashboard')[0]?.headers.authorization, undefined);
+  });
+
+  test('a preflight to the token and registration endpoints is answered by the gateway', async () => {
+    for (const url of ['/oauth/token', '/oauth/register']) {
+      const reachedBefore = reached(url).length;
+      const preflight = await gateway.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+      assert.equal(preflight.statusCode, 204);
+      assert.equal(preflight.headers['access-control-allow-origin'], '*');
+      assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
+      assert.match(String(preflight.headers['access-control-allow-headers']), /content-type/);
+      assert.equal(reached(url).length, reachedBefore, 'the console never sees the preflight');
+    }
   });
 });
