@@ -2,6 +2,12 @@
 // client sending the token as a Bearer header, as a client does once it has signed in.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import {
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  type OAuthClientProvider,
+  selectResourceURL,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -29,6 +35,42 @@ describe('OAuth access tokens through the gateway', () => {
     mcpClients.push(mcp);
     return mcp;
   }
+
+  test('the SDK discovers the protected resource metadata from the 401 and from the well-known address, and accepts its resource', async () => {
+    const serverUrl = new URL(`${platform.url}/api/mcp`);
+    const refused = await fetch(serverUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize' }),
+    });
+    assert.equal(refused.status, 401);
+    const challenge = extractWWWAuthenticateParams(refused);
+    assert.equal(challenge.resourceMetadataUrl?.href, `${platform.url}/.well-known/oauth-protected-resource/api/mcp`);
+    assert.equal(challenge.error, undefined);
+    for (const metadata of [
+      await discoverOAuthProtectedResourceMetadata(serverUrl, { resourceMetadataUrl: challenge.resourceMetadataUrl as URL }),
+      // A client that ignores the challenge looks at the path-suffixed well-known address itself.
+      await discoverOAuthProtectedResourceMetadata(serverUrl),
+    ]) {
+      assert.equal(metadata.resource, serverUrl.href);
+      assert.deepEqual(metadata.authorization_servers, [platform.url]);
+      assert.deepEqual(metadata.scopes_supported, ['read', 'read-write']);
+      // The SDK refuses a resource that is not the server it connected to; this one it takes.
+      const resource = await selectResourceURL(serverUrl, {} as OAuthClientProvider, metadata);
+      assert.equal(resource?.href, serverUrl.href);
+    }
+    // A read token on a write route: the scope challenge a client can ask the person for.
+    const { orgId } = await platform.org();
+    const { token } = await createGrantWithToken(platform.gateway, orgId, { scope: 'read' });
+    const write = await fetch(`${platform.url}/api/v1/leads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Nope' }),
+    });
+    assert.equal(write.status, 403);
+    const more = extractWWWAuthenticateParams(write);
+    assert.deepEqual([more.error, more.scope], ['insufficient_scope', 'read-write']);
+  });
 
   test("a read grant's token lists the 27 read tools over MCP and calls one; a write tool is refused", async () => {
     const { orgId } = await platform.org();
