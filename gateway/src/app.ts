@@ -9,7 +9,7 @@ import { authenticate } from './auth/authenticate.js';
 import { ScopeAgreement } from './auth/scope-watch.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
-import { createKeyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
+import { createKeyFor, keyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
 import { keyStanding } from './keys/store.js';
 import { createGrantFor, deleteEndedAccessTokens, grantsFor, issueAccessTokenFor, revokeGrantFor } from './oauth/grants.js';
 import { challengesFor } from './oauth/metadata.js';
@@ -85,6 +85,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(gatewayRpc.getOrganization, (_input, identity) => organizationFor(deps, identity));
   deps.bus.serve(gatewayRpc.getUsageHistory, (_input, identity) => usageHistoryFor(deps, identity));
   deps.bus.serve(gatewayRpc.listKeys, (input, identity) => keysFor(deps, identity, input));
+  deps.bus.serve(gatewayRpc.getKey, (input, identity) => keyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.createKey, (input, identity) => createKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.rotateKey, (input, identity) => rotateKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.revokeKey, (input, identity) => revokeKeyFor(deps, identity, input));

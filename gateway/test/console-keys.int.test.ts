@@ -40,11 +40,28 @@ describe('the console key operations', () => {
     const revoke = gateway.deps.bus.call(gatewayRpc.revokeKey, person(orgId), { key_id: victim.keyId });
     assert.equal((await rejection(revoke)).code, 'not_found');
     assert.deepEqual(await gateway.deps.prisma.apiKey.findUniqueOrThrow({ where: { id: victim.keyId } }), before);
+    const get = gateway.deps.bus.call(gatewayRpc.getKey, person(orgId), { key_id: victim.keyId });
+    assert.equal((await rejection(get)).code, 'not_found');
     const listed = await gateway.deps.bus.call(gatewayRpc.listKeys, person(orgId), {});
     assert.deepEqual(
       listed.data.map((key) => key.org_id),
       [orgId],
     );
+  });
+
+  test("getKey reads one key of the person's organization, with this month's use, and no secret; an unknown id is not found", async () => {
+    const { orgId, keyId, key } = await createOrgWithKey(gateway);
+    await gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { authorization: `Bearer ${key}` } });
+    const got = await gateway.deps.bus.call(gatewayRpc.getKey, person(orgId), { key_id: keyId });
+    const listed = (await gateway.deps.bus.call(gatewayRpc.listKeys, person(orgId), {})).data.find((candidate) => candidate.id === keyId);
+    assert.deepEqual(got, listed);
+    assert.equal(got.org_id, orgId);
+    assert.equal(got.monthly_used, 1);
+    assert.doesNotMatch(JSON.stringify(got), new RegExp(key));
+    const unknown = gateway.deps.bus.call(gatewayRpc.getKey, person(orgId), { key_id: newId('key') });
+    assert.equal((await rejection(unknown)).code, 'not_found');
+    const apiKey = gateway.deps.bus.call(gatewayRpc.getKey, testIdentity({ org_id: orgId, key_id: keyId }), { key_id: keyId });
+    assert.equal((await rejection(apiKey)).code, 'forbidden');
   });
 
   test("listKeys pages with limit and cursor, newest first, each key once; another organization's cursor is invalid_cursor", async () => {

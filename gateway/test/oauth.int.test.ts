@@ -219,6 +219,7 @@ describe('OAuth grants and access tokens', () => {
     assert.deepEqual((await gateway.deps.bus.call(oauthRpc.listGrants, stranger, {})).data, []);
     // The key operations do not reach grants either.
     assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.revokeKey, person, { key_id: grantId }))).code, 'not_found');
+    assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.getKey, person, { key_id: grantId }))).code, 'not_found');
 
     const revoked = await gateway.deps.bus.call(oauthRpc.revokeGrant, person, { grant_id: grantId });
     assert.equal(revoked.status, 'revoked');

@@ -182,6 +182,8 @@ export const gatewayRpc = {
     z.object({ data: z.array(consoleKeySchema), has_more: z.boolean(), next_cursor: z.string().nullable() }),
     'read',
   ),
+  // One key of the organization (the revoke confirmation), without reading the whole list.
+  getKey: defineRpc('svc.gateway.keys.get', keyIdInputSchema, consoleKeySchema, 'read'),
   createKey: defineRpc('svc.gateway.keys.create', createKeyInputSchema, newKeySchema, 'read-write'),
   rotateKey: defineRpc(
     'svc.gateway.keys.rotate',

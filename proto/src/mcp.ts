@@ -5,13 +5,14 @@ import { timestampSchema } from './common.js';
 import { errorCodeSchema } from './errors.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
+import { defineRpc } from './rpc.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Approvals
 
 /**
- * `pending` until a person taps; `approved` only while the action runs; then `executed` or `failed`.
- * `rejected` by a tap on Reject; `expired` when nobody tapped before `expires_at`.
+ * `pending` until a person decides (a tap, or the console); `approved` only while the action runs; then
+ * `executed` or `failed`. `rejected` by Reject; `expired` when nobody decided before `expires_at`.
  */
 export const approvalStatuses = ['pending', 'approved', 'rejected', 'expired', 'executed', 'failed'] as const;
 export type ApprovalStatus = (typeof approvalStatuses)[number];
@@ -22,6 +23,13 @@ export type ApprovalTool = (typeof approvalTools)[number];
 
 export const approvalChannelKinds = ['telegram', 'slack'] as const;
 export type ApprovalChannelKind = (typeof approvalChannelKinds)[number];
+
+/**
+ * Where an approval was decided: a tap in one of the channels, or a person's Approve or Reject on the
+ * approval's page in the console (which is no channel: nothing is sent there).
+ */
+export const approvalResolvers = [...approvalChannelKinds, 'console'] as const;
+export type ApprovalResolver = (typeof approvalResolvers)[number];
 
 export const approvalDeliverySchema = z.object({
   channel: z.enum(approvalChannelKinds),
@@ -41,8 +49,13 @@ export const approvalSchema = z
     requested_by: z.string().describe('The API key that asked for the action'),
     expires_at: timestampSchema,
     resolved_at: timestampSchema.nullable(),
-    resolved_by: z.string().nullable().describe('Who tapped, as the messaging app named them, e.g. `telegram:@alice (id 42)`'),
-    resolved_via: z.enum(approvalChannelKinds).nullable(),
+    resolved_by: z
+      .string()
+      .nullable()
+      .describe(
+        'Who decided: as the messaging app named them, e.g. `telegram:@alice (id 42)`, or the console user, e.g. `console:Alice Example (usr_…)`',
+      ),
+    resolved_via: z.enum(approvalResolvers).nullable().describe('Where it was decided: a tap in Telegram or Slack, or the console'),
     result: z.record(z.string(), z.unknown()).nullable().describe('What the action returned, once executed'),
     error: z.object({ code: errorCodeSchema, message: z.string() }).nullable().describe('Why the action failed, once failed'),
     deliveries: z.array(approvalDeliverySchema).describe('Where the approval request was sent'),
@@ -130,3 +143,49 @@ export const deletedApprovalChannelSchema = z.object({
   kind: z.enum(approvalChannelKinds),
   deleted: z.literal(true),
 });
+
+// ---------------------------------------------------------------------------------------------------------
+// NATS operations: the REST API's views and changes for the console, and the console's own decision.
+
+export const decideApprovalInputSchema = z
+  .object({
+    id: idSchema('approval'),
+    decision: z.enum(['approve', 'reject']),
+    /** The person's name as the console knows it; the service records it with the identity's user id. */
+    approver_name: z.string().trim().min(1).max(200).describe('Name of the person deciding, recorded in `resolved_by`'),
+  })
+  .strict();
+
+/** What a decision did: like a tap's answer, a decision that changed nothing says why. */
+export const approvalDecisionSchema = z.object({
+  acted: z.boolean().describe('Whether this decision changed anything'),
+  notice: z.string().describe('What to tell the person who decided'),
+  approval: approvalSchema,
+});
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
+
+/** The linked channels, and which kinds this platform can send to (a bot token, a Slack app). */
+export const approvalChannelsOverviewSchema = approvalChannelListSchema.extend({
+  available: z.object({
+    telegram: z.boolean().describe('The platform has a Telegram bot'),
+    slack: z.boolean().describe('The platform has a Slack app (its signing secret)'),
+    slack_bot: z.boolean().describe('The Slack app can post by itself; otherwise a channel needs an incoming-webhook URL'),
+  }),
+});
+export type ApprovalChannelsOverview = z.infer<typeof approvalChannelsOverviewSchema>;
+
+export const approvalChannelKindParamsSchema = z.object({ kind: z.enum(approvalChannelKinds) });
+
+export const mcpRpc = {
+  listApprovals: defineRpc('svc.mcp.approvals.list', listApprovalsQuerySchema, approvalPageSchema, 'read'),
+  getApproval: defineRpc('svc.mcp.approvals.get', approvalIdParamsSchema, approvalSchema, 'read'),
+  /**
+   * Approve or reject a pending approval, for a person in the console only (an identity with `user_id`): an
+   * API key can never decide, so an agent cannot approve its own destructive action.
+   */
+  decideApproval: defineRpc('svc.mcp.approvals.decide', decideApprovalInputSchema, approvalDecisionSchema, 'read-write'),
+  listChannels: defineRpc('svc.mcp.channels.list', z.object({}), approvalChannelsOverviewSchema, 'read'),
+  linkTelegram: defineRpc('svc.mcp.channels.link_telegram', putTelegramChannelSchema, approvalChannelSchema, 'read-write'),
+  linkSlack: defineRpc('svc.mcp.channels.link_slack', putSlackChannelSchema, approvalChannelSchema, 'read-write'),
+  unlinkChannel: defineRpc('svc.mcp.channels.unlink', approvalChannelKindParamsSchema, deletedApprovalChannelSchema, 'read-write'),
+};

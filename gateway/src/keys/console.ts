@@ -7,7 +7,7 @@ import type { ApiKey } from '../generated/prisma/client.js';
 import { quotaKeys, readUsage, recordKeyEnd } from '../quota/quota.js';
 import { createAnnouncedKey, type KeyChanges, revokeEverywhere, rotateEverywhere } from './lifecycle.js';
 import { getOrganization, toOrganizationRecord } from './organizations.js';
-import { countedKeys, listKeyRows, toConsoleKey } from './store.js';
+import { countedKeys, findOrgKey, listKeyRows, toConsoleKey } from './store.js';
 
 /**
  * The console's key operations (gatewayRpc.getOrganization … revokeKey). The organization is always the
@@ -120,6 +120,12 @@ export async function usageHistoryFor(deps: GatewayDeps, identity: Identity): Pr
 async function withUsage(deps: GatewayDeps, row: ApiKey): Promise<ConsoleKey> {
   const used = await deps.redis.get(quotaKeys(deps.env.REDIS_PREFIX, row.orgId, row.lineageId, deps.now()).monthly);
   return toConsoleKey(row, Number(used ?? 0));
+}
+
+/** One key of the person's organization with this month's use; another organization's key is `not_found`. */
+export async function keyFor(deps: GatewayDeps, identity: Identity, input: { key_id: string }): Promise<ConsoleKey> {
+  const { orgId } = personOf(identity);
+  return withUsage(deps, await findOrgKey(deps.prisma, orgId, input.key_id));
 }
 
 export async function createKeyFor(deps: GatewayDeps, identity: Identity, input: z.output<typeof createKeyInputSchema>) {

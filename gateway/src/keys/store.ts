@@ -234,6 +234,13 @@ export async function touchKey(prisma: PrismaClient, keyId: string, now: Date): 
   await prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: now } });
 }
 
+/** One key of the organization; another organization's key id, or a grant's, is not found, like an unknown one. */
+export async function findOrgKey(prisma: PrismaClient, orgId: string, keyId: string): Promise<ApiKey> {
+  const row = await prisma.apiKey.findFirst({ where: { orgId, id: keyId, kind: 'key' } });
+  if (!row) throw new ApiError('not_found', `No key ${keyId}.`, { param: 'key_id' });
+  return row;
+}
+
 export async function findGrantByKeyId(prisma: PrismaClient, orgId: string, keyId: string) {
   const row = await prisma.apiKey.findFirst({ where: { orgId, id: keyId } });
   if (!row) throw new ApiError('not_found', 'No such key.', { param: 'key_id' });

@@ -114,6 +114,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+// ioredis rejects with plain Errors carrying these fixed texts when it cannot serve a command now: the
+// command outlived `commandTimeout`, or the connection is down and the offline queue is off (fail-fast).
+const redisUnavailableMessages = new Set([
+  'Command timed out',
+  'Connection is closed.',
+  "Stream isn't writeable and enableOfflineQueue options is false",
+]);
+
+/** Whether an error means Redis cannot serve now (timed out, disconnected, out of retries), not that a command was wrong. */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'MaxRetriesPerRequestError' || redisUnavailableMessages.has(error.message);
+}
+
 /** Turns any thrown value into an ApiError: our own pass through, framework errors map to the table. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -139,6 +153,7 @@ export function toApiError(error: unknown): ApiError {
     });
   }
   if (isDatabaseUnavailable(error)) return new ApiError('unavailable', 'The database is unavailable; retry shortly.', { cause: error });
+  if (isRedisUnavailable(error)) return new ApiError('unavailable', 'A backing store is unavailable; retry shortly.', { cause: error });
   if (error instanceof InputTooDeepError) return new ApiError('invalid_request', error.message, { param: error.field });
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {

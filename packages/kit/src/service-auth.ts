@@ -19,7 +19,7 @@ declare module 'fastify' {
      */
     operation?: RpcDefinition;
     /**
-     * Only for a route with no operation in `proto/` (the MCP endpoint, approval channels, webhook
+     * Only for a route with no operation in `proto/` (the MCP endpoint, webhook
      * endpoints' writes): the scope a key needs, by its effect — `read` for reading (recall and brand
      * scoring included), `read-write` for anything that creates, changes, sends or deletes.
      */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { testServerUrls } from '@voice/kit/testing';
+import { startOwnRedis, testServerUrls } from '@voice/kit/testing';
+import { toApiError } from '../src/errors.js';
 import { connectRedis } from '../src/redis.js';
 
 describe('connectRedis', () => {
@@ -46,5 +47,32 @@ describe('connectRedis', () => {
       connectRedis(`redis://user:hunter2@127.0.0.1:${port}`, { failFast: true, connectTimeoutMs: 100, startupTimeoutMs: 600 }),
       (error: Error) => /not ready within 600 ms/.test(error.message) && !error.message.includes('hunter2'),
     );
+  });
+});
+
+describe('a Redis that cannot serve is a 503, not a 500', () => {
+  test('a command past its timeout, and one while Redis is down, become `unavailable`', async (t) => {
+    const own = await startOwnRedis();
+    t.after(() => own.close());
+    const redis = await connectRedis(own.url, { failFast: true, commandTimeoutMs: 50 });
+    t.after(() => redis.disconnect());
+    const pauser = await connectRedis(own.url);
+    t.after(() => pauser.disconnect());
+
+    // Holds every other client's commands for a second: a Redis too busy to answer within the timeout.
+    await pauser.call('CLIENT', 'PAUSE', '1000', 'ALL');
+    const timedOut = await redis.mget('a', 'b').then(
+      () => assert.fail('the paused Redis answered'),
+      (error: unknown) => toApiError(error),
+    );
+    assert.equal(timedOut.code, 'unavailable');
+    assert.equal(timedOut.headers['retry-after'], '1');
+
+    await own.stop();
+    const down = await redis.get('a').then(
+      () => assert.fail('the stopped Redis answered'),
+      (error: unknown) => toApiError(error),
+    );
+    assert.equal(down.code, 'unavailable');
   });
 });

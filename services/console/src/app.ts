@@ -6,6 +6,7 @@ import { acceptForms } from './http/forms.js';
 import { installPageHandling } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { approvalRoutes } from './routes/approvals.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { memberRoutes } from './routes/members.js';
@@ -41,6 +42,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       memberRoutes(pages, deps);
       apiKeyRoutes(pages, deps);
       webhookRoutes(pages, deps);
+      approvalRoutes(pages, deps);
       usageAuditRoutes(pages, deps);
     },
     { prefix: '/dashboard' },

@@ -1,18 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { bearer, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
 import { Browser, invitePerson } from './support/harness.js';
-
-/** Stands in for the telephony service behind the gateway: every call list is empty. */
-async function emptyCallList(): Promise<{ server: Server; url: string }> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"has_more":false,"next_cursor":null}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
+import { type StandInTelephony, startStandInTelephony } from './support/telephony.js';
 
 const rawKeyPattern = /vk_live_[0-9A-Za-z]{38}/g;
 const page = '/dashboard/settings/api';
@@ -20,16 +10,16 @@ const page = '/dashboard/settings/api';
 describe('the API keys page, through the gateway', () => {
   let platform: Platform<'console'>;
   let gateway: TestGateway;
-  let api: Awaited<ReturnType<typeof emptyCallList>>;
+  let api: StandInTelephony;
 
   before(async () => {
-    api = await emptyCallList();
+    api = await startStandInTelephony();
     platform = await startPlatform({ services: ['console'], gateway: { TELEPHONY_URL: api.url } });
     gateway = platform.gateway;
   });
   after(async () => {
     await platform.close();
-    api.server.close();
+    api.close();
   });
 
   async function signedIn(orgId: string, role: 'owner' | 'admin' | 'member') {

@@ -1,5 +1,5 @@
-// The API keys page in headless Chromium, through the gateway: a key created, read once, used, audited,
-// rotated with a grace hour and revoked; what a member sees; the Lite plan's limit.
+// The API keys page in headless Chromium, through the gateway: a key created, read once, used, seen in the
+// usage page and the audit log, rotated with a grace hour and revoked; what a member sees; the Lite plan's limit.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ConsoleInBrowser, startConsoleInBrowser } from './support/browser.js';
@@ -13,9 +13,9 @@ describe('API keys in a browser', () => {
     app = await startConsoleInBrowser();
   });
   after(() => app?.close());
-  const { openBrowser, acceptInvitation, callsWith, createKey, auditedCalls } = steps;
+  const { openBrowser, acceptInvitation, callsWith, createKey, reloadUntil, usageToday } = steps;
 
-  test('an owner’s API key: created read-write, read once, used through the gateway, audited, rotated with a grace hour, revoked', async () => {
+  test('an owner’s API key: created read-write, read once, used through the gateway, seen in usage and the audit log, rotated with a grace hour, revoked', async () => {
     const { orgId } = await app.platform.org({ plan: 'pro' });
     const owner = await openBrowser();
     await acceptInvitation(owner.page, await app.invitationLink(orgId, uniqueEmail('owner'), 'owner'), 'Olivia Owner');
@@ -35,12 +35,35 @@ describe('API keys in a browser', () => {
     await owner.page.reload();
     assert.doesNotMatch(await owner.page.content(), rawKeyPattern);
 
-    // Used through the gateway, and the call is in the organization's audit log under that key.
+    // Used through the gateway; the call then shows in the usage page and in the audit log filtered by the key.
     assert.equal((await callsWith(key)).status, 200);
     const stored = await app.platform.gateway.deps.prisma.apiKey.findFirstOrThrow({ where: { orgId, name: 'Journey key' } });
-    const audited = await auditedCalls(key, stored.id);
-    assert.equal(audited.length, 1, 'the call is in the audit log');
-    assert.equal(audited[0]?.status, 200);
+    await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+    await owner.page.waitForURL(/\/dashboard\/usage$/);
+    await reloadUntil(
+      owner.page,
+      '/dashboard/usage',
+      'the call in the usage page',
+      async () => (await usageToday(owner.page, 'Journey key')) === 1,
+    );
+    const monthRow = owner.page.locator('#usage-keys tbody tr').filter({ hasText: 'Journey key' });
+    assert.deepEqual((await monthRow.locator('td').allTextContents()).slice(1, 4), ['active', '1', '5,000']);
+
+    await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+    await owner.page.waitForURL(/\/dashboard\/audit-log$/);
+    await owner.page.getByLabel('Key', { exact: true }).selectOption(stored.id);
+    await owner.page.getByRole('button', { name: 'Filter' }).click();
+    await owner.page.waitForURL(new RegExp(`key_id=${stored.id}`));
+    const filtered = new URL(owner.page.url()).pathname + new URL(owner.page.url()).search;
+    const callRows = owner.page.locator('#audit-records tbody tr').filter({ hasText: '/api/v1/phone/calls' });
+    await reloadUntil(owner.page, filtered, 'the call in the audit log', async () => (await callRows.count()) > 0);
+    assert.equal(await callRows.count(), 1, 'the call is in the audit log once');
+    assert.deepEqual((await callRows.locator('td').allTextContents()).slice(1, 6), ['key', stored.id, 'GET', '/api/v1/phone/calls', '200']);
+    // The filter keeps the key's records only: the console's own actions (actor `user`) are not among them.
+    assert.equal(await owner.page.locator('#audit-records tbody tr').count(), 1);
+
+    await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+    await owner.page.waitForURL(keysPath);
 
     // Rotate with a grace hour: the new key is shown once, and both keys work.
     await owner.page.locator(`#grace-${stored.id}`).selectOption('3600');

@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { bearer, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
-import { invitePerson } from './support/harness.js';
-
-/** Stands in for an API service behind the gateway, recording the headers it receives. */
-async function recordingService(): Promise<{ server: Server; url: string; seen: IncomingHttpHeaders[] }> {
-  const seen: IncomingHttpHeaders[] = [];
-  const server = createServer((request, response) => {
-    seen.push(request.headers);
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"has_more":false,"next_cursor":null}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
+import { createInvitation } from '../src/domain/invitations.js';
+import { Browser, invitePerson, newOrgId } from './support/harness.js';
+import { type StandInTelephony, startStandInTelephony } from './support/telephony.js';
 
 const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
   ([] as string[]).concat(setCookie ?? []).flatMap((line) => new RegExp(`^${name}=([^;]*)`).exec(line)?.[1] ?? [])[0];
@@ -22,13 +11,13 @@ const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
 describe('the console through the gateway', () => {
   let platform: Platform<'console'>;
   let gateway: TestGateway;
-  let api: Awaited<ReturnType<typeof recordingService>>;
+  let api: StandInTelephony;
   let orgId: string;
   let key: string;
   let person: { email: string; password: string };
 
   before(async () => {
-    api = await recordingService();
+    api = await startStandInTelephony();
     platform = await startPlatform({ services: ['console'], gateway: { TELEPHONY_URL: api.url, TRUST_PROXY_HOPS: '1' } });
     gateway = platform.gateway;
     ({ orgId, key } = await platform.org());
@@ -36,7 +25,7 @@ describe('the console through the gateway', () => {
   });
   after(async () => {
     await platform.close();
-    api.server.close();
+    api.close();
   });
 
   /** Signs in through the gateway as a browser would; returns the session token. */
@@ -61,9 +50,55 @@ describe('the console through the gateway', () => {
     assert.doesNotMatch(setCookie, /Secure/);
     const home = await gateway.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: `console_session=${session}` } });
     assert.equal(home.statusCode, 200);
-    assert.match(home.body, new RegExp(`Organization ${orgId}`));
+    // The organization by the name the gateway has for it (platform.org names it Acme), not by its id.
+    assert.match(home.body, /<h1>Organization Acme<\/h1>/);
+    assert.doesNotMatch(home.body, new RegExp(orgId));
+    // The console's own time reaches the browser through the gateway (the bench reads it).
+    assert.match(String(home.headers['server-timing']), /^console;dur=\d+\.\d$/);
     const css = await gateway.app.inject({ method: 'GET', url: '/dashboard/static/console.css' });
     assert.equal(css.statusCode, 200);
+  });
+
+  test('the organization switcher and an invitation name each organization as the gateway does; one the gateway does not know shows its id', async () => {
+    const names = ['Northwind Calls', 'Globex & <Leads>'];
+    const orgIds = await Promise.all(
+      names.map(async (name) => ((await gateway.admin({ kind: 'org.create', name, plan: 'starter' })) as { id: string }).id),
+    );
+    const unknown = newOrgId();
+    const email = `switcher.${Date.now()}@example.com`;
+    for (const [index, id] of [...orgIds, unknown].entries())
+      await invitePerson(platform.console.deps, id, index === 0 ? 'owner' : 'member', { email });
+    const browser = new Browser(gateway.app, '198.51.100.9');
+    assert.equal((await browser.signIn(email, person.password)).statusCode, 303);
+    const home = await browser.get('/dashboard');
+    assert.equal(home.statusCode, 200);
+    const options = [...home.body.matchAll(/<option value="([^"]+)"[^>]*>([^<]*)<\/option>/g)].map((match) => [match[1], match[2]]);
+    assert.deepEqual(
+      options.sort(),
+      [
+        [orgIds[0], 'Northwind Calls (owner)'],
+        [orgIds[1], 'Globex &amp; &lt;Leads&gt; (member)'],
+        [unknown, `${unknown} (member)`],
+      ].sort(),
+    );
+    assert.match(home.body, /<h1>Organization Northwind Calls<\/h1>/);
+    const members = await browser.get('/dashboard/members');
+    assert.match(members.body, /<caption>People of organization Northwind Calls<\/caption>/);
+
+    // An invitation's page names the organization too, before anyone signs in.
+    const invitation = await createInvitation(platform.console.deps, {
+      orgId: orgIds[1] as string,
+      email: 'invitee@example.com',
+      role: 'member',
+      invitedBy: null,
+    });
+    const invitationPage = await gateway.app.inject({ method: 'GET', url: new URL(invitation.link).pathname });
+    assert.equal(invitationPage.statusCode, 200);
+    assert.match(invitationPage.body, /<h1>Join organization Globex &amp; &lt;Leads&gt;<\/h1>/);
+
+    // Switching moves the names with it.
+    assert.equal((await browser.post('/dashboard/organization', { org_id: orgIds[1] as string })).statusCode, 303);
+    assert.match((await browser.get('/dashboard')).body, /<h1>Organization Globex &amp; &lt;Leads&gt;<\/h1>/);
   });
 
   test('behind an HTTPS ingress (X-Forwarded-Proto: https) the session cookie is Secure', async () => {

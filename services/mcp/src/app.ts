@@ -3,6 +3,7 @@ import { requestBodyLimitBytes } from '@voice/proto';
 import type { McpDeps } from './deps.js';
 import { sweepExpired } from './domain/approvals.js';
 import { ToolCatalog } from './mcp/catalog.js';
+import { serveMcpRpc } from './nats/handlers.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { slackHookRoutes } from './routes/slack-hooks.js';
@@ -22,6 +23,7 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
   approvalRoutes(app, deps);
   telegramHookRoutes(app, deps);
   await slackHookRoutes(app, deps);
+  serveMcpRpc(deps);
 
   await startWorkers(app, deps.env.WORKERS, {
     outbox: () => deps.outbox.start(),

@@ -1,12 +1,14 @@
 // Operator CLI of the console: the people who sign in. JSON on stdout; errors as JSON on stderr with exit
 // code 1 (2 for a usage mistake). Reached as `npm run admin -- user …` (scripts/admin.mjs picks the owner).
+// Organizations are the gateway's: an invitation is made only for one the gateway knows, asked over NATS.
 //
 //   npm run admin -- user invite --org ORG_ID --email E --role owner|admin|member
 import { parseArgs } from 'node:util';
-import { parseEnv, prismaAdapter } from '@voice/kit';
+import { ApiError, Bus, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
 import { idSchema } from '@voice/proto';
 import { z } from 'zod';
 import { createInvitation } from '../domain/invitations.js';
+import { organizationSeenBy } from '../domain/organizations.js';
 import { roles } from '../domain/roles.js';
 import { envSchema } from '../env.js';
 import { PrismaClient } from '../generated/prisma/client.js';
@@ -42,6 +44,36 @@ if (!parsed.success) {
 }
 
 const env = parseEnv(envSchema);
+
+/**
+ * The organization as the gateway knows it, or a failure naming why not. The operator asks as a person
+ * acting for the console (`user_id` `operator`; the gateway's console operations take only people).
+ */
+async function knownOrganization(orgId: string) {
+  const bus = await Bus.connect({
+    url: env.NATS_URL,
+    name: 'console-admin',
+    namespace: env.NATS_NAMESPACE,
+    logger: createLogger('console-admin', 'silent'),
+    secret: env.INTERNAL_SIGNING_SECRET,
+  }).catch((error: unknown) => fail('unavailable', `NATS does not answer at ${env.NATS_URL}: ${(error as Error).message}`, 1));
+  try {
+    return await organizationSeenBy(bus, orgId, 'operator');
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found')
+      fail(
+        'not_found',
+        `The gateway knows no organization ${orgId}. Create it first: npm run admin -- org create --name NAME --plan PLAN`,
+        1,
+      );
+    if (error instanceof ApiError) fail(error.code, `The gateway could not check organization ${orgId}: ${error.message}`, 1);
+    throw error;
+  } finally {
+    await bus.drain().catch(() => {});
+  }
+}
+
+await knownOrganization(parsed.data.org);
 const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'console', { maxConnections: 2 }) });
 try {
   const invitation = await createInvitation(

@@ -1,21 +1,27 @@
-import { ApiError, type Bus } from '@voice/kit';
+import type { Bus } from '@voice/kit';
 import { type ConsoleKey, gatewayRpc, type Identity, type Plan } from '@voice/proto';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { canManage } from './roles.js';
+import { canManage, type Role } from './roles.js';
 import type { SignedIn } from './sessions.js';
 
 /**
  * The console asks the gateway, which owns keys, to act for the signed-in person. The identity is built
  * from the session: the person's user id (also as `key_id`, so records of who acted stay filled), their
- * current organization (the only one the gateway's handlers use), and a scope from their role. The plan is
- * the organization's as the gateway reports it; its handlers read the plan from their own database anyway.
+ * organization (the current one unless another of their memberships is named; the only one the gateway's
+ * handlers use), and a scope from their role there. The plan is the organization's as the gateway reports
+ * it; its handlers read the plan from their own database anyway.
  */
-export function personIdentity(signedIn: SignedIn, requestId: string, plan: Plan): Identity {
+export function personIdentity(
+  signedIn: SignedIn,
+  requestId: string,
+  plan: Plan,
+  membership: { orgId: string; role: Role } = { orgId: signedIn.orgId, role: signedIn.role },
+): Identity {
   return {
-    org_id: signedIn.orgId,
+    org_id: membership.orgId,
     key_id: signedIn.user.id,
     user_id: signedIn.user.id,
-    scope: canManage(signedIn.role) ? 'read-write' : 'read',
+    scope: canManage(membership.role) ? 'read-write' : 'read',
     plan,
     request_id: requestId,
     monthly_used: 0,
@@ -32,8 +38,10 @@ export interface KeysGateway {
 
 /** The person's organization as the gateway knows it, and the identity to call the gateway with for them. */
 export async function personOnGateway(ctx: KeysGateway, signedIn: SignedIn, requestId: string) {
-  // `lite` grants the least until the gateway says which plan the organization has.
-  const organization = await ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite'), {});
+  // Asked already for this request when it shows a page (http/session.ts); `lite` grants the least until
+  // the gateway says which plan the organization has.
+  const organization =
+    signedIn.organizations?.current ?? (await ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite'), {}));
   return { organization, identity: personIdentity(signedIn, requestId, organization.plan) };
 }
 
@@ -42,7 +50,8 @@ export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: s
   const { organization, identity } = await personOnGateway(ctx, signedIn, requestId);
   return {
     organization,
-    list: async () => (await ctx.bus.call(gatewayRpc.listKeys, identity, {})).data,
+    /** One key of the organization; another organization's key id is `not_found` (the gateway checks). */
+    get: (keyId: string) => ctx.bus.call(gatewayRpc.getKey, identity, { key_id: keyId }),
     page: (cursor: string | undefined) =>
       ctx.bus.call(gatewayRpc.listKeys, identity, { limit: keysPageSize, ...(cursor ? { cursor } : {}) }),
     create: (input: { name: string; scope: 'read' | 'read-write'; monthly_quota: number; expires_at?: string }) =>
@@ -53,13 +62,6 @@ export async function keysFor(ctx: KeysGateway, signedIn: SignedIn, requestId: s
   };
 }
 export type OrganizationKeys = Awaited<ReturnType<typeof keysFor>>;
-
-/** One key of the list by id; another organization's id is simply not in it. */
-export function keyById(keys: ConsoleKey[], keyId: string): ConsoleKey {
-  const key = keys.find((candidate) => candidate.id === keyId);
-  if (!key) throw new ApiError('not_found', 'There is no such key in this organization.');
-  return key;
-}
 
 /** The names of the people who created keys, for the list (ids of people no longer here stay ids). */
 export async function creatorNames(prisma: PrismaClient, keys: ConsoleKey[]): Promise<Map<string, string>> {

@@ -50,7 +50,7 @@ export async function createInvitation(
 }
 
 export type InvitationState =
-  | { state: 'usable'; id: string; orgId: string; email: string; role: Role; hasAccount: boolean }
+  | { state: 'usable'; id: string; orgId: string; email: string; role: Role; hasAccount: boolean; invitedBy: string | null }
   | { state: 'expired' | 'used' | 'unknown' };
 
 /** What the link's page shows: the form, or why the link no longer works. */
@@ -67,6 +67,7 @@ export async function inspectInvitation(ctx: ConsoleContext, token: string): Pro
     email: invitation.email,
     role: invitation.role,
     hasAccount: user !== null,
+    invitedBy: invitation.invitedBy,
   };
 }
 

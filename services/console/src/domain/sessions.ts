@@ -3,6 +3,7 @@ import type { Role } from '../generated/prisma/enums.js';
 import { findMembership, listUserMemberships } from '../store/memberships.js';
 import { findLiveSession, revokeSession, revokeUserSessions } from '../store/sessions.js';
 import type { ConsoleContext } from './context.js';
+import type { OrganizationsSeen } from './organizations.js';
 import { hashToken, newToken } from './tokens.js';
 
 /** A signed-in request: who, in which organization, with which role, and the form token of the session. */
@@ -14,6 +15,8 @@ export interface SignedIn {
   role: Role;
   /** Every organization of the user, for the switcher. */
   memberships: Array<{ orgId: string; role: Role }>;
+  /** What the gateway said of those organizations for this request (names; the current one's plan), set by http/session.ts. */
+  organizations?: OrganizationsSeen;
 }
 
 /** Writing `last_seen_at` on every page view would be a write per request; within a minute is precise enough. */

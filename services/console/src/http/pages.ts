@@ -23,7 +23,7 @@ export function sendPage(reply: FastifyReply, status: number, body: Html): Fasti
 }
 
 /**
- * Security headers on every answer, and errors as pages rather than the API's JSON envelope. Pages are
+ * Security headers (and `Server-Timing`) on every answer, and errors as pages rather than the API's JSON envelope. Pages are
  * never cached: they show one person's organization.
  */
 export function installPageHandling(app: FastifyInstance): void {
@@ -35,6 +35,10 @@ export function installPageHandling(app: FastifyInstance): void {
       'x-frame-options': 'DENY',
     });
     if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+    // The console's own time for this answer (routing, session, gateway calls, rendering), so a browser's
+    // devtools and the bench tell it from the gateway's proxying and the network. Only a duration: a
+    // client can measure the whole anyway.
+    void reply.header('server-timing', `console;dur=${reply.elapsedTime.toFixed(1)}`);
     done(null, payload);
   });
   app.setErrorHandler((error: unknown, request, reply) => {

@@ -1,6 +1,7 @@
-import { ApiError } from '@voice/kit';
+import { ApiError, type Bus } from '@voice/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleContext } from '../domain/context.js';
+import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
 import { resumeSession, type SignedIn } from '../domain/sessions.js';
 import { newToken, sameSecret } from '../domain/tokens.js';
@@ -48,9 +49,10 @@ export function preSessionFormToken(ctx: ConsoleContext, request: FastifyRequest
  * Resolves the session of every console request and enforces the route's access: no session → the
  * sign-in page; a state-changing request without the session's form token (or, before sign-in, the form
  * cookie's) → 403; a member on a manager's route → 403. An Authorization header is never looked at: the
- * console knows people by their session only.
+ * console knows people by their session only. A signed-in request then learns its organizations' names
+ * from the gateway (domain/organizations.ts).
  */
-export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext): void {
+export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   app.addHook('preHandler', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
@@ -72,6 +74,8 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext): 
     if (access === 'manager' && changes && !canManage(signedIn.role)) {
       throw new ApiError('forbidden', 'Only owners and admins can make changes in this organization.');
     }
+    // Names for the header and the pages, and the current organization for the gateway calls that follow.
+    signedIn.organizations = await seeOrganizations(ctx, signedIn, request.id);
   });
 }
 

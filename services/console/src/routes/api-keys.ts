@@ -2,7 +2,7 @@ import { ApiError, type Bus } from '@voice/kit';
 import { rotationGraceSeconds } from '@voice/proto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { creatorNames, keyById, keysFor, type OrganizationKeys } from '../domain/api-keys.js';
+import { creatorNames, keysFor, type OrganizationKeys } from '../domain/api-keys.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { canManage } from '../domain/roles.js';
 import { formOf } from '../http/forms.js';
@@ -100,7 +100,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can revoke keys.');
     const keys = await gatewayFor(request);
-    return sendPage(reply, 200, revokeConfirmPage(signedIn, keyById(await keys.list(), id)));
+    return sendPage(reply, 200, revokeConfirmPage(signedIn, await keys.get(id)));
   });
 
   app.post('/settings/api/keys/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {

@@ -1,8 +1,9 @@
-import { clientAddress } from '@voice/kit';
+import { type Bus, clientAddress } from '@voice/kit';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleContext } from '../domain/context.js';
 import { acceptInvitation, inspectInvitation, invitationPath } from '../domain/invitations.js';
+import { invitedOrganizationName } from '../domain/organizations.js';
 import { sessionCookie, setCookie } from '../http/cookies.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -12,7 +13,7 @@ import { acceptInvitationPage, invitationGonePage } from '../views/invitation.js
 const tokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{20,100}$/) });
 
 /** The invitation link's page: set a name and password (or prove an existing account), then signed in. */
-export function invitationRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function invitationRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const newAccountForm = z
     .object({
       name: z.string().trim().min(1, 'Enter your name.').max(100, 'A name has at most 100 characters.'),
@@ -32,10 +33,17 @@ export function invitationRoutes(app: FastifyInstance, ctx: ConsoleContext): voi
     if (invitation.state !== 'usable')
       return sendPage(reply, invitation.state === 'unknown' ? 404 : 410, invitationGonePage(invitation.state));
     const csrfToken = preSessionFormToken(ctx, request, reply);
+    const organizationName = (await invitedOrganizationName(ctx, invitation, request.id)) ?? invitation.orgId;
     return sendPage(
       reply,
       200,
-      acceptInvitationPage({ invitation, action: invitationPath(params.data.token), csrfToken, minLength: ctx.env.PASSWORD_MIN_LENGTH }),
+      acceptInvitationPage({
+        invitation,
+        organizationName,
+        action: invitationPath(params.data.token),
+        csrfToken,
+        minLength: ctx.env.PASSWORD_MIN_LENGTH,
+      }),
     );
   });
 
@@ -47,12 +55,13 @@ export function invitationRoutes(app: FastifyInstance, ctx: ConsoleContext): voi
     if (invitation.state !== 'usable')
       return sendPage(reply, invitation.state === 'unknown' ? 404 : 410, invitationGonePage(invitation.state));
     const fields = formOf(request.body);
-    const retry = (error: string, status = 400) =>
+    const retry = async (error: string, status = 400) =>
       sendPage(
         reply,
         status,
         acceptInvitationPage({
           invitation,
+          organizationName: (await invitedOrganizationName(ctx, invitation, request.id)) ?? invitation.orgId,
           action: invitationPath(token),
           csrfToken: preSessionFormToken(ctx, request, reply),
           minLength: ctx.env.PASSWORD_MIN_LENGTH,

@@ -2,6 +2,7 @@ import type { ConsoleKey, organizationLimitsSchema } from '@voice/proto';
 import type { z } from 'zod';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { confirmPage } from './confirm.js';
 import { html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
@@ -166,17 +167,15 @@ export function newKeyPage(
 }
 
 export function revokeConfirmPage(signedIn: SignedIn, key: ConsoleKey) {
-  return page({
+  return confirmPage(signedIn, {
     title: 'Revoke key',
-    signedIn,
+    heading: `Revoke key ${key.name || key.display_prefix}`,
     path: apiKeysPath,
-    body: html`<h1>Revoke key ${key.name || key.display_prefix}</h1>
-      <p>Revoke <code>${key.display_prefix}${key.display_suffix}</code> (${key.scope})? Requests with it will be refused at once, on every
-        replica. This cannot be undone.</p>
-      <form method="post" action="${apiKeysPath}/keys/${key.id}/revoke" class="inline">
-        ${csrfField(signedIn.csrfToken)}
-        <button type="submit" id="key-revoke-confirm">Revoke this key</button>
-      </form>
-      <a href="${apiKeysPath}">Cancel</a>`,
+    question: html`Revoke <code>${key.display_prefix}${key.display_suffix}</code> (${key.scope})? Requests with it will be refused at once, on every
+      replica. This cannot be undone.`,
+    action: `${apiKeysPath}/keys/${key.id}/revoke`,
+    buttonId: 'key-revoke-confirm',
+    buttonLabel: 'Revoke this key',
+    cancelHref: apiKeysPath,
   });
 }

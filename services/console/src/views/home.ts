@@ -1,3 +1,4 @@
+import { organizationLabel } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
 import { html } from './html.js';
@@ -8,7 +9,7 @@ export function homePage(signedIn: SignedIn) {
     title: 'Home',
     signedIn,
     path: '/dashboard',
-    body: html`<h1>Organization ${signedIn.orgId}</h1>
+    body: html`<h1>Organization ${organizationLabel(signedIn)}</h1>
       <p>Signed in as ${signedIn.user.name} (${signedIn.user.email}), ${signedIn.role} of this organization.
         ${canManage(signedIn.role) ? 'You can manage its members.' : 'You can see its pages; owners and admins make changes.'}</p>
       <section aria-labelledby="sessions-heading">

@@ -6,6 +6,8 @@ type Usable = Extract<InvitationState, { state: 'usable' }>;
 
 export function acceptInvitationPage(options: {
   invitation: Usable;
+  /** The organization's name as the gateway has it; its id when the gateway did not say. */
+  organizationName: string;
   action: string;
   csrfToken: string;
   minLength: number;
@@ -26,7 +28,7 @@ export function acceptInvitationPage(options: {
         <input id="password_confirmation" name="password_confirmation" type="password" autocomplete="new-password" required minlength="${options.minLength}">`;
   return page({
     title: 'Accept invitation',
-    body: html`<h1>Join organization ${invitation.orgId}</h1>
+    body: html`<h1>Join organization ${options.organizationName}</h1>
       <p>Invitation for <strong>${invitation.email}</strong> as ${invitation.role}.</p>
       ${notice('error', options.error)}
       <form method="post" action="${options.action}" class="stack">

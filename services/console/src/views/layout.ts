@@ -1,3 +1,4 @@
+import { organizationLabel } from '../domain/organizations.js';
 import type { SignedIn } from '../domain/sessions.js';
 import { type Html, html, type Renderable } from './html.js';
 
@@ -18,6 +19,7 @@ const navigation = [
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/audit-log', label: 'Audit log' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/approvals', label: 'Approvals' },
 ];
 
 function header(signedIn: SignedIn, currentPath: string): Html {
@@ -29,12 +31,12 @@ function header(signedIn: SignedIn, currentPath: string): Html {
           <select id="org-switch" name="org_id">
             ${signedIn.memberships.map(
               (membership) =>
-                html`<option value="${membership.orgId}" ${membership.orgId === signedIn.orgId ? html`selected` : ''}>${membership.orgId} (${membership.role})</option>`,
+                html`<option value="${membership.orgId}" ${membership.orgId === signedIn.orgId ? html`selected` : ''}>${organizationLabel(signedIn, membership.orgId)} (${membership.role})</option>`,
             )}
           </select>
           <button type="submit">Switch</button>
         </form>`
-      : html`<p class="org">Organization <strong>${signedIn.orgId}</strong> (${signedIn.role})</p>`;
+      : html`<p class="org">Organization <strong>${organizationLabel(signedIn)}</strong> (${signedIn.role})</p>`;
   return html`<header class="top">
     <p class="brand">Voice console</p>
     ${switcher}

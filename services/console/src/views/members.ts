@@ -1,4 +1,5 @@
 import type { CreatedInvitation } from '../domain/invitations.js';
+import { organizationLabel } from '../domain/organizations.js';
 import { canChangeRole, canManage, type Role, roles } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
 import { html } from './html.js';
@@ -67,7 +68,7 @@ export function membersPage(signedIn: SignedIn, view: MembersView, messages: { e
     body: html`<h1>Members</h1>
       ${notice('error', messages.error)}
       <table>
-        <caption>People of organization ${signedIn.orgId}</caption>
+        <caption>People of organization ${organizationLabel(signedIn)}</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Since</th>${manager ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
         <tbody>${view.members.map((member) => memberRow(signedIn, member))}</tbody>
       </table>

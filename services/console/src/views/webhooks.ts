@@ -8,6 +8,7 @@ import {
 } from '@voice/proto';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { confirmPage } from './confirm.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
@@ -229,16 +230,14 @@ export function secretPage(signedIn: SignedIn, options: { heading: string; endpo
 }
 
 export function deleteConfirmPage(signedIn: SignedIn, endpoint: WebhookEndpoint) {
-  return page({
+  return confirmPage(signedIn, {
     title: 'Delete endpoint',
-    signedIn,
+    heading: `Delete endpoint ${endpoint.url}`,
     path: webhooksPath,
-    body: html`<h1>Delete endpoint ${endpoint.url}</h1>
-      <p>Delete this endpoint and its delivery log? Pending deliveries are dropped. This cannot be undone.</p>
-      <form method="post" action="${endpointPath(endpoint.id)}/delete" class="inline">
-        ${csrfField(signedIn.csrfToken)}
-        <button type="submit" id="webhook-delete-confirm">Delete this endpoint</button>
-      </form>
-      <a href="${endpointPath(endpoint.id)}">Cancel</a>`,
+    question: 'Delete this endpoint and its delivery log? Pending deliveries are dropped. This cannot be undone.',
+    action: `${endpointPath(endpoint.id)}/delete`,
+    buttonId: 'webhook-delete-confirm',
+    buttonLabel: 'Delete this endpoint',
+    cancelHref: endpointPath(endpoint.id),
   });
 }

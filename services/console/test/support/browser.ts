@@ -1,18 +1,17 @@
 // The console in a real browser: the gateway and the console listening (the console reached through the
 // gateway, as a person's browser reaches it) and headless Chromium (Debian's package, driven by
 // playwright-core). The test closes it in `after`, which node's test runner runs when a test fails too.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
 import { createInvitation } from '../../src/domain/invitations.js';
 import type { Role } from '../../src/domain/roles.js';
+import { type StandInTelephony, startStandInTelephony } from './telephony.js';
 
 /** Debian's `chromium` (`.ci/run` installs it when missing); `CHROMIUM_PATH` points elsewhere on other machines. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Headless, no sandbox (CI runs as root in a container), and nothing that reaches out to the internet. */
-const chromiumArgs = [
+export const chromiumArgs = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -22,7 +21,7 @@ const chromiumArgs = [
 ];
 
 export interface ConsoleInBrowser {
-  platform: Platform<'console'>;
+  platform: Platform<'console' | 'webhooks'>;
   browser: Browser;
   /** The gateway's address; pages are opened under `${url}/dashboard`. */
   url: string;
@@ -37,29 +36,25 @@ export interface ConsoleInBrowser {
   close(): Promise<void>;
 }
 
-/** Stands in for the telephony service behind the gateway, so an API key can be used: every call list is empty. */
-async function emptyCallList(): Promise<{ server: Server; url: string }> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"has_more":false,"next_cursor":null}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-/** Starts the gateway (with its audit writer) with the console behind it and Chromium; close it in `after` (it closes itself if starting fails). */
+/** Starts the gateway (with its audit writer) with the webhooks service and the console behind it, and Chromium; close it in `after` (it closes itself if starting fails). */
 export async function startConsoleInBrowser(): Promise<ConsoleInBrowser> {
-  let platform: Platform<'console'> | undefined;
+  let platform: Platform<'console' | 'webhooks'> | undefined;
   let browser: Browser | undefined;
-  let telephony: Awaited<ReturnType<typeof emptyCallList>> | undefined;
+  let telephony: StandInTelephony | undefined;
   // The browser first (its connections end before the servers close), then the platform.
   const close = async () => {
     await browser?.close();
     await platform?.close();
-    telephony?.server.close();
+    telephony?.close();
   };
   try {
-    telephony = await emptyCallList();
-    platform = await startPlatform({ services: ['console'], gateway: { TELEPHONY_URL: telephony.url }, auditWorker: true });
+    telephony = await startStandInTelephony();
+    // The webhooks service too, so its pages are real ones (the accessibility check opens them).
+    platform = await startPlatform({
+      services: ['webhooks', 'console'],
+      gateway: { TELEPHONY_URL: telephony.url },
+      auditWorker: true,
+    });
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   } catch (error) {
     await close();

@@ -1,7 +1,7 @@
 // The steps people take in the console's browser tests: open a browser, accept an invitation, sign in,
 // create a key. Shared by the browser test files, each of which starts its own platform and browser (one
 // file would outgrow the test runner's per-file time limit).
-import assert from 'node:assert/strict';
+import { eventually } from '@voice/kit/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { ConsoleInBrowser } from './browser.js';
 
@@ -62,18 +62,29 @@ export function browserSteps(app: () => ConsoleInBrowser) {
     return page.locator('#new-key').inputValue();
   }
 
-  /** The audit log's records of a key's calls, read through the gateway with the key (the writer is asynchronous). */
-  async function auditedCalls(key: string, keyId: string): Promise<Array<{ key_id: string; path: string; status: number }>> {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const response = await fetch(`${app().url}/api/v1/audit-log?limit=100`, { headers: { authorization: `Bearer ${key}` } });
-      assert.equal(response.status, 200);
-      const records = ((await response.json()) as { data: Array<{ key_id: string; path: string; status: number }> }).data;
-      const found = records.filter((record) => record.key_id === keyId && record.path === '/api/v1/phone/calls');
-      if (found.length > 0) return found;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return [];
+  /**
+   * Opens a page until `check` finds what it waits for, reloading between tries: the audit records behind
+   * the usage and audit log pages are written in batches, after the call that made them has answered.
+   */
+  async function reloadUntil(page: Page, path: string, what: string, check: () => Promise<boolean>): Promise<void> {
+    await eventually(
+      what,
+      async () => {
+        await page.goto(path);
+        return check();
+      },
+      { intervalMs: 200 },
+    );
   }
 
-  return { openBrowser, acceptInvitation, signIn, formToken, shownInvitationLink, callsWith, createKey, auditedCalls };
+  /** The usage page's figure for a key today (the data table's first row, today, in the key's column). */
+  async function usageToday(page: Page, keyName: string): Promise<number> {
+    const table = page.locator('#usage-table');
+    const headers = await table.locator('thead th').allTextContents();
+    const column = headers.indexOf(keyName);
+    if (column < 0) return 0;
+    return Number(await table.locator('tbody tr').first().locator('th, td').nth(column).textContent());
+  }
+
+  return { openBrowser, acceptInvitation, signIn, formToken, shownInvitationLink, callsWith, createKey, reloadUntil, usageToday };
 }

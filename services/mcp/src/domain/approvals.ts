@@ -1,6 +1,7 @@
 import { ApiError, newId, type PendingEvents, toApiError } from '@voice/kit';
 import {
   type ApprovalChannelKind,
+  type ApprovalDecision,
   type ApprovalTool,
   approvalEventDataSchema,
   approvalTools,
@@ -151,7 +152,8 @@ export async function requestApproval(
     throw new ApiError(
       'conflict',
       'No approval channel is linked to this organization, so nobody could approve this action. Nothing was done. ' +
-        'Ask an operator to link Telegram or Slack (PUT /api/v1/approvals/channels/telegram or /slack), then call again.',
+        'Ask an owner or admin to link Telegram or Slack on the console’s Approvals page (/dashboard/approvals), or with ' +
+        'PUT /api/v1/approvals/channels/telegram or /slack, then call again.',
     );
   }
   const now = deps.now();
@@ -240,6 +242,16 @@ export interface Tap {
   actor: string;
 }
 
+/** A person's Approve or Reject on the approval's page in the console: the organization is the identity's. */
+export interface ConsoleDecision {
+  approvalId: string;
+  decision: 'approve' | 'reject';
+  via: 'console';
+  orgId: string;
+  /** Who decided: `console:<name> (<user id>)`. */
+  actor: string;
+}
+
 export interface TapOutcome {
   /** Whether this tap changed anything. */
   acted: boolean;
@@ -249,30 +261,45 @@ export interface TapOutcome {
 }
 
 /**
- * A tap on Approve or Reject. Acts at most once per approval: a second tap, a replayed callback, a tap after
- * expiry or from a chat not linked to the approval's organization changes nothing and says why.
+ * The approval a decision is about. A tap carries no organization, so its chat must be the one linked to
+ * the approval's organization; a console decision names its organization, where another one's id is
+ * `not_found` (thrown).
  */
-export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
-  const row = await findApprovalForTap(deps.prisma, tap.approvalId);
+async function approvalToDecide(deps: McpDeps, decision: Tap | ConsoleDecision): Promise<ApprovalRow | TapOutcome> {
+  if (decision.via === 'console') return findApproval(deps.prisma, decision.orgId, decision.approvalId);
+  const row = await findApprovalForTap(deps.prisma, decision.approvalId);
   if (!row) return { acted: false, notice: 'Unknown approval; nothing was done.', approval: undefined };
-  const channel = await findChannel(deps.prisma, row.orgId, tap.via);
-  if (!channel || channel.target !== tap.target) {
+  const channel = await findChannel(deps.prisma, row.orgId, decision.via);
+  if (!channel || channel.target !== decision.target) {
     return {
       acted: false,
       notice: 'This chat is not linked to the organization that asked for this approval; nothing was done.',
       approval: undefined,
     };
   }
+  return row;
+}
+
+/**
+ * Approve or Reject, by a tap or in the console. Acts at most once per approval, whichever channel decides
+ * first: a second decision, a replayed callback, a decision after expiry or a tap from a chat not linked to
+ * the approval's organization changes nothing and says why.
+ */
+export async function decide(deps: McpDeps, decision: Tap | ConsoleDecision): Promise<TapOutcome> {
+  const found = await approvalToDecide(deps, decision);
+  if ('acted' in found) return found;
+  const row = found;
   const now = deps.now();
   // A rejection resolves the approval here, so it is recorded with its event; an approval resolves when
   // its action has run (execute).
   const claimed = await withEvents(deps, async (tx, events) => {
-    const done = await claimPending(tx, row.orgId, row.id, tap.decision === 'approve' ? 'approved' : 'rejected', {
-      by: tap.actor,
-      via: tap.via,
+    const done = await claimPending(tx, row.orgId, row.id, decision.decision === 'approve' ? 'approved' : 'rejected', {
+      by: decision.actor,
+      via: decision.via,
       at: now,
     });
-    if (done && tap.decision === 'reject') recordApprovalEvent(events, 'approval.resolved', await findApproval(tx, row.orgId, row.id), now);
+    if (done && decision.decision === 'reject')
+      recordApprovalEvent(events, 'approval.resolved', await findApproval(tx, row.orgId, row.id), now);
     return done;
   });
   if (!claimed) {
@@ -292,7 +319,9 @@ export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
     return { acted: false, notice, approval: current };
   }
   const resolved =
-    tap.decision === 'approve' ? await execute(deps, { ...row, status: 'approved' }) : await findApproval(deps.prisma, row.orgId, row.id);
+    decision.decision === 'approve'
+      ? await execute(deps, { ...row, status: 'approved' })
+      : await findApproval(deps.prisma, row.orgId, row.id);
   await closeMessages(deps, resolved);
   const notice =
     resolved.status === 'executed'
@@ -301,6 +330,30 @@ export async function decide(deps: McpDeps, tap: Tap): Promise<TapOutcome> {
         ? `Approved, but the action failed: ${resolved.errorCode}: ${resolved.errorMessage}`
         : 'Rejected: nothing was done.';
   return { acted: true, notice, approval: resolved };
+}
+
+/**
+ * A console person's decision (`svc.mcp.approvals.decide`). Only a person may decide: an identity without
+ * `user_id` is an API key, and an agent must never approve the destructive action it asked for.
+ */
+export async function decideInConsole(
+  deps: McpDeps,
+  identity: Identity,
+  input: { id: string; decision: 'approve' | 'reject'; approver_name: string },
+): Promise<ApprovalDecision> {
+  if (!identity.user_id)
+    throw new ApiError('forbidden', 'Only a person signed in to the console can approve or reject; an API key never can.');
+  // One line, whatever the name holds: the messaging apps show `resolved_by` in the edited message.
+  const name = input.approver_name.replace(/[\p{Cc}\s]+/gu, ' ').trim() || 'unnamed';
+  const outcome = await decide(deps, {
+    approvalId: input.id,
+    decision: input.decision,
+    via: 'console',
+    orgId: identity.org_id,
+    actor: `console:${name} (${identity.user_id})`,
+  });
+  const approval = outcome.approval ?? (await findApproval(deps.prisma, identity.org_id, input.id));
+  return { acted: outcome.acted, notice: outcome.notice, approval: toApproval(approval, deps.now()) };
 }
 
 /** An approved action runs within one RPC deadline; one still `approved` long after that was interrupted. */

@@ -1,6 +1,6 @@
-import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { type HttpApp, identityOf } from '@voice/kit';
 import {
-  approvalChannelKinds,
+  approvalChannelKindParamsSchema,
   approvalChannelListSchema,
   approvalChannelSchema,
   approvalIdParamsSchema,
@@ -9,13 +9,14 @@ import {
   deletedApprovalChannelSchema,
   errorEnvelopeSchema,
   listApprovalsQuerySchema,
+  mcpRpc,
   putSlackChannelSchema,
   putTelegramChannelSchema,
 } from '@voice/proto';
-import { z } from 'zod';
 import type { McpDeps } from '../deps.js';
+import { linkSlack, linkTelegram } from '../domain/channels.js';
 import { findApproval, listApprovals, toApproval } from '../store/approvals.js';
-import { deleteChannel, listChannels, toChannel, upsertChannel } from '../store/channels.js';
+import { deleteChannel, listChannels, toChannel } from '../store/channels.js';
 
 export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
   app.get(
@@ -27,7 +28,7 @@ export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
         querystring: listApprovalsQuerySchema,
         response: { 200: approvalPageSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: mcpRpc.listApprovals },
     },
     async (request) => listApprovals(deps.prisma, identityOf(request).org_id, request.query, deps.now()),
   );
@@ -40,7 +41,7 @@ export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
         summary: 'The messaging channels approval requests are sent to',
         response: { 200: approvalChannelListSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: mcpRpc.listChannels },
     },
     async (request) => ({ data: (await listChannels(deps.prisma, identityOf(request).org_id)).map(toChannel) }),
   );
@@ -54,13 +55,9 @@ export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
         body: putTelegramChannelSchema,
         response: { 200: approvalChannelSchema, 400: errorEnvelopeSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: mcpRpc.linkTelegram },
     },
-    async (request) => {
-      if (!deps.telegram)
-        throw new ApiError('unavailable', 'This platform has no Telegram bot configured; use Slack, or ask the operator.');
-      return toChannel(await upsertChannel(deps.prisma, identityOf(request).org_id, 'telegram', request.body.chat_id, null));
-    },
+    async (request) => linkTelegram(deps, identityOf(request).org_id, request.body.chat_id),
   );
 
   app.put(
@@ -72,15 +69,9 @@ export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
         body: putSlackChannelSchema,
         response: { 200: approvalChannelSchema, 400: errorEnvelopeSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: mcpRpc.linkSlack },
     },
-    async (request) => {
-      if (!deps.env.SLACK_SIGNING_SECRET || (!deps.env.SLACK_BOT_TOKEN && !request.body.webhook_url)) {
-        throw new ApiError('unavailable', 'This platform has no Slack app configured; use Telegram, or ask the operator.');
-      }
-      const { channel_id, webhook_url } = request.body;
-      return toChannel(await upsertChannel(deps.prisma, identityOf(request).org_id, 'slack', channel_id, webhook_url ?? null));
-    },
+    async (request) => linkSlack(deps, identityOf(request).org_id, request.body),
   );
 
   app.delete(
@@ -89,10 +80,10 @@ export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
       schema: {
         tags: ['approvals'],
         summary: 'Stop sending approval requests to this channel',
-        params: z.object({ kind: z.enum(approvalChannelKinds) }),
+        params: approvalChannelKindParamsSchema,
         response: { 200: deletedApprovalChannelSchema, 404: errorEnvelopeSchema },
       },
-      config: { scope: 'read-write' },
+      config: { operation: mcpRpc.unlinkChannel },
     },
     async (request) => {
       await deleteChannel(deps.prisma, identityOf(request).org_id, request.params.kind);
@@ -109,7 +100,7 @@ export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
         params: approvalIdParamsSchema,
         response: { 200: approvalSchema, 404: errorEnvelopeSchema },
       },
-      config: { scope: 'read' },
+      config: { operation: mcpRpc.getApproval },
     },
     async (request) => toApproval(await findApproval(deps.prisma, identityOf(request).org_id, request.params.id), deps.now()),
   );

@@ -1,5 +1,5 @@
 import { afterPosition, decodeCursor, keysetOrder, notFound, toPage } from '@voice/kit';
-import type { Approval, ApprovalChannelKind, ApprovalStatus, Identity, ListApprovalsQuery } from '@voice/proto';
+import type { Approval, ApprovalResolver, ApprovalStatus, Identity, ListApprovalsQuery } from '@voice/proto';
 import { z } from 'zod';
 import type { Approval as ApprovalRow, Prisma, PrismaClient } from '../generated/prisma/client.js';
 
@@ -150,7 +150,7 @@ export async function claimPending(
   orgId: string,
   id: string,
   to: 'approved' | 'rejected',
-  resolution: { by: string; via: ApprovalChannelKind; at: Date },
+  resolution: { by: string; via: ApprovalResolver; at: Date },
 ): Promise<boolean> {
   const { count } = await prisma.approval.updateMany({
     where: { orgId, id, status: 'pending', expiresAt: { gt: resolution.at } },

@@ -1,0 +1,37 @@
+import type { Bus } from '@voice/kit';
+import { type ApprovalStatus, type ApprovalTool, mcpRpc, type RpcInput } from '@voice/proto';
+import { personOnGateway } from './api-keys.js';
+import type { SignedIn } from './sessions.js';
+
+/** How many approvals the list shows at a time (older ones through the "Older approvals" link's cursor). */
+export const approvalsPerPage = 25;
+
+/**
+ * How long the console waits for a decision: approving runs the action (a call to another service and the
+ * key's standing, 10 s each at most) and edits the chat messages (5 s) before the mcp service answers. A
+ * decision that outlasts it still happens once; asking again then says so.
+ */
+const decisionTimeoutMs = 30_000;
+
+/**
+ * The mcp service's approval operations for one person and request. A decision carries the person's name
+ * for `resolved_by`; the mcp service takes the user id and the organization from the identity, and refuses
+ * a member (read scope) whatever the console shows.
+ */
+export async function approvalsFor(ctx: { bus: Bus }, signedIn: SignedIn, requestId: string) {
+  const { identity } = await personOnGateway(ctx, signedIn, requestId);
+  const call = <D extends (typeof mcpRpc)[keyof typeof mcpRpc]>(operation: D, input: RpcInput<D>, timeoutMs?: number) =>
+    ctx.bus.call(operation, identity, input, timeoutMs ? { timeoutMs } : {});
+  return {
+    page: (filters: { status?: ApprovalStatus | undefined; tool?: ApprovalTool | undefined; cursor?: string }) =>
+      call(mcpRpc.listApprovals, { limit: approvalsPerPage, ...filters }),
+    get: (id: string) => call(mcpRpc.getApproval, { id }),
+    decide: (id: string, decision: 'approve' | 'reject') =>
+      call(mcpRpc.decideApproval, { id, decision, approver_name: signedIn.user.name }, decisionTimeoutMs),
+    channels: () => call(mcpRpc.listChannels, {}),
+    linkTelegram: (chatId: string) => call(mcpRpc.linkTelegram, { chat_id: chatId }),
+    linkSlack: (input: RpcInput<typeof mcpRpc.linkSlack>) => call(mcpRpc.linkSlack, input),
+    unlink: (kind: 'telegram' | 'slack') => call(mcpRpc.unlinkChannel, { kind }),
+  };
+}
+export type OrganizationApprovals = Awaited<ReturnType<typeof approvalsFor>>;

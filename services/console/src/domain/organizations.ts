@@ -1,0 +1,85 @@
+import { type Bus, type Logger, newId } from '@voice/kit';
+import { gatewayRpc, type RpcOutput } from '@voice/proto';
+import { personIdentity } from './api-keys.js';
+import type { SignedIn } from './sessions.js';
+
+export type GatewayOrganization = RpcOutput<typeof gatewayRpc.getOrganization>;
+
+/** What the gateway said of the person's organizations for this request. */
+export interface OrganizationsSeen {
+  /** Each organization's name by id; an organization the gateway did not answer for is missing. */
+  names: ReadonlyMap<string, string>;
+  /** The current organization (plan, key limits), when the gateway answered for it. */
+  current?: GatewayOrganization;
+}
+
+/**
+ * The person's organizations as the gateway knows them, asked once per request that shows a page. The
+ * gateway owns organizations, names included, so the console keeps no copy that could go stale: one
+ * `getOrganization` call per membership, in parallel, each with the person's identity in that organization
+ * (the console checked the membership). A call that fails leaves that organization shown by its id; the
+ * pages that need the gateway fail on their own call.
+ */
+export async function seeOrganizations(
+  ctx: { bus: Bus; logger: Logger },
+  signedIn: SignedIn,
+  requestId: string,
+): Promise<OrganizationsSeen> {
+  const answers = await Promise.allSettled(
+    signedIn.memberships.map((membership) =>
+      // `lite` grants the least until the gateway says which plan the organization has.
+      ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite', membership), {}),
+    ),
+  );
+  const names = new Map<string, string>();
+  let current: GatewayOrganization | undefined;
+  answers.forEach((answer, index) => {
+    const orgId = signedIn.memberships[index]?.orgId;
+    if (answer.status === 'rejected') {
+      ctx.logger.debug({ orgId, err: answer.reason }, 'the gateway did not name an organization');
+      return;
+    }
+    names.set(answer.value.id, answer.value.name);
+    if (answer.value.id === signedIn.orgId) current = answer.value;
+  });
+  return { names, ...(current ? { current } : {}) };
+}
+
+/** An organization's name as the gateway gave it for this request, or its id. */
+export const organizationLabel = (signedIn: SignedIn, orgId: string = signedIn.orgId) => signedIn.organizations?.names.get(orgId) ?? orgId;
+
+/**
+ * The organization as the gateway knows it, asked for someone who is not signed in to it: the operator at
+ * the CLI (`operator`), or the invitee of an invitation, who sees it as the person who invited them (or the
+ * operator) would. Read scope; the gateway's answer is `not_found` for an organization it does not know.
+ */
+export function organizationSeenBy(bus: Bus, orgId: string, userId: string, requestId: string = newId('request')) {
+  return bus.call(
+    gatewayRpc.getOrganization,
+    {
+      org_id: orgId,
+      key_id: userId,
+      user_id: userId,
+      scope: 'read',
+      plan: 'lite',
+      request_id: requestId,
+      monthly_used: 0,
+      monthly_quota: 0,
+    },
+    {},
+  );
+}
+
+/** The name for an invitation's page, or undefined when the gateway does not answer (the page shows the id). */
+export async function invitedOrganizationName(
+  ctx: { bus: Bus; logger: Logger },
+  invitation: { orgId: string; invitedBy: string | null },
+  requestId: string,
+): Promise<string | undefined> {
+  try {
+    return (await organizationSeenBy(ctx.bus, invitation.orgId, invitation.invitedBy ?? 'operator', requestId)).name;
+  } catch (error) {
+    ctx.logger.debug({ orgId: invitation.orgId, err: error }, 'the gateway did not name an organization');
+    return undefined;
+  }
+}

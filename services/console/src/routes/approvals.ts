@@ -1,0 +1,132 @@
+import { ApiError, type Bus } from '@voice/kit';
+import { approvalChannelKinds, approvalStatuses, approvalTools } from '@voice/proto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { approvalsFor, type OrganizationApprovals } from '../domain/approvals.js';
+import { canManage } from '../domain/roles.js';
+import { formOf } from '../http/forms.js';
+import { sendPage } from '../http/pages.js';
+import { signedInOf } from '../http/session.js';
+import { approvalPage, approvalsPage, approvalsPath, unlinkConfirmPage } from '../views/approvals.js';
+
+const approvalParams = z.object({ id: z.string().min(1).max(64) });
+const kindParams = z.object({ kind: z.enum(approvalChannelKinds) });
+/** A filter of the GET form, whose "all" sends an empty value. */
+const filter = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .union([z.literal(''), z.enum(values)])
+    .optional()
+    .transform((value) => value || undefined);
+const listQuery = z.object({
+  status: filter(approvalStatuses),
+  tool: filter(approvalTools),
+  cursor: z.string().min(1).max(512).optional(),
+});
+const decisionForm = z.object({ decision: z.enum(['approve', 'reject'], 'Choose approve or reject.') });
+const telegramForm = z.object({ chat_id: z.string().trim().min(1, 'Enter the Telegram chat id.').max(32) });
+const slackForm = z.object({
+  channel_id: z.string().trim().min(1, 'Enter the Slack channel id.').max(32),
+  webhook_url: z.string().trim().max(2048).default(''),
+});
+
+/**
+ * Refusals of a channel change the person can act on (a malformed id, a kind the platform has no app for,
+ * a channel already unlinked), shown above the list rather than as an error page.
+ */
+const channelRefusals = new Set(['invalid_request', 'unavailable', 'not_found']);
+
+/**
+ * The organization's approvals of agents' destructive MCP actions, and the chats they are sent to. Both
+ * are the mcp service's: every page and action is a NATS call for the signed-in person. Owners and admins
+ * approve or reject on an approval's page, the third way beside Telegram and Slack taps, with the same
+ * once-only rule (the mcp service's claim).
+ */
+export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
+  const serviceFor = (request: FastifyRequest) => approvalsFor(ctx, signedInOf(request), request.id);
+  const listPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    approvals: OrganizationApprovals,
+    options: { status?: number; error?: string; filters?: z.output<typeof listQuery> } = {},
+  ) => {
+    const { cursor, ...filters } = options.filters ?? { status: undefined, tool: undefined };
+    const [list, channels] = await Promise.all([approvals.page({ ...filters, ...(cursor ? { cursor } : {}) }), approvals.channels()]);
+    const view = { approvals: list.data, filters, nextCursor: list.has_more ? list.next_cursor : null, channels };
+    return sendPage(reply, options.status ?? 200, approvalsPage(signedInOf(request), view, { error: options.error }));
+  };
+  /** A channel change: back to the channels section when done, or its refusal shown above the list. */
+  const changeChannel = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    work: (approvals: OrganizationApprovals) => Promise<unknown>,
+  ) => {
+    const approvals = await serviceFor(request);
+    try {
+      await work(approvals);
+    } catch (error) {
+      if (!(error instanceof ApiError && channelRefusals.has(error.code))) throw error;
+      return listPage(request, reply, approvals, { status: error.status, error: error.message });
+    }
+    return reply.redirect(`${approvalsPath}#channels`, 303);
+  };
+
+  app.get('/approvals', { config: { access: 'signed-in' } }, async (request, reply) => {
+    const query = listQuery.safeParse(request.query ?? {});
+    if (!query.success) {
+      const param = String(query.error.issues[0]?.path[0] ?? 'status');
+      throw new ApiError('invalid_request', `Unknown ${param} filter; choose one of the list.`, { param });
+    }
+    return listPage(request, reply, await serviceFor(request), { filters: query.data });
+  });
+
+  app.get('/approvals/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
+    const { id } = approvalParams.parse(request.params);
+    return sendPage(reply, 200, approvalPage(signedInOf(request), await (await serviceFor(request)).get(id)));
+  });
+
+  // Owners and admins only (`manager`); a member's identity is `read` and the mcp service refuses it too.
+  app.post('/approvals/:id/decide', { config: { access: 'manager' } }, async (request, reply) => {
+    const { id } = approvalParams.parse(request.params);
+    const form = decisionForm.safeParse(formOf(request.body));
+    if (!form.success) throw new ApiError('invalid_request', 'Choose approve or reject.', { param: 'decision' });
+    const outcome = await (await serviceFor(request)).decide(id, form.data.decision);
+    // A decision that changed nothing (decided already, expired) is a conflict, shown with its reason.
+    return sendPage(
+      reply,
+      outcome.acted ? 200 : 409,
+      approvalPage(signedInOf(request), outcome.approval, outcome.acted ? { info: outcome.notice } : { error: outcome.notice }),
+    );
+  });
+
+  app.post('/approvals/channels/telegram', { config: { access: 'manager' } }, (request, reply) => {
+    const form = telegramForm.safeParse(formOf(request.body));
+    return changeChannel(request, reply, (approvals) => {
+      if (!form.success) throw new ApiError('invalid_request', form.error.issues[0]?.message ?? 'Check the form.');
+      return approvals.linkTelegram(form.data.chat_id);
+    });
+  });
+
+  app.post('/approvals/channels/slack', { config: { access: 'manager' } }, (request, reply) => {
+    const form = slackForm.safeParse(formOf(request.body));
+    return changeChannel(request, reply, (approvals) => {
+      if (!form.success) throw new ApiError('invalid_request', form.error.issues[0]?.message ?? 'Check the form.');
+      const { channel_id, webhook_url } = form.data;
+      return approvals.linkSlack({ channel_id, ...(webhook_url ? { webhook_url } : {}) });
+    });
+  });
+
+  // The confirmation is a page of its own, so unlinking needs no JavaScript; members get no such page.
+  app.get('/approvals/channels/:kind/unlink', { config: { access: 'signed-in' } }, async (request, reply) => {
+    const { kind } = kindParams.parse(request.params);
+    const signedIn = signedInOf(request);
+    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can unlink approval channels.');
+    const channel = (await (await serviceFor(request)).channels()).data.find((linked) => linked.kind === kind);
+    if (!channel) throw new ApiError('not_found', `No ${kind} channel is linked.`);
+    return sendPage(reply, 200, unlinkConfirmPage(signedIn, channel));
+  });
+
+  app.post('/approvals/channels/:kind/unlink', { config: { access: 'manager' } }, (request, reply) => {
+    const { kind } = kindParams.parse(request.params);
+    return changeChannel(request, reply, (approvals) => approvals.unlink(kind));
+  });
+}

@@ -1,0 +1,248 @@
+import {
+  type Approval,
+  type ApprovalChannel,
+  type ApprovalChannelsOverview,
+  type ApprovalStatus,
+  type ApprovalTool,
+  approvalStatuses,
+  approvalTools,
+} from '@voice/proto';
+import { canManage } from '../domain/roles.js';
+import type { SignedIn } from '../domain/sessions.js';
+import { confirmPage } from './confirm.js';
+import { type Html, html } from './html.js';
+import { csrfField, notice, page } from './layout.js';
+
+export const approvalsPath = '/dashboard/approvals';
+const approvalPath = (id: string) => `${approvalsPath}/${id}`;
+
+const minute = (date: string | null) => (date ? `${date.slice(0, 16).replace('T', ' ')} UTC` : '—');
+
+/** Who decided and where, e.g. `console:Alice (usr_…) in the console`; an expiry had nobody. */
+function resolution(approval: Approval): string {
+  if (!approval.resolved_by) return approval.status === 'expired' ? 'nobody (expired)' : '—';
+  const via = approval.resolved_via === 'console' ? 'the console' : approval.resolved_via;
+  return `${approval.resolved_by}, in ${via}`;
+}
+
+const statusLabels: Record<ApprovalStatus, string> = {
+  pending: 'pending: waiting for a person',
+  approved: 'approved: running',
+  rejected: 'rejected: nothing was done',
+  expired: 'expired: nothing was done',
+  executed: 'executed',
+  failed: 'failed',
+};
+
+export interface ApprovalsView {
+  approvals: Approval[];
+  /** The filters the list was asked with (the "Older approvals" link keeps them: its cursor is bound to them). */
+  filters: { status?: ApprovalStatus | undefined; tool?: ApprovalTool | undefined };
+  /** The cursor of the next, older page, if any. */
+  nextCursor: string | null;
+  channels: ApprovalChannelsOverview;
+}
+
+function filterForm(filters: ApprovalsView['filters']): Html {
+  const select = (id: string, name: string, label: string, values: readonly string[], chosen: string | undefined) =>
+    html`<label for="${id}">${label}</label>
+      <select id="${id}" name="${name}">
+        <option value="" ${chosen === undefined ? html`selected` : ''}>all</option>
+        ${values.map((value) => html`<option value="${value}" ${value === chosen ? html`selected` : ''}>${value}</option>`)}
+      </select>`;
+  return html`<form method="get" action="${approvalsPath}" class="inline" role="search" aria-label="Filter approvals">
+      ${select('approval-status', 'status', 'Status', approvalStatuses, filters.status)}
+      ${select('approval-tool', 'tool', 'Tool', approvalTools, filters.tool)}
+      <button type="submit" id="approval-filter">Show</button>
+    </form>`;
+}
+
+function approvalsTable(view: ApprovalsView): Html {
+  if (view.approvals.length === 0) {
+    const filtered = view.filters.status !== undefined || view.filters.tool !== undefined;
+    return html`<p id="approvals-none">No approvals${filtered ? ' match these filters' : ''}.</p>`;
+  }
+  return html`<table>
+      <caption>Approvals, newest first</caption>
+      <thead><tr><th scope="col">Asked</th><th scope="col">Tool</th><th scope="col">Summary</th><th scope="col">Status</th>
+        <th scope="col">Requested by</th><th scope="col">Expires</th><th scope="col">Decided by</th></tr></thead>
+      <tbody>${view.approvals.map(
+        (approval) => html`<tr>
+          <td>${minute(approval.created_at)}</td>
+          <td><code>${approval.tool}</code></td>
+          <td><a href="${approvalPath(approval.id)}">${approval.summary}</a></td>
+          <td>${approval.status}</td>
+          <td><code>${approval.requested_by}</code></td>
+          <td>${minute(approval.expires_at)}</td>
+          <td>${resolution(approval)}</td>
+        </tr>`,
+      )}</tbody>
+    </table>`;
+}
+
+function olderLink(view: ApprovalsView): Html | string {
+  if (!view.nextCursor) return '';
+  const { status, tool } = view.filters;
+  const query = new URLSearchParams({ ...(status ? { status } : {}), ...(tool ? { tool } : {}), cursor: view.nextCursor });
+  return html`<p><a id="approvals-next" href="${approvalsPath}?${query.toString()}" rel="next">Older approvals</a></p>`;
+}
+
+const channelTarget = (channel: ApprovalChannel) =>
+  channel.kind === 'telegram'
+    ? `chat ${channel.chat_id}`
+    : `channel ${channel.channel_id}${channel.webhook_url_set ? ', through an incoming webhook' : ''}`;
+
+/** Link forms for the kinds the platform offers; a plain sentence for those it does not. */
+function linkForms(signedIn: SignedIn, available: ApprovalChannelsOverview['available']): Html {
+  const telegram = available.telegram
+    ? html`<form method="post" action="${approvalsPath}/channels/telegram" class="stack">
+        ${csrfField(signedIn.csrfToken)}
+        <label for="telegram-chat">Telegram chat id</label>
+        <input id="telegram-chat" name="chat_id" required maxlength="21" inputmode="numeric" pattern="-?[0-9]{1,20}" placeholder="-1001234567890" aria-describedby="telegram-help">
+        <p class="help" id="telegram-help">The number of the approvers' chat or group (groups are negative). Add the platform's bot to the group first.</p>
+        <button type="submit" id="telegram-link">Link Telegram</button>
+      </form>`
+    : html`<p class="notice" role="status" id="telegram-unavailable">This platform has no Telegram bot configured, so approvals cannot be sent to Telegram. Use Slack, or ask the operator to set one up.</p>`;
+  const slack = available.slack
+    ? html`<form method="post" action="${approvalsPath}/channels/slack" class="stack">
+        ${csrfField(signedIn.csrfToken)}
+        <label for="slack-channel">Slack channel id</label>
+        <input id="slack-channel" name="channel_id" required maxlength="21" pattern="[CGD][A-Z0-9]{6,20}" placeholder="C0123456789" aria-describedby="slack-help">
+        <p class="help" id="slack-help">The channel's id (C…, G… or D…), from its details in Slack. Invite the platform's app to the channel first.</p>
+        <label for="slack-webhook">Incoming-webhook URL${available.slack_bot ? ' (optional)' : ''}</label>
+        <input id="slack-webhook" name="webhook_url" type="url" maxlength="2048" ${available.slack_bot ? '' : html`required`} placeholder="https://hooks.slack.com/services/…" aria-describedby="slack-webhook-help">
+        <p class="help" id="slack-webhook-help">${
+          available.slack_bot
+            ? 'When set, requests are posted through this webhook instead of by the app.'
+            : "This platform's Slack app cannot post by itself: give the channel's incoming-webhook URL."
+        }</p>
+        <button type="submit" id="slack-link">Link Slack</button>
+      </form>`
+    : html`<p class="notice" role="status" id="slack-unavailable">This platform has no Slack app configured, so approvals cannot be sent to Slack. Use Telegram, or ask the operator to set one up.</p>`;
+  return html`<h3>Telegram</h3>${telegram}<h3>Slack</h3>${slack}`;
+}
+
+function channelsSection(signedIn: SignedIn, channels: ApprovalChannelsOverview): Html {
+  const manage = canManage(signedIn.role);
+  return html`<section aria-labelledby="channels-heading" id="channels">
+      <h2 id="channels-heading">Approval channels</h2>
+      <p>Approval requests are sent to these chats, with Approve and Reject buttons. Without one, an agent's destructive action is refused, since nobody could approve it.</p>
+      ${
+        channels.data.length === 0
+          ? html`<p id="channels-none">No channel is linked.</p>`
+          : html`<table>
+              <caption>Linked channels</caption>
+              <thead><tr><th scope="col">App</th><th scope="col">Where</th><th scope="col">Linked</th>${manage ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+              <tbody>${channels.data.map(
+                (channel) => html`<tr id="channel-${channel.kind}">
+                  <td>${channel.kind === 'telegram' ? 'Telegram' : 'Slack'}</td>
+                  <td>${channelTarget(channel)}</td>
+                  <td>${minute(channel.updated_at)}</td>
+                  ${manage ? html`<td><a href="${approvalsPath}/channels/${channel.kind}/unlink" id="unlink-${channel.kind}">Unlink…</a></td>` : ''}
+                </tr>`,
+              )}</tbody>
+            </table>`
+      }
+      ${manage ? linkForms(signedIn, channels.available) : ''}
+    </section>`;
+}
+
+export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: { error?: string; info?: string } = {}) {
+  return page({
+    title: 'Approvals',
+    signedIn,
+    path: approvalsPath,
+    body: html`<h1>Approvals</h1>
+      ${notice('error', options.error)}
+      ${notice('info', options.info)}
+      <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: in Telegram or Slack, or on the approval’s page here (owners and admins). Each approval is decided once, wherever that happens first.</p>
+      <section aria-labelledby="list-heading">
+        <h2 id="list-heading">Requests</h2>
+        ${filterForm(view.filters)}
+        ${approvalsTable(view)}
+        ${olderLink(view)}
+      </section>
+      ${channelsSection(signedIn, view.channels)}`,
+  });
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** Approve and Reject, for owners and admins while the approval waits; nobody else gets the forms. */
+function decisionForms(signedIn: SignedIn, approval: Approval): Html | string {
+  if (approval.status !== 'pending' || !canManage(signedIn.role)) return '';
+  const action = `${approvalPath(approval.id)}/decide`;
+  const form = (decision: 'approve' | 'reject', label: string) =>
+    html`<form method="post" action="${action}" class="inline">
+      ${csrfField(signedIn.csrfToken)}
+      <input type="hidden" name="decision" value="${decision}">
+      <button type="submit" id="approval-${decision}">${label}</button>
+    </form>`;
+  return html`<section aria-labelledby="decide-heading">
+      <h2 id="decide-heading">Decide</h2>
+      <p>Approving runs the action above with exactly these arguments, as the key that asked for it. Rejecting does nothing. Whichever comes first, here or in a chat, is the only decision.</p>
+      <p>${form('approve', 'Approve and run')} ${form('reject', 'Reject')}</p>
+    </section>`;
+}
+
+function outcome(approval: Approval): Html {
+  return html`<section aria-labelledby="outcome-heading">
+      <h2 id="outcome-heading">Outcome</h2>
+      <dl>
+        <dt>Status</dt><dd id="approval-status-value">${statusLabels[approval.status]}</dd>
+        <dt>Decided by</dt><dd id="approval-resolved">${resolution(approval)}</dd>
+        <dt>Decided at</dt><dd>${minute(approval.resolved_at)}</dd>
+      </dl>
+      ${approval.result ? html`<h3>Result</h3><pre id="approval-result"><code>${json(approval.result)}</code></pre>` : ''}
+      ${approval.error ? html`<h3>Error</h3><p id="approval-error"><code>${approval.error.code}</code>: ${approval.error.message}</p>` : ''}
+    </section>`;
+}
+
+export function approvalPage(signedIn: SignedIn, approval: Approval, options: { error?: string; info?: string } = {}) {
+  return page({
+    title: `Approval ${approval.id}`,
+    signedIn,
+    path: approvalsPath,
+    body: html`<h1>Approval <code>${approval.id}</code></h1>
+      ${notice('error', options.error)}
+      ${notice('info', options.info)}
+      <p id="approval-summary">${approval.summary}</p>
+      <dl>
+        <dt>Tool</dt><dd><code>${approval.tool}</code></dd>
+        <dt>Requested by</dt><dd>API key <code>${approval.requested_by}</code>, ${minute(approval.created_at)}</dd>
+        <dt>Expires</dt><dd>${minute(approval.expires_at)}</dd>
+        <dt>Arguments digest</dt><dd><code>${approval.arguments_digest}</code></dd>
+      </dl>
+      <h2>Frozen arguments</h2>
+      <p class="help">The action runs with exactly these, whatever the agent sends later.</p>
+      <pre id="approval-arguments"><code>${json(approval.arguments)}</code></pre>
+      ${decisionForms(signedIn, approval)}
+      ${outcome(approval)}
+      <section aria-labelledby="deliveries-heading">
+        <h2 id="deliveries-heading">Sent to</h2>
+        ${
+          approval.deliveries.length === 0
+            ? html`<p>Not sent to any channel.</p>`
+            : html`<ul id="approval-deliveries">${approval.deliveries.map(
+                (delivery) =>
+                  html`<li>${delivery.channel === 'telegram' ? 'Telegram' : 'Slack'}: ${delivery.status}${delivery.error ? ` (${delivery.error})` : ''}</li>`,
+              )}</ul>`
+        }
+      </section>
+      <p><a href="${approvalsPath}">All approvals</a></p>`,
+  });
+}
+
+export function unlinkConfirmPage(signedIn: SignedIn, channel: ApprovalChannel) {
+  const name = channel.kind === 'telegram' ? 'Telegram' : 'Slack';
+  return confirmPage(signedIn, {
+    title: `Unlink ${name}`,
+    heading: `Unlink ${name}`,
+    path: approvalsPath,
+    question: html`Stop sending approval requests to the ${name} ${channelTarget(channel)}? Buttons on requests already sent there stop working; with no channel left, agents' destructive actions are refused.`,
+    action: `${approvalsPath}/channels/${channel.kind}/unlink`,
+    buttonId: 'unlink-confirm',
+    buttonLabel: `Unlink ${name}`,
+    cancelHref: `${approvalsPath}#channels`,
+  });
+}

@@ -1,0 +1,36 @@
+import type { SignedIn } from '../domain/sessions.js';
+import { html, type Renderable } from './html.js';
+import { csrfField, page } from './layout.js';
+
+/**
+ * A confirmation as a page of its own, so a destructive action needs no JavaScript: what will happen, a
+ * button that posts to `action` (with the form token), and a way back. Revoking a key, deleting a webhook
+ * endpoint and unlinking an approval channel use it; its button's id is the page's stable hook for tests.
+ */
+export function confirmPage(
+  signedIn: SignedIn,
+  options: {
+    title: string;
+    heading: string;
+    /** The navigation entry the page belongs to. */
+    path: string;
+    question: Renderable;
+    action: string;
+    buttonId: string;
+    buttonLabel: string;
+    cancelHref: string;
+  },
+) {
+  return page({
+    title: options.title,
+    signedIn,
+    path: options.path,
+    body: html`<h1>${options.heading}</h1>
+      <p>${options.question}</p>
+      <form method="post" action="${options.action}" class="inline">
+        ${csrfField(signedIn.csrfToken)}
+        <button type="submit" id="${options.buttonId}">${options.buttonLabel}</button>
+      </form>
+      <a href="${options.cancelHref}">Cancel</a>`,
+  });
+}
