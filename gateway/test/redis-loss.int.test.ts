@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
 import { createTestContext, eventually, type OwnServer, startOwnRedis, type TestContext, testIdentity } from '@voice/kit/testing';
-import { gatewayRpc } from '@voice/proto';
+import { gatewayRpc, oauthRpc } from '@voice/proto';
 import { redisAppendOnly } from '../src/quota/persistence.js';
 import { quotaKeys } from '../src/quota/quota.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
+import { bearer, createGrantWithToken, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('Redis restarts without its data: the quota counters continue from the audit log', () => {
   // A Redis of this file's own, restarted without its data: the shared one is never flushed.
@@ -65,6 +65,26 @@ describe('Redis restarts without its data: the quota counters continue from the 
     assert.equal((await usage(key)).statusCode, 200);
     assert.equal(await gateway.deps.redis.get(counters.daily), '1');
     assert.equal(await gateway.deps.redis.get(counters.monthly), '1');
+  });
+
+  test("an OAuth grant's month (all its tokens) and the organization's day, keys' calls included, go on after the loss", async () => {
+    const { key, orgId } = await createOrgWithKey(gateway, { quota: 100 });
+    const { grantId, token, person } = await createGrantWithToken(gateway, orgId, { quota: 10 });
+    const other = (await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId })).access_token;
+    for (const credential of [token, token, other, other, key, key]) assert.equal((await usage(credential)).statusCode, 200);
+    await eventually(
+      'the six calls in the audit log',
+      async () => (await gateway.deps.prisma.auditRecord.count({ where: { orgId, actorType: { not: 'user' } } })) === 6,
+    );
+    await redis.restart();
+    await eventually('the restarted Redis to be empty', async () => (await gateway.deps.redis.dbsize()) === 0);
+
+    const next = await usage(token);
+    assert.equal(next.statusCode, 200);
+    assert.equal(next.headers['x-ratelimit-remaining'], '5', "the grant's fifth call of the month, whichever token made the others");
+    const counters = quotaKeys(ctx.redisPrefix, orgId, grantId, new Date());
+    assert.equal(await gateway.deps.redis.get(counters.monthly), '5');
+    assert.equal(await gateway.deps.redis.get(counters.daily), '7', "the keys' and the grant's calls, not the person's grant creation");
   });
 
   test('the gateway tells whether Redis writes an append-only file', async () => {

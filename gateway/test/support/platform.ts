@@ -3,7 +3,7 @@
 // them, listening too. Tests talk to the gateway with fetch, as an API client does, or to a service's app.
 import type { AddressInfo } from 'node:net';
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { createTestContext, freePort, type TestContext } from '@voice/kit/testing';
 import { buildApp as buildConsole } from '../../../services/console/src/app.js';
 import { type ConsoleDeps, connectDeps as connectConsole } from '../../../services/console/src/deps.js';
 import { envSchema as consoleEnvSchema } from '../../../services/console/src/env.js';
@@ -47,7 +47,7 @@ export const serviceNames: readonly ServiceName[] = ['telephony', 'leads', 'reca
 export type Platform<S extends ServiceName = ServiceName> = {
   ctx: TestContext;
   gateway: TestGateway;
-  /** The gateway's listening address, e.g. http://127.0.0.1:40123 */
+  /** The gateway's listening address, e.g. http://127.0.0.1:40123, which is also the gateway's and console's PUBLIC_BASE_URL. */
   url: string;
   /** An organization with a key (read-write on a Starter or better plan unless told otherwise). */
   org(options?: Parameters<typeof createOrgWithKey>[1]): Promise<{ orgId: string; keyId: string; key: string }>;
@@ -107,8 +107,8 @@ async function start<D extends { close(): Promise<unknown> }>(
   return { app, deps };
 }
 
-async function listen(app: HttpApp): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
+async function listen(app: HttpApp, port = 0): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
@@ -123,10 +123,16 @@ export async function startPlatform<S extends ServiceName = ServiceName>(options
     await ctx.cleanup();
   };
   try {
+    // The gateway's address is chosen first: it is the platform's public address (PUBLIC_BASE_URL), which the
+    // gateway's OAuth metadata and the console's authorization server name, and which an OAuth client checks
+    // against the URL it connected to.
+    const gatewayPort = await freePort();
+    const publicBaseUrl = { PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}` };
     const names = serviceNames.filter((name) => (options.services ?? serviceNames).includes(name as S));
     const running: Partial<Record<ServiceName, Running<unknown>>> = {};
     for (const name of names) {
-      const started = await starters[name]({ ...ctx.env, ...options[name] }, closers);
+      const own = name === 'console' ? publicBaseUrl : {};
+      const started = await starters[name]({ ...ctx.env, ...own, ...options[name] }, closers);
       running[name] = { ...started, url: '' };
     }
     const urls = await Promise.all(names.map((name) => listen((running[name] as Running<unknown>).app)));
@@ -135,13 +141,17 @@ export async function startPlatform<S extends ServiceName = ServiceName>(options
       (running[name] as Running<unknown>).url = urls[index] as string;
       upstreams[`${name.toUpperCase()}_URL`] = urls[index] as string;
     });
-    const gateway = await startGateway(ctx, { ...upstreams, ...options.gateway }, { auditWorker: options.auditWorker ?? false });
+    const gateway = await startGateway(
+      ctx,
+      { ...upstreams, ...publicBaseUrl, ...options.gateway },
+      { auditWorker: options.auditWorker ?? false },
+    );
     closers.push(() => {
       // Keep-alive connections from fetch would otherwise hold close() until they time out.
       gateway.app.server.closeAllConnections();
       return gateway.close();
     });
-    const url = await listen(gateway.app);
+    const url = await listen(gateway.app, gatewayPort);
     return {
       ...running,
       ctx,
