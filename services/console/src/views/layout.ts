@@ -18,6 +18,7 @@ const navigation = [
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/audit-log', label: 'Audit log' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
 ];
 
 function header(signedIn: SignedIn, currentPath: string): Html {
