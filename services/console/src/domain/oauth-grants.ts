@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { type Identity, oauthRpc, type Scope } from '@voice/proto';
+import { type Identity, oauthRpc, planLimits, type Scope } from '@voice/proto';
 import { personOnGateway } from './api-keys.js';
 import { canManage } from './roles.js';
 import type { SignedIn } from './sessions.js';
@@ -9,7 +9,7 @@ export interface GrantableOrganization {
   orgId: string;
   role: SignedIn['role'];
   plan: string;
-  /** Members grant `read` only, and so does every grant on the Lite plan. */
+  /** Members grant `read` only, and so does everyone on a plan without read-write keys (Lite). */
   maxScope: Scope;
 }
 
@@ -24,7 +24,7 @@ export async function grantableOrganizations(ctx: { bus: Bus }, signedIn: Signed
   return Promise.all(
     signedIn.memberships.map(async (membership) => {
       const { organization } = await personOnGateway(ctx, inOrganization(signedIn, membership.orgId), requestId);
-      const maxScope: Scope = canManage(membership.role) && organization.plan !== 'lite' ? 'read-write' : 'read';
+      const maxScope: Scope = canManage(membership.role) && planLimits[organization.plan].readWriteKeys ? 'read-write' : 'read';
       return { orgId: membership.orgId, role: membership.role, plan: organization.plan, maxScope };
     }),
   );

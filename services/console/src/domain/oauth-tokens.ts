@@ -85,7 +85,22 @@ export async function redeemCode(ctx: TokenContext, params: Params, requestId: s
   if (stored.redirectUri !== redirectUri) throw invalidGrant('redirect_uri is not the one the code was issued for.');
   if (!verifierMatches(verifier, stored.codeChallenge)) throw invalidGrant('The code_verifier does not match the code_challenge.');
   checkResource(params, stored.resource);
-  return tokensFor(ctx, stored, requestId);
+  return releaseOnOutage(tokensFor(ctx, stored, requestId), () =>
+    ctx.prisma.oAuthCode.updateMany({ where: { codeHash }, data: { usedAt: null } }),
+  );
+}
+
+/**
+ * When the gateway cannot answer (not a refusal), the code or refresh token is given back, so the client's
+ * retry works rather than counting as a reuse that would revoke the grant.
+ */
+async function releaseOnOutage<T>(issuing: Promise<T>, release: () => Promise<unknown>): Promise<T> {
+  try {
+    return await issuing;
+  } catch (error) {
+    if (!(error instanceof OAuthError)) await release();
+    throw error;
+  }
 }
 
 /** grant_type=refresh_token with rotation: the token is spent and a new one comes with the access token. */
@@ -101,7 +116,9 @@ export async function redeemRefreshToken(ctx: TokenContext, params: Params, requ
   checkResource(params, stored.resource);
   const claimed = await ctx.prisma.oAuthRefreshToken.updateMany({ where: { tokenHash, usedAt: null }, data: { usedAt: now } });
   if (claimed.count === 0) await reused(ctx, stored, requestId, 'refresh token');
-  return tokensFor(ctx, stored, requestId);
+  return releaseOnOutage(tokensFor(ctx, stored, requestId), () =>
+    ctx.prisma.oAuthRefreshToken.updateMany({ where: { tokenHash }, data: { usedAt: null } }),
+  );
 }
 
 /**
