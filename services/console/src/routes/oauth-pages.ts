@@ -81,7 +81,9 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
 
   app.post('/oauth/authorize', { config: { access: 'signed-in' } }, async (request, reply) => {
     const form = formOf(request.body);
-    const params = stringsOf(form);
+    // The client's request as it came (its scope carried as requested_scope), checked again from scratch.
+    const { requested_scope: requestedScope, scope: _chosen, ...rest } = stringsOf(form);
+    const params = { ...rest, ...(requestedScope === undefined ? {} : { scope: requestedScope }) };
     const authorization = await checked(request, reply, params);
     if (!authorization) return reply;
     const back = (answer: Record<string, string>) =>

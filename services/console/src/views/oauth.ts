@@ -6,8 +6,11 @@ import type { SignedIn } from '../domain/sessions.js';
 import { html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
-/** The request's parameters the consent form carries back (and which the POST checks again). */
-const carried = ['client_id', 'redirect_uri', 'state', 'response_type', 'code_challenge', 'code_challenge_method', 'resource', 'scope'];
+/**
+ * The request's parameters the consent form carries back (and which the POST checks again). The scope the
+ * client asked for travels as `requested_scope`: `scope` is the person's choice.
+ */
+const carried = ['client_id', 'redirect_uri', 'state', 'response_type', 'code_challenge', 'code_challenge_method', 'resource'];
 
 export const defaultGrantQuota = 10_000;
 
@@ -35,6 +38,7 @@ export function consentPage(
       <form method="post" action="/dashboard/oauth/authorize" class="stack">
         ${csrfField(signedIn.csrfToken)}
         ${carried.map((name) => (view.params[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${view.params[name]}">`))}
+        ${view.params.scope === undefined ? '' : html`<input type="hidden" name="requested_scope" value="${view.params.scope}">`}
         <label for="org_id">Organization</label>
         <select id="org_id" name="org_id">
           ${organizations.map(
