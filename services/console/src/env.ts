@@ -46,6 +46,8 @@ export const envSchema = baseEnvSchema
      * clients in tests only, refused when NODE_ENV is production.
      */
     OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: z.stringbool().default(false),
+    /** Dynamic client registrations per client address per hour. */
+    OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
     /** A PEM file of extra certificate authorities trusted when fetching client metadata documents (a test CA). */
     OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
   })

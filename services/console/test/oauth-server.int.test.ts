@@ -90,6 +90,24 @@ describe('the OAuth authorization server, before a grant', () => {
     );
   });
 
+  test('registration is limited per client address', async () => {
+    const limited = await startHarness({ OAUTH_REGISTRATIONS_PER_HOUR: '2' });
+    try {
+      const register = (address: string) =>
+        limited.app.inject({ method: 'POST', url: '/oauth/register', remoteAddress: address, payload: { redirect_uris: [redirect] } });
+      assert.equal((await register('203.0.113.5')).statusCode, 201);
+      assert.equal((await register('203.0.113.5')).statusCode, 201);
+      const third = await register('203.0.113.5');
+      assert.equal(third.statusCode, 429);
+      assert.equal(third.json().error, 'slow_down');
+      assert.ok(Number(third.headers['retry-after']) > 0);
+      assert.equal((await register('203.0.113.6')).statusCode, 201, 'another address is not held back');
+      assert.equal(await limited.deps.prisma.oAuthClient.count(), 3);
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('/oauth/authorize hands the request, query and all, to the page under /dashboard', async () => {
     const response = await harness.app.inject({ method: 'GET', url: '/oauth/authorize?client_id=x&state=a%20b' });
     assert.equal(response.statusCode, 303);

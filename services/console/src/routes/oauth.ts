@@ -1,4 +1,4 @@
-import { type Bus, toApiError } from '@voice/kit';
+import { type Bus, clientAddress, FixedWindowLimiter, toApiError } from '@voice/kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { ConsoleContext } from '../domain/context.js';
@@ -68,6 +68,14 @@ function sendOAuthError(reply: FastifyReply, error: unknown): FastifyReply {
  * where the session cookie is sent.
  */
 export async function oauthRoutes(app: FastifyInstance, ctx: OAuthContext): Promise<void> {
+  // Registration needs no credential and writes a row: a client address gets a few an hour (a client
+  // registers once per install), so a script cannot fill the table.
+  const registrations = new FixedWindowLimiter(ctx.redis, {
+    prefix: ctx.env.REDIS_PREFIX,
+    name: 'console-oauth-register',
+    limit: ctx.env.OAUTH_REGISTRATIONS_PER_HOUR,
+    windowSeconds: 3600,
+  });
   app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>
     reply.headers({ ...cors, 'cache-control': 'public, max-age=3600' }).send(authorizationServerMetadata(ctx.env.PUBLIC_BASE_URL)),
   );
@@ -107,6 +115,16 @@ export async function oauthRoutes(app: FastifyInstance, ctx: OAuthContext): Prom
       });
 
       oauth.post('/register', async (request, reply) => {
+        const decision = await registrations.take(clientAddress(request.ip, undefined));
+        if (!decision.allowed) {
+          return reply
+            .status(429)
+            .header('retry-after', String(decision.resetInSeconds))
+            .send({
+              error: 'slow_down',
+              error_description: `Too many registrations from this address; try again in ${decision.resetInSeconds} seconds.`,
+            });
+        }
         const input = registrationSchema.safeParse(request.body);
         if (!input.success) {
           const issue = input.error.issues[0];
