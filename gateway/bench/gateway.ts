@@ -4,6 +4,8 @@
 //   (b) a bare @fastify/http-proxy in front of it doing one Lua quota call per request (lib/bare-proxy.mjs),
 //   (c) the full gateway: key check (cached), scope, the Lua quota call, audit records, signed proxy; a
 //       serving replica (WORKERS=outbox) with a second gateway process running the audit writer,
+//   (c') the same gateway with an OAuth access token instead of the API key (the token's grant counts on its
+//       own quota lineage), whose cost per request is compared with the key's,
 //   (c*) one gateway process doing both, the default single-replica setup,
 //   (c−) the serving replica alone: its audit records are published but nobody inserts them, which says what
 //       the request path costs and what the audit inserts, running on the same two cores, add to (c).
@@ -19,7 +21,7 @@
 import { signIdentity } from '@voice/kit';
 import { createTestContext, testIdentity } from '@voice/kit/testing';
 import autocannon from 'autocannon';
-import { createOrgWithKey, Relay, startGateway } from '../test/support/harness.js';
+import { createGrantWithToken, createOrgWithKey, Relay, startGateway } from '../test/support/harness.js';
 import { type BenchProcess, buildWorkspaces, cpuMsOfCommand, machineBusyMs, startProcess, stopAll } from './lib/processes.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
@@ -38,14 +40,16 @@ const ctx = await createTestContext();
 const productionEnv = (context: typeof ctx) => ({ ...context.env, NODE_ENV: 'production' });
 const env = productionEnv(ctx);
 
-// The organization and key, made with the operator commands of an in-process gateway that serves nothing.
-async function orgWithKey(context: typeof ctx) {
-  const admin = await startGateway(context, {}, { auditWorker: false });
+// The organization and key, made with the operator commands of an in-process gateway that serves nothing;
+// for (c'), a grant of the same organization and an access token living long enough for the whole bench.
+async function orgWithKey(context: typeof ctx, withToken = false) {
+  const admin = await startGateway(context, { OAUTH_ACCESS_TOKEN_SECONDS: String(86_400) }, { auditWorker: false });
   const created = await createOrgWithKey(admin, { plan: 'enterprise', quota: 2_000_000_000 });
+  const token = withToken ? (await createGrantWithToken(admin, created.orgId, { quota: 1_000_000_000 })).token : '';
   await admin.close();
-  return created;
+  return { ...created, token };
 }
-const { key, orgId } = await orgWithKey(ctx);
+const { key, orgId, token } = await orgWithKey(ctx, true);
 // (c*) gets a context of its own (database, NATS stream and consumer), so that the writer replica of (c)
 // does not take a share of its inserts.
 const singleCtx = await createTestContext();
@@ -138,6 +142,11 @@ const cases: Case[] = [
     run: ({ gateway, writer }) => measure(gateway.url, keyHeaders(), [gateway, telephony, writer]),
     runs: [],
   },
+  {
+    label: "(c') OAuth access token",
+    run: ({ gateway, writer }) => measure(gateway.url, keyHeaders(token), [gateway, telephony, writer]),
+    runs: [],
+  },
   { label: '(c*) writer in process', run: ({ single }) => measure(single.url, keyHeaders(singleKey), [single, telephony]), runs: [] },
   {
     label: '(c−) no audit inserts',
@@ -188,8 +197,22 @@ const ratioLine = (label: string, caseIndex: number, note: string) => {
   console.log(`  from the machine's CPU per request: ${byCpu.median} (middle half ${byCpu.range})`);
 };
 ratioLine('(c)', 2, '(target ≥ 0.90)');
-ratioLine('(c*)', 3, "(one process, the default: the writer's inserts share its event loop)");
-ratioLine('(c−)', 4, '(the request path without the audit inserts)');
+ratioLine("(c')", 3, '(an OAuth access token instead of the key)');
+ratioLine('(c*)', 4, "(one process, the default: the writer's inserts share its event loop)");
+ratioLine('(c−)', 5, '(the request path without the audit inserts)');
+
+// An access token against an API key on the same gateway process, round by round: the gateway's CPU per
+// request (what authenticating either costs it) and the throughput. Target: the token costs no more.
+{
+  const [keyRuns, tokenRuns] = [cases[2]?.runs ?? [], cases[3]?.runs ?? []];
+  const gatewayCpu = middleHalf(
+    tokenRuns.map((run, i) => (run.cpuPerRequest.get('gateway') ?? Number.NaN) / (keyRuns[i]?.cpuPerRequest.get('gateway') ?? Number.NaN)),
+  );
+  const throughput = middleHalf(tokenRuns.map((run, i) => (keyRuns[i]?.requestsPerSecond ?? Number.NaN) / run.requestsPerSecond));
+  console.log(
+    `OAuth access token / API key, the gateway's CPU per request: ${gatewayCpu.median} (middle half ${gatewayCpu.range}); by throughput (key req/s ÷ token req/s): ${throughput.median} (middle half ${throughput.range}) (target ≤ 1, within the noise)`,
+  );
+}
 
 // Redis unreachable: how long the gateway takes to answer (target: 503 within 500 ms).
 const relay = await Relay.start(ctx.redisUrl);

@@ -1,5 +1,5 @@
 import { type BackgroundWork, createHttpApp, type HttpApp, newId, readinessChecks, startWorkers, urlPath } from '@voice/kit';
-import { gatewayRpc } from '@voice/proto';
+import { gatewayRpc, oauthRpc } from '@voice/proto';
 import { Registry } from 'prom-client';
 import { AuditPublisher } from './audit/publisher.js';
 import { applyAuditRetention } from './audit/retention.js';
@@ -11,7 +11,10 @@ import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
 import { createKeyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
 import { keyStanding } from './keys/store.js';
+import { createGrantFor, deleteEndedAccessTokens, grantsFor, issueAccessTokenFor, revokeGrantFor } from './oauth/grants.js';
+import { challengesFor } from './oauth/metadata.js';
 import { registerProxies } from './proxy/upstreams.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { openApiRoute } from './routes/openapi.js';
 import { usageOf, usageRoutes } from './routes/usage.js';
 
@@ -33,9 +36,10 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
     readiness: { ...readinessChecks(deps), scopes: scopeAgreement.readiness },
   });
 
+  const challenges = challengesFor(deps.env);
   app.addHook('onRequest', async (request, reply) => {
     const path = urlPath(request.url);
-    if (isProtectedPath(path)) await authenticate(deps, request, reply, path);
+    if (isProtectedPath(path)) await authenticate(deps, request, reply, path, challenges(path));
   });
 
   // One audit record per authenticated API call, collected off the request path and published in batches.
@@ -68,6 +72,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
 
   openApiRoute(app, deps.env);
   usageRoutes(app, deps);
+  oauthRoutes(app, deps.env);
   await registerProxies(app, deps.env);
   // The services' declared scopes are compared with the gateway's rule from start, not only when the
   // OpenAPI document is asked for; ScopeAgreement says why a disagreement fails readiness.
@@ -83,6 +88,10 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(gatewayRpc.createKey, (input, identity) => createKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.rotateKey, (input, identity) => rotateKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.revokeKey, (input, identity) => revokeKeyFor(deps, identity, input));
+  deps.bus.serve(oauthRpc.createGrant, (input, identity) => createGrantFor(deps, identity, input));
+  deps.bus.serve(oauthRpc.issueAccessToken, (input, identity) => issueAccessTokenFor(deps, identity, input));
+  deps.bus.serve(oauthRpc.listGrants, (_input, identity) => grantsFor(deps, identity));
+  deps.bus.serve(oauthRpc.revokeGrant, (input, identity) => revokeGrantFor(deps, identity, input));
 
   await startWorkers(app, deps.env.WORKERS, {
     'audit-writer': () => startAuditWriter(deps),
@@ -91,7 +100,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   return app;
 }
 
-/** The audit writer (the `gateway-audit` consumer, inserting in batches) and the hourly retention job. */
+/** The audit writer (the `gateway-audit` consumer, inserting in batches) and the hourly retention job (audit records, ended access tokens). */
 async function startAuditWriter(deps: GatewayDeps): Promise<BackgroundWork> {
   const writer = new AuditWriter({ prisma: deps.prisma, pool: deps.auditPool }, deps.logger, {
     batchSize: deps.env.AUDIT_BATCH_SIZE,
@@ -104,6 +113,7 @@ async function startAuditWriter(deps: GatewayDeps): Promise<BackgroundWork> {
   );
   const retention = setInterval(() => {
     applyAuditRetention(deps.prisma, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'audit retention failed'));
+    deleteEndedAccessTokens(deps, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'access token cleanup failed'));
   }, deps.env.AUDIT_RETENTION_INTERVAL_MS);
   retention.unref();
   return {

@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { GatewayEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
-import { KeyCache, keyChangesSubject } from './keys/cache.js';
-import { findGrantByHash } from './keys/store.js';
+import { KeyCache, type KeyChange, keyChangesSubject } from './keys/cache.js';
+import { findGrantByHash, findTokenGrantByHash } from './keys/store.js';
 import { auditedRequests } from './quota/counted-requests.js';
 import { type CountedRequests, defineQuotaCommand } from './quota/quota.js';
 
@@ -20,6 +20,8 @@ export interface GatewayDeps {
   /** Publishes `org.plan_changed` events the admin commands wrote to the outbox table; started by buildApp (WORKERS). */
   outbox: OutboxRelay;
   keys: KeyCache;
+  /** OAuth access tokens, cached like keys and dropped by the same broadcasts. */
+  tokens: KeyCache;
   /** Where a quota counter Redis does not have is rebuilt from. */
   countedRequests: CountedRequests;
   /** The clock quota periods are computed from; tests move it across month and day boundaries. */
@@ -46,12 +48,13 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     secret: env.INTERNAL_SIGNING_SECRET,
   });
   const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'gateway' });
-  const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), {
-    ttlMs: env.KEY_CACHE_TTL_MS,
-    unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000),
-    maxEntries: 100_000,
+  const cacheOptions = { ttlMs: env.KEY_CACHE_TTL_MS, unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000), maxEntries: 100_000 };
+  const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), cacheOptions);
+  const tokens = new KeyCache((hash) => findTokenGrantByHash(prisma, hash), cacheOptions);
+  bus.listen(keyChangesSubject, (change) => {
+    keys.invalidate(change as KeyChange);
+    tokens.invalidate(change as KeyChange);
   });
-  bus.listen(keyChangesSubject, (change) => keys.invalidate(change as { hashes?: string[]; orgId?: string }));
   return {
     env,
     logger,
@@ -61,6 +64,7 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
     bus,
     outbox,
     keys,
+    tokens,
     countedRequests: auditedRequests(prisma),
     now: options.now ?? (() => new Date()),
     async close() {

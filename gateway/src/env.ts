@@ -1,4 +1,5 @@
 import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
+import { accessTokenLifetimeSeconds } from '@voice/proto';
 import { z } from 'zod';
 
 const upstream = (defaultUrl: string) => z.url({ protocol: /^https?$/ }).default(defaultUrl);
@@ -39,8 +40,20 @@ export const envSchema = baseEnvSchema.extend({
     .int()
     .positive()
     .default(60 * 60 * 1000),
+  /**
+   * The platform's public address (scheme, host, port; no path), as clients reach the gateway: the OAuth
+   * protected resource metadata and the WWW-Authenticate challenges name it. Unset: http://localhost:PORT.
+   */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** How long an OAuth access token lives (default one hour, the contract's); tests shorten it. */
+  OAUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().positive().default(accessTokenLifetimeSeconds),
   /** Where clients come from: trust X-Forwarded-For from this many proxies (the ingress), or none. */
   TRUST_PROXY_HOPS: z.coerce.number().int().nonnegative().default(0),
 });
 
 export type GatewayEnv = z.infer<typeof envSchema>;
+
+/** The public base URL without a trailing slash: PUBLIC_BASE_URL, or this process's port on localhost. */
+export function publicBaseUrl(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+}

@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiError, newId } from '@voice/kit';
+import { newId } from '@voice/kit';
 import { createTestContext, type TestContext, testIdentity } from '@voice/kit/testing';
 import { gatewayRpc } from '@voice/proto';
-import { createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  assert.ok(error instanceof ApiError, 'the call is refused');
-  return error;
-}
+import { createOrgWithKey, rejection, startGateway, type TestGateway } from './support/harness.js';
 
 /** The console's key operations over NATS, as the console calls them for a signed-in person. */
 describe('the console key operations', () => {

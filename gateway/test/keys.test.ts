@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isProtectedPath, isPublicPath, requiredScope } from '../src/auth/scopes.js';
 import { KeyCache } from '../src/keys/cache.js';
-import { displayPrefix, generateKey, hashKey, isWellFormedKey } from '../src/keys/format.js';
+import { displayPrefix, generateAccessToken, generateKey, hashKey, isWellFormedAccessToken, isWellFormedKey } from '../src/keys/format.js';
 import type { KeyGrant } from '../src/keys/store.js';
 import { periodsAt } from '../src/quota/quota.js';
 
@@ -22,6 +22,17 @@ describe('key format', () => {
     }
     assert.equal(isWellFormedKey(''), false);
     assert.equal(isWellFormedKey(`sk_live_${key.slice(8)}`), false);
+  });
+
+  test('access tokens have their own prefix and checksum, and are never taken for keys or keys for them', () => {
+    const token = generateAccessToken();
+    assert.match(token, /^vk_oat_[0-9A-Za-z]{38}$/);
+    assert.equal(isWellFormedAccessToken(token), true);
+    assert.equal(isWellFormedKey(token), false);
+    assert.equal(isWellFormedAccessToken(generateKey()), false);
+    const changed = `${token.slice(0, 10)}${token[10] === 'x' ? 'y' : 'x'}${token.slice(11)}`;
+    assert.equal(isWellFormedAccessToken(changed), false);
+    assert.equal(isWellFormedAccessToken(`vk_live_${token.slice(7)}`), false);
   });
 
   test('the stored hash is SHA-256 hex and the display prefix reveals only the first characters', () => {
@@ -70,6 +81,7 @@ describe('quota periods', () => {
 
 describe('key cache', () => {
   const grant = (orgId: string): KeyGrant => ({
+    kind: 'key',
     id: 'key_1',
     orgId,
     lineageId: 'key_1',
@@ -104,6 +116,14 @@ describe('key cache', () => {
     cache.invalidate({ hashes: ['h'] });
     await cache.get('h');
     assert.equal(loads, 4);
+    // A grant's revocation drops every cached access token of it, by the grant's id.
+    await cache.get('h2');
+    assert.equal(loads, 5);
+    cache.invalidate({ keyIds: ['key_other'] });
+    assert.equal(cache.cached('h')?.id, 'key_1');
+    cache.invalidate({ keyIds: ['key_1'] });
+    assert.equal(cache.cached('h'), undefined);
+    assert.equal(cache.cached('h2'), undefined);
   });
 
   test('the synchronous peek answers only a fresh, known, not invalidated key', async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { HttpApp } from '@voice/kit';
 import { isPublicPath, requiredScope } from '../src/auth/scopes.js';
+import { bearerDescription } from '../src/routes/openapi.js';
 import { type Platform, startPlatform } from './support/harness.js';
 
 type Operation = { security?: unknown[]; 'x-scope'?: string; responses?: Record<string, unknown> };
@@ -32,8 +33,9 @@ describe('GET /api/v1/openapi.json', () => {
     assert.deepEqual(document.components.securitySchemes.apiKey, {
       type: 'http',
       scheme: 'bearer',
-      description: 'Authorization: Bearer <API key>',
+      description: bearerDescription,
     });
+    assert.match(bearerDescription, /API key \(vk_live_…\) or OAuth access token \(vk_oat_…\)/);
     assert.ok(document.components.schemas.Error, 'the error envelope is described');
   });
 

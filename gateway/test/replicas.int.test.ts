@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { oauthRpc } from '@voice/proto';
 import { quotaKeys } from '../src/quota/quota.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
+import { bearer, createGrantWithToken, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 describe('two gateway replicas share one exact quota and hear key changes at once', () => {
   let ctx: TestContext;
@@ -55,6 +56,29 @@ describe('two gateway replicas share one exact quota and hear key changes at onc
       }
     }
     assert.equal(revokedOn.size, 2, 'both replicas refuse the revoked key within one second');
+  });
+
+  test("a grant's revocation ends its access tokens on every replica within one second", async () => {
+    const { orgId } = await createOrgWithKey(first, { quota: 1_000 });
+    const { grantId, token, person } = await createGrantWithToken(first, orgId);
+    const other = (await first.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId })).access_token;
+    // Both replicas have both tokens cached as valid.
+    for (const url of urls)
+      for (const credential of [token, other])
+        assert.equal((await fetch(`${url}/api/v1/usage`, { headers: bearer(credential) })).status, 200);
+    await first.deps.bus.call(oauthRpc.revokeGrant, person, { grant_id: grantId });
+    const deadline = Date.now() + 1_000;
+    const refused = new Set<string>();
+    while (refused.size < urls.length * 2 && Date.now() < deadline) {
+      for (const url of urls) {
+        for (const credential of [token, other]) {
+          const response = await fetch(`${url}/api/v1/usage`, { headers: bearer(credential) });
+          const body = (await response.json()) as { error?: { code: string } };
+          if (response.status === 401 && body.error?.code === 'revoked') refused.add(`${url} ${credential}`);
+        }
+      }
+    }
+    assert.equal(refused.size, 4, "both replicas refuse both of the revoked grant's tokens within one second");
   });
 
   test('a rotation with no grace and a plan change reach the other replica too', async () => {

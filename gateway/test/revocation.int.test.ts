@@ -5,8 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createTestContext, freePort, type OwnServer, startOwnNats, type TestContext } from '@voice/kit/testing';
 import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
+import { revokeEverywhere } from '../src/keys/lifecycle.js';
 import { recordKeyEnd } from '../src/quota/quota.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
+import { bearer, createGrantWithToken, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
 
 const run = promisify(execFile);
 
@@ -73,6 +74,29 @@ describe('revocation reaches every replica through Redis, with NATS down', () =>
     await nats.kill();
     await adminWithoutNats({ kind: 'key.revoke', keyId });
     for (const url of urls) assert.equal(await statusOn(url, key), 'revoked');
+    await restartNats();
+  });
+
+  test("a revoked grant's access tokens are refused by both replicas from the next request, with NATS stopped", async () => {
+    const first = replicas[0];
+    assert.ok(first);
+    const { orgId } = await createOrgWithKey(first, { quota: 1_000 });
+    const { grantId, token } = await createGrantWithToken(first, orgId);
+    for (const url of urls) assert.equal(await statusOn(url, token), 200);
+    await nats.kill();
+    // What revokeGrant does, with the broadcast impossible: only Postgres and the end marker in Redis.
+    await revokeEverywhere(
+      {
+        prisma: first.deps.prisma,
+        bus: undefined,
+        recordKeyEnd: (end) => recordKeyEnd(first.deps.redis, { prefix: first.deps.env.REDIS_PREFIX, ...end }),
+      },
+      grantId,
+      { orgId },
+      new Date(),
+      'grant',
+    );
+    for (const url of urls) assert.equal(await statusOn(url, token), 'revoked');
     await restartNats();
   });
 

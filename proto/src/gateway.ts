@@ -49,7 +49,7 @@ export const apiKeySchema = z
   .meta({ id: 'ApiKey' });
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
 
-export const auditActors = ['key', 'user'] as const;
+export const auditActors = ['key', 'grant', 'user'] as const;
 export const auditStatusClasses = ['2xx', '4xx', '5xx'] as const;
 
 export const auditRecordSchema = z
@@ -58,7 +58,9 @@ export const auditRecordSchema = z
     object: z.literal('audit_record'),
     actor_type: z
       .enum(auditActors)
-      .describe('`key` for an API call; `user` for a person acting in the console (key_id is then their user id).'),
+      .describe(
+        '`key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id).',
+      ),
     key_id: z.string(),
     method: z.string(),
     path: z.string(),
@@ -71,11 +73,17 @@ export const auditRecordSchema = z
   .meta({ id: 'AuditRecord' });
 
 export const listAuditLogQuerySchema = listQuerySchema.extend({
-  key_id: idSchema('key').optional(),
+  key_id: z
+    .union([idSchema('key'), idSchema('grant')])
+    .optional()
+    .describe('An API key or an OAuth grant'),
   status: z.coerce.number().int().min(100).max(599).optional(),
   created_after: timestampSchema.optional(),
   created_before: timestampSchema.optional(),
-  actor_type: z.enum(auditActors).optional().describe('Only API calls (`key`) or only console actions (`user`).'),
+  actor_type: z
+    .enum(auditActors)
+    .optional()
+    .describe('Only API calls with keys (`key`), only those with OAuth grants (`grant`), or only console actions (`user`).'),
   status_class: z.enum(auditStatusClasses).optional().describe('Only successes (`2xx`), client errors (`4xx`) or server errors (`5xx`).'),
   path_prefix: z.string().regex(/^\//).max(200).optional().describe('Only paths that start with this, e.g. `/api/v1/phone`.'),
 });

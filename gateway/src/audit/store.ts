@@ -48,14 +48,15 @@ export async function listAuditLog(prisma: PrismaClient, orgId: string, query: z
 }
 
 /**
- * API calls per UTC day and key since `from`. One range scan of the primary key (org_id, created_at, id),
- * grouped in Postgres, so a busy organization's month comes back as at most days × keys rows.
+ * API calls (with API keys or OAuth grants; not console actions) per UTC day and key or grant since
+ * `from`. One range scan of the primary key (org_id, created_at, id), grouped in Postgres, so a busy
+ * organization's month comes back as at most days × keys rows.
  */
 export async function dailyCounts(prisma: PrismaClient, orgId: string, from: Date) {
   const rows = await prisma.$queryRaw<{ day: Date; key_id: string; count: bigint }[]>`
     SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day, key_id, count(*) AS count
     FROM audit_records
-    WHERE org_id = ${orgId} AND created_at >= ${from} AND actor_type = 'key'
+    WHERE org_id = ${orgId} AND created_at >= ${from} AND actor_type <> 'user'
     GROUP BY 1, 2
     ORDER BY 1, 2`;
   return rows.map((row) => ({ date: row.day.toISOString().slice(0, 10), key_id: row.key_id, count: Number(row.count) }));

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dependencyReason, isDatabaseUnavailable, type Logger } from '@voice/kit';
-import type { ApiCall, EventEnvelope } from '@voice/proto';
+import { type ApiCall, type EventEnvelope, idPrefixes } from '@voice/proto';
 import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { PrismaClient } from '../generated/prisma/client.js';
@@ -24,6 +24,13 @@ function copyValue(value: string | null): string {
   if (value === null) return '\\N';
   return copySpecial.test(value) ? value.replace(copySpecials, (character) => copyEscapes[character] as string) : value;
 }
+
+/**
+ * Who made an API call, from the id the gateway recorded: an OAuth grant (one of its access tokens) or an
+ * API key. The id's prefix says which, so the audit feed's events need no field of their own for it.
+ */
+const grantIdPrefix = `${idPrefixes.grant}_`;
+const actorOf = (keyId: string) => (keyId.startsWith(grantIdPrefix) ? 'grant' : 'key');
 
 /** Postgres' unique_violation: the batch holds a record that is already stored, i.e. a redelivered event. */
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';
@@ -90,7 +97,7 @@ export class AuditWriter {
     for (const { orgId, calls } of batch) {
       const org = copyValue(orgId);
       for (const call of calls) {
-        rows += `${copyValue(call.id)}\t${org}\t${copyValue(call.key_id)}\t${copyValue(call.method)}\t${copyValue(call.path)}\t`;
+        rows += `${copyValue(call.id)}\t${org}\t${actorOf(call.key_id)}\t${copyValue(call.key_id)}\t${copyValue(call.method)}\t${copyValue(call.path)}\t`;
         rows += `${call.status}\t${call.latency_ms}\t${copyValue(call.request_id)}\t${copyValue(call.client_address)}\t${copyValue(call.at)}\n`;
       }
     }
@@ -104,7 +111,7 @@ export class AuditWriter {
         Readable.from([rows]),
         client.query(
           copyFrom(
-            'COPY audit_records (id, org_id, key_id, method, path, status, latency_ms, request_id, client_address, created_at) FROM STDIN',
+            'COPY audit_records (id, org_id, actor_type, key_id, method, path, status, latency_ms, request_id, client_address, created_at) FROM STDIN',
           ),
         ),
       );
@@ -118,13 +125,16 @@ export class AuditWriter {
   private async insertSkippingStored(batch: Pending[]): Promise<void> {
     // The batch travels as one JSON parameter that Postgres unpacks, each event's calls as they came. As
     // jsonb it is parsed once; as json, each event's calls would be parsed a second time.
-    const events = batch.map(({ orgId, calls }) => ({ org_id: orgId, calls }));
+    const events = batch.map(({ orgId, calls }) => ({
+      org_id: orgId,
+      calls: calls.map((call) => ({ ...call, actor_type: actorOf(call.key_id) })),
+    }));
     await this.db.prisma.$executeRaw`
-      INSERT INTO audit_records (id, org_id, key_id, method, path, status, latency_ms, request_id, client_address, created_at)
-      SELECT r.id, e.org_id, r.key_id, r.method, r.path, r.status, r.latency_ms, r.request_id, r.client_address, r."at"
+      INSERT INTO audit_records (id, org_id, actor_type, key_id, method, path, status, latency_ms, request_id, client_address, created_at)
+      SELECT r.id, e.org_id, r.actor_type::"AuditActor", r.key_id, r.method, r.path, r.status, r.latency_ms, r.request_id, r.client_address, r."at"
       FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(org_id text, calls jsonb)
       CROSS JOIN LATERAL jsonb_to_recordset(e.calls) AS r(
-        id text, key_id text, method text, path text, status int, latency_ms int,
+        id text, actor_type text, key_id text, method text, path text, status int, latency_ms int,
         request_id text, client_address text, "at" timestamptz
       )
       ON CONFLICT (org_id, created_at, id) DO NOTHING`;

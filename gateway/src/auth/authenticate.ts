@@ -2,15 +2,30 @@ import { ApiError } from '@voice/kit';
 import { type Identity, planLimits, scopeAllows } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayDeps } from '../deps.js';
-import { hashKey, isWellFormedKey } from '../keys/format.js';
-import { touchKey } from '../keys/store.js';
+import { accessTokenPrefix, hashKey, isWellFormedAccessToken, isWellFormedKey } from '../keys/format.js';
+import { type KeyGrant, touchKey } from '../keys/store.js';
+import type { Challenges } from '../oauth/metadata.js';
 import { countRequest, type QuotaDecision } from '../quota/quota.js';
 import { requiredScope } from './scopes.js';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const secondsUntil = (date: Date, now: Date) => Math.max(1, Math.ceil((date.getTime() - now.getTime()) / 1000));
 
-const revokedMessage = 'This API key was revoked or rotated; use its replacement.';
+/** What a refusal says, by the kind of credential that was sent. */
+const messages = {
+  key: {
+    unknown: 'This API key is not valid.',
+    revoked: 'This API key was revoked or rotated; use its replacement.',
+    scope: (needed: string, granted: string) => `This operation needs a ${needed} key; this key is ${granted}.`,
+    quota: "This key's monthly quota is used up; it resets on the 1st (UTC).",
+  },
+  grant: {
+    unknown: 'This access token is not valid.',
+    revoked: 'This access token has expired, or its grant was revoked; refresh it, or sign in again.',
+    scope: (needed: string, granted: string) => `This operation needs ${needed} access; this app was granted ${granted}.`,
+    quota: "This app's monthly quota is used up; it resets on the 1st (UTC).",
+  },
+} as const;
 
 function bearerKey(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
@@ -22,22 +37,42 @@ function bearerKey(header: string | undefined): string | undefined {
  * Authenticates and meters one API request, in the order API.md fixes: missing → unknown_key →
  * revoked → forbidden_scope → quota. Sets `request.identity` and the rate-limit headers. `path` is the
  * URL's path, which the caller has already taken out to decide that the route needs a key.
+ *
+ * The credential is an API key or an OAuth access token (told apart by its prefix). A token answers for its
+ * grant: the grant's id, scope, quota lineage and status, with the token's own expiry; from there on both
+ * take the same path. Refusals carry the RFC 6750 challenge naming the protected resource metadata.
  */
-export async function authenticate(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, path: string): Promise<void> {
+export async function authenticate(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  challenges: Challenges,
+): Promise<void> {
   const key = bearerKey(request.headers.authorization);
-  if (key === undefined) throw new ApiError('missing', 'Send your API key as `Authorization: Bearer <key>`.');
-  // The checksum rejects typos and made-up keys before any lookup.
-  if (!isWellFormedKey(key)) throw new ApiError('unknown_key', 'This API key is not valid.');
+  if (key === undefined) {
+    throw new ApiError('missing', 'Send your API key, or an OAuth access token, as `Authorization: Bearer <key>`.', {
+      headers: { 'www-authenticate': challenges.missing },
+    });
+  }
+  const isToken = key.startsWith(accessTokenPrefix);
+  const said = isToken ? messages.grant : messages.key;
+  const invalidToken = { headers: { 'www-authenticate': challenges.invalidToken } };
+  // The checksum rejects typos and made-up credentials before any lookup.
+  if (!(isToken ? isWellFormedAccessToken(key) : isWellFormedKey(key))) throw new ApiError('unknown_key', said.unknown, invalidToken);
   const hash = hashKey(key);
-  const grant = deps.keys.cached(hash) ?? (await deps.keys.get(hash));
-  if (!grant) throw new ApiError('unknown_key', 'This API key is not valid.');
+  const cache = isToken ? deps.tokens : deps.keys;
+  const grant: KeyGrant | null = cache.cached(hash) ?? (await cache.get(hash));
+  if (!grant) throw new ApiError('unknown_key', said.unknown, invalidToken);
   const now = deps.now();
   if (grant.status === 'revoked' || (grant.expiresAt !== null && grant.expiresAt <= now)) {
-    throw new ApiError('revoked', revokedMessage);
+    throw new ApiError('revoked', said.revoked, invalidToken);
   }
   const needed = requiredScope(request.method, path);
   if (!scopeAllows(grant.scope, needed)) {
-    throw new ApiError('forbidden_scope', `This operation needs a ${needed} key; this key is ${grant.scope}.`);
+    throw new ApiError('forbidden_scope', said.scope(needed, grant.scope), {
+      headers: { 'www-authenticate': challenges.insufficientScope(needed) },
+    });
   }
 
   let decision: QuotaDecision;
@@ -65,8 +100,8 @@ export async function authenticate(deps: GatewayDeps, request: FastifyRequest, r
   // Revoked or past its rotation grace by the marker the admin command wrote: this replica's cached copy
   // of the key is stale, whether or not the NATS broadcast reached it.
   if (decision.verdict === 'revoked') {
-    deps.keys.invalidate({ hashes: [hash] });
-    throw new ApiError('revoked', revokedMessage);
+    cache.invalidate({ hashes: [hash] });
+    throw new ApiError('revoked', said.revoked, invalidToken);
   }
   const remaining = Math.max(0, grant.monthlyQuota - decision.monthlyUsed);
   void reply.headers({
@@ -75,7 +110,7 @@ export async function authenticate(deps: GatewayDeps, request: FastifyRequest, r
     'x-ratelimit-reset': String(unixSeconds(decision.monthlyResetsAt)),
   });
   if (decision.verdict === 'quota_exceeded') {
-    throw new ApiError('quota_exceeded', "This key's monthly quota is used up; it resets on the 1st (UTC).", {
+    throw new ApiError('quota_exceeded', said.quota, {
       headers: { 'retry-after': String(secondsUntil(decision.monthlyResetsAt, now)) },
     });
   }

@@ -1,5 +1,12 @@
 import type { KeyGrant } from './store.js';
 
+/** What a broadcast drops: entries by hash, every entry of a key or grant (its access tokens), or of an organization. */
+export interface KeyChange {
+  hashes?: string[];
+  keyIds?: string[];
+  orgId?: string;
+}
+
 interface Entry {
   grant: KeyGrant | null;
   expiresAtMs: number;
@@ -48,13 +55,16 @@ export class KeyCache {
     return grant;
   }
 
-  /** Drops the given keys, or every key of an organization (a plan change). */
-  invalidate(change: { hashes?: string[]; orgId?: string }): void {
+  /** Drops the given hashes, every entry of the given keys or grants, or every entry of an organization (a plan change). */
+  invalidate(change: KeyChange): void {
     this.generation++;
     this.loading.clear();
     for (const hash of change.hashes ?? []) this.entries.delete(hash);
-    if (change.orgId) {
-      for (const [hash, entry] of this.entries) if (entry.grant?.orgId === change.orgId) this.entries.delete(hash);
+    const keyIds = new Set(change.keyIds ?? []);
+    if (change.orgId || keyIds.size > 0) {
+      for (const [hash, entry] of this.entries) {
+        if (entry.grant && (entry.grant.orgId === change.orgId || keyIds.has(entry.grant.id))) this.entries.delete(hash);
+      }
     }
   }
 }

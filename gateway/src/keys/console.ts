@@ -15,18 +15,18 @@ import { countedKeys, listKeyRows, toConsoleKey } from './store.js';
  * acting through the console (`user_id`) may use them, never an API key. The plan is read from Postgres,
  * not from the identity.
  */
-interface Person {
+export interface Person {
   orgId: string;
   userId: string;
   requestId: string;
 }
 
-function personOf(identity: Identity): Person {
-  if (!identity.user_id) throw new ApiError('forbidden', 'Only a person signed in to the console can manage keys.');
+export function personOf(identity: Identity): Person {
+  if (!identity.user_id) throw new ApiError('forbidden', 'Only a person signed in to the console can manage keys and grants.');
   return { orgId: identity.org_id, userId: identity.user_id, requestId: identity.request_id };
 }
 
-function keyChanges(deps: GatewayDeps): KeyChanges {
+export function keyChanges(deps: GatewayDeps): KeyChanges {
   return {
     prisma: deps.prisma,
     bus: deps.bus,
@@ -38,7 +38,7 @@ function keyChanges(deps: GatewayDeps): KeyChanges {
  * One audit record per console change, with the person as actor (`key_id` holds their user id) and the
  * console address of the action as path; written directly, as these are few beside API calls.
  */
-async function auditAction(deps: GatewayDeps, person: Person, path: string, status: number, startedAt: number): Promise<void> {
+export async function auditAction(deps: GatewayDeps, person: Person, path: string, status: number, startedAt: number): Promise<void> {
   await deps.prisma.auditRecord.create({
     data: {
       id: newId('audit'),

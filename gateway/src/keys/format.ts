@@ -3,14 +3,15 @@ import { crc32 } from 'node:zlib';
 import { randomBase62 } from '@voice/kit';
 
 /**
- * API key format: `vk_live_` + 32 base62 characters (about 190 random bits) + a 6-character base62 CRC32
- * of everything before it. The checksum lets the gateway reject a mistyped or made-up key without a
- * lookup, and lets secret scanners recognise a real key.
+ * Bearer credential formats: a prefix + 32 base62 characters (about 190 random bits) + a 6-character
+ * base62 CRC32 of everything before it. The checksum lets the gateway reject a mistyped or made-up
+ * credential without a lookup, and lets secret scanners recognise a real one. The prefix says what it is:
+ * `vk_live_` an API key, `vk_oat_` an OAuth access token (short-lived, minted for a grant).
  */
 const keyPrefix = 'vk_live_';
+export const accessTokenPrefix = 'vk_oat_';
 const randomLength = 32;
 const checksumLength = 6;
-const keyPattern = new RegExp(`^${keyPrefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`);
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 function base62Checksum(text: string): string {
@@ -23,17 +24,28 @@ function base62Checksum(text: string): string {
   return out;
 }
 
-export function generateKey(): string {
-  const body = keyPrefix + randomBase62(randomLength);
-  return body + base62Checksum(body);
+function credentialFormat(prefix: string) {
+  const pattern = new RegExp(`^${prefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`);
+  return {
+    generate(): string {
+      const body = prefix + randomBase62(randomLength);
+      return body + base62Checksum(body);
+    },
+    /** True when the text has the credential's shape and its checksum matches. */
+    isWellFormed(text: string): boolean {
+      if (!pattern.test(text)) return false;
+      return base62Checksum(text.slice(0, -checksumLength)) === text.slice(-checksumLength);
+    },
+  };
 }
 
-/** True when the text has the key's shape and its checksum matches. */
-export function isWellFormedKey(text: string): boolean {
-  if (!keyPattern.test(text)) return false;
-  const body = text.slice(0, -checksumLength);
-  return base62Checksum(body) === text.slice(-checksumLength);
-}
+const keyFormat = credentialFormat(keyPrefix);
+const accessTokenFormat = credentialFormat(accessTokenPrefix);
+
+export const generateKey = keyFormat.generate;
+export const isWellFormedKey = keyFormat.isWellFormed;
+export const generateAccessToken = accessTokenFormat.generate;
+export const isWellFormedAccessToken = accessTokenFormat.isWellFormed;
 
 /** SHA-256 of the key, the only form stored. One-shot `hash` (node ≥ 20.12): it runs on every request. */
 export function hashKey(key: string): string {

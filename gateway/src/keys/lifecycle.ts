@@ -1,7 +1,7 @@
 import { ApiError, type Bus } from '@voice/kit';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { keyChangesSubject } from './cache.js';
-import { createKey, type KeyActor, type NewKeyInput, revokeKey, rotateKey } from './store.js';
+import { type KeyChange, keyChangesSubject } from './cache.js';
+import { createKey, type KeyActor, type KeyGrant, type NewKeyInput, revokeKey, rotateKey } from './store.js';
 
 /** Records when a key stops working where every gateway replica checks it on each request (quota/quota.ts). */
 export type RecordKeyEnd = (end: { orgId: string; keyId: string; endsAt: Date; now: Date }) => Promise<void>;
@@ -31,7 +31,7 @@ async function recordEnd(record: RecordKeyEnd, end: Parameters<RecordKeyEnd>[0],
   }
 }
 
-export async function announceKeyChange(bus: Bus | undefined, change: { hashes?: string[]; orgId?: string }): Promise<void> {
+export async function announceKeyChange(bus: Bus | undefined, change: KeyChange): Promise<void> {
   if (!bus) return;
   bus.broadcast(keyChangesSubject, change);
   await bus.flush();
@@ -57,15 +57,25 @@ export async function rotateEverywhere(changes: KeyChanges, keyId: string, grace
   return rotated;
 }
 
-/** Revokes a key (store.ts) and makes the revocation reach every replica, as `rotateEverywhere` does. */
-export async function revokeEverywhere(changes: KeyChanges, keyId: string, actor: KeyActor = {}, now = new Date()) {
-  const revoked = await revokeKey(changes.prisma, keyId, now, actor);
+/**
+ * Revokes a key, or a grant (`kind`), in store.ts and makes the revocation reach every replica, as
+ * `rotateEverywhere` does. A grant's end marker is under its id, which its access tokens count under, so
+ * it ends all of them; the broadcast drops cached tokens by the grant's id.
+ */
+export async function revokeEverywhere(
+  changes: KeyChanges,
+  keyId: string,
+  actor: KeyActor = {},
+  now = new Date(),
+  kind: KeyGrant['kind'] = 'key',
+) {
+  const revoked = await revokeKey(changes.prisma, keyId, now, actor, kind);
   const failed = await recordEnd(
     changes.recordKeyEnd,
     { orgId: revoked.record.org_id, keyId, endsAt: now, now },
-    `Key ${keyId} was revoked`,
+    `${kind === 'key' ? 'Key' : 'Grant'} ${keyId} was revoked`,
   );
-  await announceKeyChange(changes.bus, { hashes: [revoked.hash] });
+  await announceKeyChange(changes.bus, revoked.hash ? { hashes: [revoked.hash] } : { keyIds: [keyId] });
   if (failed) throw failed;
   return revoked;
 }

@@ -3,8 +3,13 @@ import { type ApiKeyRecord, type ConsoleKey, type Plan, planLimits, type Scope }
 import type { ApiKey, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { displayPrefix, displaySuffix, generateKey, hashKey } from './format.js';
 
-/** What authentication needs to know about a key, cached in memory by hash. */
+/**
+ * What authentication needs to know about a bearer credential, cached in memory by hash: an API key, or
+ * an OAuth access token, which answers for its grant (id, lineage, scope, quota, status) and carries its
+ * own expiry.
+ */
 export interface KeyGrant {
+  kind: 'key' | 'grant';
   id: string;
   orgId: string;
   lineageId: string;
@@ -15,8 +20,8 @@ export interface KeyGrant {
   plan: Plan;
 }
 
-const toScope = (scope: ApiKey['scope']): Scope => (scope === 'read_write' ? 'read-write' : 'read');
-const fromScope = (scope: Scope): ApiKey['scope'] => (scope === 'read-write' ? 'read_write' : 'read');
+export const toScope = (scope: ApiKey['scope']): Scope => (scope === 'read_write' ? 'read-write' : 'read');
+export const fromScope = (scope: Scope): ApiKey['scope'] => (scope === 'read-write' ? 'read_write' : 'read');
 
 export function toApiKeyRecord(row: ApiKey): ApiKeyRecord {
   return {
@@ -45,24 +50,63 @@ export function toConsoleKey(row: ApiKey, monthlyUsed = 0): ConsoleKey {
   };
 }
 
-export async function findGrantByHash(prisma: PrismaClient, hash: string): Promise<KeyGrant | null> {
-  const row = await prisma.apiKey.findUnique({ where: { hash }, include: { organization: { select: { plan: true } } } });
-  if (!row) return null;
+function toKeyGrant(row: ApiKey & { organization: { plan: Plan } }, expiresAt: Date | null): KeyGrant {
   return {
+    kind: row.kind,
     id: row.id,
     orgId: row.orgId,
     lineageId: row.lineageId,
     scope: toScope(row.scope),
     monthlyQuota: row.monthlyQuota,
     status: row.status,
-    expiresAt: row.expiresAt,
+    expiresAt,
     plan: row.organization.plan,
   };
 }
 
-/** Keys that count against the plan's limit: active and not on their way out after a rotation. */
+const withPlan = { organization: { select: { plan: true } } } as const;
+
+/** An API key by its hash (a grant has none: its access tokens are looked up by `findTokenGrantByHash`). */
+export async function findGrantByHash(prisma: PrismaClient, hash: string): Promise<KeyGrant | null> {
+  const row = await prisma.apiKey.findUnique({ where: { hash }, include: withPlan });
+  return row ? toKeyGrant(row, row.expiresAt) : null;
+}
+
+/** An OAuth access token by its hash: its grant as it stands now, ending when the token expires. */
+export async function findTokenGrantByHash(prisma: PrismaClient, hash: string): Promise<KeyGrant | null> {
+  const token = await prisma.oAuthAccessToken.findUnique({ where: { hash }, include: { grant: { include: withPlan } } });
+  return token ? toKeyGrant(token.grant, token.expiresAt) : null;
+}
+
+/**
+ * Bearer credentials that count against the plan's limit: active API keys not on their way out after a
+ * rotation, and active grants.
+ */
 function countedKeys(prisma: Prisma.TransactionClient, orgId: string) {
   return prisma.apiKey.count({ where: { orgId, status: 'active', rotatedToId: null } });
+}
+
+/**
+ * Locks the organization's row, so two concurrent creations cannot both pass the limit, and checks that
+ * its plan allows one more bearer credential (key or grant) of this scope. Returns the plan.
+ */
+export async function admitCredential(tx: Prisma.TransactionClient, orgId: string, scope: Scope): Promise<Plan> {
+  const locked = await tx.$queryRaw<Array<{ plan: Plan }>>`SELECT plan FROM organizations WHERE id = ${orgId} FOR UPDATE`;
+  const plan = locked[0]?.plan;
+  if (!plan) throw new ApiError('not_found', `No organization ${orgId}.`, { param: 'org' });
+  const limits = planLimits[plan];
+  if (scope === 'read-write' && !limits.readWriteKeys) {
+    throw new ApiError('plan_required', `The ${plan} plan allows read-only keys: choose the read scope, or change the plan.`, {
+      param: 'scope',
+    });
+  }
+  if (limits.maxKeys !== null && (await countedKeys(tx, orgId)) >= limits.maxKeys) {
+    throw new ApiError(
+      'key_limit_reached',
+      `The ${plan} plan allows ${limits.maxKeys} key(s), connected apps included; revoke one first or change the plan.`,
+    );
+  }
+  return plan;
 }
 
 export interface CreatedKey {
@@ -83,19 +127,7 @@ export interface NewKeyInput {
 
 export async function createKey(prisma: PrismaClient, orgId: string, input: NewKeyInput): Promise<CreatedKey> {
   return prisma.$transaction(async (tx) => {
-    // Lock the organization row so two concurrent creations cannot both pass the key limit.
-    const locked = await tx.$queryRaw<Array<{ plan: Plan }>>`SELECT plan FROM organizations WHERE id = ${orgId} FOR UPDATE`;
-    const plan = locked[0]?.plan;
-    if (!plan) throw new ApiError('not_found', `No organization ${orgId}.`, { param: 'org' });
-    const limits = planLimits[plan];
-    if (input.scope === 'read-write' && !limits.readWriteKeys) {
-      throw new ApiError('plan_required', `The ${plan} plan allows read-only keys: choose the read scope, or change the plan.`, {
-        param: 'scope',
-      });
-    }
-    if (limits.maxKeys !== null && (await countedKeys(tx, orgId)) >= limits.maxKeys) {
-      throw new ApiError('key_limit_reached', `The ${plan} plan allows ${limits.maxKeys} key(s); revoke one first or change the plan.`);
-    }
+    await admitCredential(tx, orgId, input.scope);
     const key = generateKey();
     const id = newId('key');
     const hash = hashKey(key);
@@ -133,8 +165,8 @@ export interface KeyActor {
  */
 export async function rotateKey(prisma: PrismaClient, keyId: string, graceSeconds: number, now = new Date(), actor: KeyActor = {}) {
   return prisma.$transaction(async (tx) => {
-    const old = await tx.apiKey.findFirst({ where: { id: keyId, ...(actor.orgId ? { orgId: actor.orgId } : {}) } });
-    if (!old || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) {
+    const old = await tx.apiKey.findFirst({ where: { id: keyId, kind: 'key', ...(actor.orgId ? { orgId: actor.orgId } : {}) } });
+    if (!old?.hash || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) {
       throw new ApiError('not_found', `No active key ${keyId}.`, { param: 'key_id' });
     }
     if (old.rotatedToId) throw new ApiError('conflict', `Key ${keyId} was already rotated to ${old.rotatedToId}.`);
@@ -165,9 +197,20 @@ export async function rotateKey(prisma: PrismaClient, keyId: string, graceSecond
   });
 }
 
-export async function revokeKey(prisma: PrismaClient, keyId: string, now = new Date(), actor: KeyActor = {}) {
-  const row = await prisma.apiKey.findFirst({ where: { id: keyId, ...(actor.orgId ? { orgId: actor.orgId } : {}) } });
-  if (!row) throw new ApiError('not_found', `No key ${keyId}.`, { param: 'key_id' });
+/** Revokes an API key, or (kind `grant`) a grant, which ends all its access tokens. */
+export async function revokeKey(
+  prisma: PrismaClient,
+  keyId: string,
+  now = new Date(),
+  actor: KeyActor = {},
+  kind: KeyGrant['kind'] = 'key',
+) {
+  const row = await prisma.apiKey.findFirst({ where: { id: keyId, kind, ...(actor.orgId ? { orgId: actor.orgId } : {}) } });
+  if (!row) {
+    throw kind === 'key'
+      ? new ApiError('not_found', `No key ${keyId}.`, { param: 'key_id' })
+      : new ApiError('not_found', `No grant ${keyId}.`, { param: 'grant_id' });
+  }
   const revoked = await prisma.apiKey.update({ where: { id: keyId }, data: { status: 'revoked', revokedAt: row.revokedAt ?? now } });
   return { record: toApiKeyRecord(revoked), row: revoked, hash: row.hash };
 }
@@ -179,7 +222,7 @@ export async function listKeys(prisma: PrismaClient, orgId: string) {
 /** The organization's keys, newest first; with `page`, only those after its position and at most `take`. */
 export function listKeyRows(prisma: PrismaClient, orgId: string, page?: { after: KeysetPosition | undefined; take: number }) {
   return prisma.apiKey.findMany({
-    where: { orgId, ...afterPosition(page?.after) },
+    where: { orgId, kind: 'key', ...afterPosition(page?.after) },
     orderBy: keysetOrder,
     ...(page ? { take: page.take } : {}),
   });

@@ -31,9 +31,16 @@ export function upstreamRoutes(env: GatewayEnv): UpstreamRoute[] {
   return routes.flatMap(([service, prefixes]) => prefixes.map((prefix) => ({ prefix, service, upstream: urls[service] })));
 }
 
-/** The console's pages and files, for people with a browser; not part of the API (nor of its OpenAPI document). */
-export function consoleRoute(env: GatewayEnv): UpstreamRoute {
-  return { prefix: '/dashboard', service: 'console', upstream: env.CONSOLE_URL };
+/**
+ * The console's pages and files, for people with a browser, and its OAuth authorization server (metadata
+ * and `/oauth/*`); not part of the API (nor of its OpenAPI document).
+ */
+export function consoleRoutes(env: GatewayEnv): UpstreamRoute[] {
+  return ['/dashboard', '/oauth', '/.well-known/oauth-authorization-server'].map((prefix) => ({
+    prefix,
+    service: 'console',
+    upstream: env.CONSOLE_URL,
+  }));
 }
 
 /**
@@ -44,6 +51,7 @@ export function consoleRoute(env: GatewayEnv): UpstreamRoute {
 const identityHeaders = ['x-voice-identity', 'x-voice-signature', 'authorization'];
 const strippedHeaders = new Set([...identityHeaders, 'cookie']);
 const consoleStrippedHeaders = new Set(identityHeaders);
+const isBasicAuth = (value: string | string[] | undefined) => typeof value === 'string' && /^Basic\s/i.test(value);
 
 /**
  * Proxies each prefix to its service with @fastify/http-proxy. The API key stays at the gateway; the
@@ -51,9 +59,10 @@ const consoleStrippedHeaders = new Set(identityHeaders);
  * down or slow gets a 503 envelope quickly, not a hang.
  */
 export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<void> {
-  for (const route of [...upstreamRoutes(env), consoleRoute(env)]) {
+  for (const route of [...upstreamRoutes(env), ...consoleRoutes(env)]) {
     const isConsole = route.service === 'console';
     const stripped = isConsole ? consoleStrippedHeaders : strippedHeaders;
+    const isOAuth = route.prefix === '/oauth';
     await app.register(async (scope) => {
       // The body is read here, up to the service's limit, before anything is sent on: an oversize body is a
       // 413 from the gateway whatever its framing (declared length or chunked), and a service never stops
@@ -84,6 +93,9 @@ export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<vo
             // into a slow dictionary for the rest of the request.
             const forwarded: Record<string, string | string[] | undefined> = {};
             for (const name in headers) if (!stripped.has(name)) forwarded[name] = headers[name];
+            // An OAuth client may authenticate itself to the token and revocation endpoints with HTTP Basic
+            // (client_secret_basic); that is the client's credential, never an API key, so it goes through.
+            if (isOAuth && isBasicAuth(headers.authorization)) forwarded.authorization = headers.authorization;
             forwarded['request-id'] = request.id;
             forwarded['x-forwarded-for'] = request.ip;
             // The console marks its cookie Secure when people came over HTTPS (to the gateway or its ingress).

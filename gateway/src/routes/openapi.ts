@@ -16,12 +16,20 @@ const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
 const errorResponses: Record<string, string> = {
   '400': 'Invalid request (`invalid_request`, `invalid_cursor`)',
-  '401': 'No key (`missing`), unknown key (`unknown_key`) or revoked key (`revoked`)',
+  '401':
+    'No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata',
   '403': 'The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`)',
   '404': 'No such resource in your organization (`not_found`)',
   '429': 'Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After',
   '503': 'A dependency is unavailable (`unavailable`); retry',
 };
+
+/**
+ * The one security scheme: an API key, or an OAuth access token of a grant, accepted alike. OAuth clients
+ * find the authorization server from the protected resource metadata a 401 names.
+ */
+export const bearerDescription =
+  'Authorization: Bearer <API key (vk_live_…) or OAuth access token (vk_oat_…)>. OAuth clients discover the authorization server from /.well-known/oauth-protected-resource/api/mcp (RFC 9728), which every 401 names in WWW-Authenticate.';
 
 const rateLimitHeaders = {
   'X-RateLimit-Limit': { description: "The key's monthly quota", schema: { type: 'integer' } },
@@ -121,7 +129,7 @@ export async function buildOpenApiDocument(
       servers: [{ url: '/' }],
       ...(missing.length > 0 ? { 'x-unavailable-services': missing } : {}),
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' } },
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: bearerDescription } },
         schemas,
       },
       paths,

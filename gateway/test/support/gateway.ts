@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { type AddressInfo, createServer, type Server, Socket } from 'node:net';
-import { type HttpApp, parseEnv } from '@voice/kit';
-import type { TestContext } from '@voice/kit/testing';
+import { ApiError, type HttpApp, newId, parseEnv } from '@voice/kit';
+import { type TestContext, testIdentity } from '@voice/kit/testing';
+import { type Identity, oauthRpc } from '@voice/proto';
 import { type AdminCommand, runAdminCommand } from '../../src/admin/commands.js';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type GatewayDeps } from '../../src/deps.js';
@@ -146,4 +148,37 @@ export class Relay {
     this.stop();
     await new Promise((resolve) => this.server.close(resolve));
   }
+}
+
+/** The identity the console sends for a signed-in person (owners and admins `read-write`, members `read`). */
+export function personIdentity(orgId: string, options: { userId?: string; scope?: 'read' | 'read-write' } = {}): Identity {
+  const userId = options.userId ?? newId('user');
+  return testIdentity({ org_id: orgId, key_id: userId, user_id: userId, scope: options.scope ?? 'read-write' });
+}
+
+/** A grant approved by a person of the organization, and one access token of it (as the console's token endpoint gets one). */
+export async function createGrantWithToken(
+  gateway: TestGateway,
+  orgId: string,
+  options: { scope?: 'read' | 'read-write'; quota?: number; clientName?: string } = {},
+): Promise<{ grantId: string; token: string; person: Identity }> {
+  const person = personIdentity(orgId);
+  const grant = await gateway.deps.bus.call(oauthRpc.createGrant, person, {
+    client_id: 'https://client.example/metadata.json',
+    client_name: options.clientName ?? 'Example client',
+    scope: options.scope ?? 'read',
+    monthly_quota: options.quota ?? 1_000,
+  });
+  const issued = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grant.id });
+  return { grantId: grant.id, token: issued.access_token, person };
+}
+
+/** The ApiError a call is refused with (fails the test if it succeeds or fails otherwise). */
+export async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  assert.ok(error instanceof ApiError, 'the call is refused');
+  return error;
 }

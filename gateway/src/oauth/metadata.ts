@@ -1,0 +1,47 @@
+import type { GatewayEnv } from '../env.js';
+import { publicBaseUrl } from '../env.js';
+
+/**
+ * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the MCP server, and the WWW-Authenticate challenges
+ * that point to it, so a client that starts from nothing but the URL of `/api/mcp` can find where to sign in.
+ * The authorization server is the console, reached through the gateway at the same public address.
+ */
+export const resourceMetadataPath = '/.well-known/oauth-protected-resource';
+const mcpPath = '/api/mcp';
+
+export function protectedResourceMetadata(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>) {
+  const base = publicBaseUrl(env);
+  return {
+    resource: `${base}${mcpPath}`,
+    authorization_servers: [base],
+    scopes_supported: ['read', 'read-write'],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Voice platform MCP server and REST API',
+  };
+}
+
+/**
+ * The challenges for a request path. The MCP server's metadata lives at the path-suffixed address RFC
+ * 9728 derives from its resource URL; the REST API's 401s point at the root document, which names the
+ * same resource and authorization server (an access token is accepted wherever an API key is).
+ */
+export function challengesFor(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>) {
+  const base = publicBaseUrl(env);
+  const build = (metadataUrl: string) => {
+    const metadata = `resource_metadata="${metadataUrl}"`;
+    return {
+      /** No credential sent: where to find how to get one. */
+      missing: `Bearer ${metadata}`,
+      /** A credential was sent and refused (unknown, revoked or expired). */
+      invalidToken: `Bearer error="invalid_token", ${metadata}`,
+      /** The credential lacks the scope; a client may ask the person for more. */
+      insufficientScope: (scope: string) => `Bearer error="insufficient_scope", scope="${scope}", ${metadata}`,
+    };
+  };
+  // Two sets of strings for the whole process: nothing is built per request.
+  const mcp = build(`${base}${resourceMetadataPath}${mcpPath}`);
+  const rest = build(`${base}${resourceMetadataPath}`);
+  return (path: string) => (path === mcpPath || path.startsWith(`${mcpPath}/`) ? mcp : rest);
+}
+
+export type Challenges = ReturnType<ReturnType<typeof challengesFor>>;

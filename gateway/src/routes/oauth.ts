@@ -1,0 +1,42 @@
+import { type HttpApp, urlPath } from '@voice/kit';
+import type { GatewayEnv } from '../env.js';
+import { protectedResourceMetadata, resourceMetadataPath } from '../oauth/metadata.js';
+
+/**
+ * What browser-based OAuth clients call across origins: the metadata documents, token exchange, client
+ * registration and revocation. None takes a cookie (a client authenticates itself in the request), so any
+ * origin may read their answers. `/oauth/authorize` is not among them: people reach it by navigation.
+ */
+const crossOriginPaths = new Set([
+  resourceMetadataPath,
+  `${resourceMetadataPath}/api/mcp`,
+  '/.well-known/oauth-authorization-server',
+  '/oauth/token',
+  '/oauth/register',
+  '/oauth/revoke',
+]);
+
+const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+  'access-control-max-age': '86400',
+};
+
+/** The protected resource metadata (RFC 9728) of the MCP server, at both addresses clients look for it. */
+export function oauthRoutes(app: HttpApp, env: GatewayEnv): void {
+  const metadata = protectedResourceMetadata(env);
+  for (const path of [resourceMetadataPath, `${resourceMetadataPath}/api/mcp`]) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+      void reply.header('cache-control', 'public, max-age=3600');
+      return metadata;
+    });
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!crossOriginPaths.has(urlPath(request.url))) return;
+    void reply.headers(corsHeaders);
+    // A preflight is answered here: the console and the routes above need not know about it.
+    if (request.method === 'OPTIONS') return reply.code(204).send();
+  });
+}
