@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -35,7 +36,13 @@ async function startCallbackServer(): Promise<{ server: Server; url: string; nex
   let waiting: ((query: URLSearchParams) => void) | undefined;
   const arrived: URLSearchParams[] = [];
   const server = createServer((request, response) => {
-    const query = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams;
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    // Only the redirect counts: the browser also asks this origin for a favicon.
+    if (url.pathname !== '/callback') {
+      response.writeHead(404).end();
+      return;
+    }
+    const query = url.searchParams;
     if (waiting) waiting(query);
     else arrived.push(query);
     waiting = undefined;
@@ -107,19 +114,38 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
   let orgB: { orgId: string; key: string };
   let owner: { email: string; password: string; userId: string };
   let mcpUrl: URL;
+  let base: string;
+  let forwarder: NetServer;
+  const forwarded = new Set<Socket>();
 
   before(async () => {
     documents = await startClientMetadataServer();
     callback = await startCallbackServer();
+    // The public address must be known before the gateway and the console start (the issuer, the resource
+    // and the metadata are built from it), and the gateway listens on a port of its own choosing: a
+    // forwarder on a port picked first is the public address.
+    const publicPort = await freePort();
+    base = `http://127.0.0.1:${publicPort}`;
     platform = await startPlatform({
       services: ['telephony', 'mcp', 'console'],
-      console: { OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: 'true', OAUTH_CLIENT_METADATA_CA_FILE: documents.caFile },
-      gateway: { OAUTH_ACCESS_TOKEN_SECONDS: String(accessTokenSeconds) },
+      console: {
+        PUBLIC_BASE_URL: base,
+        OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: 'true',
+        OAUTH_CLIENT_METADATA_CA_FILE: documents.caFile,
+      },
+      gateway: { PUBLIC_BASE_URL: base, OAUTH_ACCESS_TOKEN_SECONDS: String(accessTokenSeconds) },
     });
-    // The public address is the gateway's, known once it listens: the issuer and the resource are built from it.
-    platform.console.deps.env.PUBLIC_BASE_URL = platform.url;
-    (platform.gateway.deps.env as unknown as { PUBLIC_BASE_URL: string }).PUBLIC_BASE_URL = platform.url;
-    mcpUrl = new URL(`${platform.url}/api/mcp`);
+    const gatewayPort = Number(new URL(platform.url).port);
+    forwarder = createNetServer((socket) => {
+      forwarded.add(socket);
+      socket.on('close', () => forwarded.delete(socket));
+      const upstream = connect(gatewayPort, '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => forwarder.listen(publicPort, '127.0.0.1', resolve));
+    mcpUrl = new URL(`${base}/api/mcp`);
     chromiumBrowser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
     orgA = await platform.org({ plan: 'pro' });
     orgB = await platform.org({ plan: 'pro' });
@@ -127,6 +153,9 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
   });
   after(async () => {
     await chromiumBrowser?.close();
+    // Clients keep connections alive; the forwarder ends them rather than waiting for them.
+    for (const socket of forwarded) socket.destroy();
+    await new Promise((resolve) => (forwarder ? forwarder.close(resolve) : resolve(undefined)));
     await platform?.close();
     callback?.server.close();
     await documents?.close();
@@ -134,7 +163,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
 
   /** A person's browser on the gateway's address, signed out. */
   async function personPage(): Promise<Page> {
-    const context = await chromiumBrowser.newContext({ baseURL: platform.url, viewport: { width: 1280, height: 900 } });
+    const context = await chromiumBrowser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10_000);
     return context.newPage();
   }
@@ -150,7 +179,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     }
     await page.getByRole('heading', { name: /^Connect / }).waitFor();
     await page.getByLabel('Organization').selectOption(orgA.orgId);
-    await page.getByLabel(/^Read: /).check();
+    await page.getByRole('radio', { name: /^Read: / }).check();
     await page.getByLabel('Monthly quota (requests)').fill('500');
     if (options.screenshot && screenshotDir) {
       await mkdir(screenshotDir, { recursive: true });
@@ -165,10 +194,10 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     const first = new Client({ name: 'oauth-test', version: '1.0.0' });
     await assert.rejects(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })), /Unauthorized/);
     assert.ok(provider.authorizationUrl, 'the SDK was sent to the authorization page');
-    assert.equal(`${provider.authorizationUrl.origin}${provider.authorizationUrl.pathname}`, `${platform.url}/oauth/authorize`);
+    assert.equal(`${provider.authorizationUrl.origin}${provider.authorizationUrl.pathname}`, `${base}/oauth/authorize`);
     assert.equal(provider.authorizationUrl.searchParams.get('resource'), mcpUrl.toString());
     const answer = await approveInBrowser(page, provider.authorizationUrl, { signIn, screenshot: signIn ? 'oauth-consent' : undefined });
-    assert.equal(answer.get('iss'), platform.url);
+    assert.equal(answer.get('iss'), base);
     const code = answer.get('code');
     assert.ok(code, `a code came back: ${answer}`);
     const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
@@ -192,7 +221,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     // The access token expires; the SDK refreshes it (rotating the refresh token) and goes on.
     const firstTokens = provider.history[0] as OAuthTokens;
     await eventually('the first access token expires', async () => {
-      const expired = await fetch(`${platform.url}/api/v1/phone/calls`, { headers: bearer(firstTokens.access_token) });
+      const expired = await fetch(`${base}/api/v1/phone/calls`, { headers: bearer(firstTokens.access_token) });
       return expired.status === 401;
     });
     const again = await client.callTool({ name: 'service_list_calls', arguments: {} });
@@ -240,13 +269,13 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
   });
 
   async function tokenRequest(fields: Record<string, string>): Promise<Response> {
-    return fetch(`${platform.url}/oauth/token`, { method: 'POST', body: new URLSearchParams(fields) });
+    return fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams(fields) });
   }
 
   /** The flow without a browser: register, sign in, approve (form posts through the gateway); returns the code. */
   async function codeFor(options: { verifierChallenge?: string; orgId?: string } = {}) {
     const redirect = 'http://127.0.0.1/cb';
-    const registered = await fetch(`${platform.url}/oauth/register`, {
+    const registered = await fetch(`${base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'Refusals', redirect_uris: [redirect] }),
@@ -347,16 +376,16 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     const next = (await rotated.json()) as { access_token: string; refresh_token: string };
 
     // Organization B's call, looked up with organization A's token: not found, as for any id not A's.
-    const queued = await fetch(`${platform.url}/api/v1/phone/calls`, {
+    const queued = await fetch(`${base}/api/v1/phone/calls`, {
       method: 'POST',
       headers: { ...bearer(orgB.key), 'content-type': 'application/json' },
       body: JSON.stringify({ to: '+14155550188' }),
     });
     assert.equal(queued.status, 201, await queued.clone().text());
     const callB = ((await queued.json()) as { id: string }).id;
-    const own = await fetch(`${platform.url}/api/v1/phone/calls/${callB}`, { headers: bearer(orgB.key) });
+    const own = await fetch(`${base}/api/v1/phone/calls/${callB}`, { headers: bearer(orgB.key) });
     assert.equal(own.status, 200);
-    const across = await fetch(`${platform.url}/api/v1/phone/calls/${callB}`, { headers: bearer(next.access_token) });
+    const across = await fetch(`${base}/api/v1/phone/calls/${callB}`, { headers: bearer(next.access_token) });
     assert.equal(across.status, 404);
 
     const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: flow.clientId });
@@ -370,7 +399,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     const member = await invitePerson(platform.console.deps, orgA.orgId, 'member');
     const browser = new Browser(platform.gateway.app, '198.51.100.41');
     await browser.signIn(member.email, member.password);
-    const registered = await fetch(`${platform.url}/oauth/register`, {
+    const registered = await fetch(`${base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'Member app', redirect_uris: ['https://app.example.com/cb'] }),
@@ -407,11 +436,11 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
   });
 
   test('a Lite organization grants read only, and at its key limit the refusal is shown on the consent page', async () => {
-    const lite = await platform.org({ plan: 'lite' });
+    const lite = await platform.org({ plan: 'lite', scope: 'read' });
     const person = await invitePerson(platform.console.deps, lite.orgId, 'owner');
     const browser = new Browser(platform.gateway.app, '198.51.100.42');
     await browser.signIn(person.email, person.password);
-    const registered = await fetch(`${platform.url}/oauth/register`, {
+    const registered = await fetch(`${base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'Lite app', redirect_uris: ['https://app.example.com/cb'] }),
@@ -439,7 +468,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
   });
 
   test('the consent and Connected apps pages have no serious or critical accessibility violations (axe-core)', async () => {
-    const context = await chromiumBrowser.newContext({ baseURL: platform.url, bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    const context = await chromiumBrowser.newContext({ baseURL: base, bypassCSP: true, viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
     const provider = new MemoryProvider(callback.url);
