@@ -320,16 +320,34 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     return { clientId, code, verifier, exchange };
   }
 
-  /** The grant a code was issued for, as the gateway has it now. */
+  /** The organization's grants as the gateway has them now, asked as its owner. */
+  async function grantsOf(orgId: string) {
+    const user = await platform.console.deps.prisma.user.findUniqueOrThrow({ where: { id: owner.userId } });
+    const signedIn = { sessionHash: '', csrfToken: '', user, orgId, role: 'owner' as const, memberships: [] };
+    return (await platform.console.deps.bus.call(oauthRpc.listGrants, personIdentity(signedIn, 'req_test', 'pro'), {})).data;
+  }
+
+  /** The grant a code was issued for. */
   async function grantOfCode(code: string) {
     const stored = await platform.console.deps.prisma.oAuthCode.findUniqueOrThrow({ where: { codeHash: hashToken(code) } });
-    const identity = personIdentity({ ...(await signedInStub()), orgId: stored.orgId, role: 'owner' }, 'req_test', 'pro');
-    const grants = await platform.console.deps.bus.call(oauthRpc.listGrants, identity, {});
-    return grants.data.find((grant) => grant.id === stored.grantId);
+    return (await grantsOf(stored.orgId)).find((grant) => grant.id === stored.grantId);
   }
-  async function signedInStub() {
-    const user = await platform.console.deps.prisma.user.findUniqueOrThrow({ where: { id: owner.userId } });
-    return { sessionHash: '', csrfToken: '', user: { id: user.id, name: user.name, email: user.email }, memberships: [] };
+
+  /** A newly registered client's authorization request (its parameters), for the consent page tests. */
+  async function registeredRequest(name: string) {
+    const registered = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: name, redirect_uris: ['https://app.example.com/cb'] }),
+    });
+    return {
+      response_type: 'code',
+      client_id: ((await registered.json()) as { client_id: string }).client_id,
+      redirect_uri: 'https://app.example.com/cb',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: mcpUrl.toString(),
+    };
   }
 
   const errorOf = async (response: Response) => {
@@ -399,20 +417,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     const member = await invitePerson(platform.console.deps, orgA.orgId, 'member');
     const browser = new Browser(platform.gateway.app, '198.51.100.41');
     await browser.signIn(member.email, member.password);
-    const registered = await fetch(`${base}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Member app', redirect_uris: ['https://app.example.com/cb'] }),
-    });
-    const clientId = ((await registered.json()) as { client_id: string }).client_id;
-    const query = {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: 'https://app.example.com/cb',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      resource: mcpUrl.toString(),
-    };
+    const query = await registeredRequest('Member app');
     const consent = await browser.get(`/dashboard/oauth/authorize?${new URLSearchParams(query)}`);
     assert.equal(consent.statusCode, 200);
     assert.doesNotMatch(consent.body, /value="read-write"/, 'no read-write choice for a member');
@@ -430,9 +435,11 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     const apps = await browser.get('/dashboard/settings/connected-apps');
     assert.equal(apps.statusCode, 200);
     assert.doesNotMatch(apps.body, /Revoke…/, 'members see no revoke links');
-    const grantId = /grt_[0-9A-Za-z]+/.exec(apps.body)?.[0];
-    const handMade = await browser.post(`/dashboard/settings/connected-apps/${grantId ?? 'grt_00000000'}/revoke`, {});
+    const active = (await grantsOf(orgA.orgId)).find((grant) => grant.status === 'active');
+    assert.ok(active, 'the organization has an active grant to try');
+    const handMade = await browser.post(`/dashboard/settings/connected-apps/${active.id}/revoke`, {});
     assert.equal(handMade.statusCode, 403);
+    assert.equal((await grantsOf(orgA.orgId)).find((grant) => grant.id === active.id)?.status, 'active', 'nothing changed');
   });
 
   test('a Lite organization grants read only, and at its key limit the refusal is shown on the consent page', async () => {
@@ -440,19 +447,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     const person = await invitePerson(platform.console.deps, lite.orgId, 'owner');
     const browser = new Browser(platform.gateway.app, '198.51.100.42');
     await browser.signIn(person.email, person.password);
-    const registered = await fetch(`${base}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Lite app', redirect_uris: ['https://app.example.com/cb'] }),
-    });
-    const query = {
-      response_type: 'code',
-      client_id: ((await registered.json()) as { client_id: string }).client_id,
-      redirect_uri: 'https://app.example.com/cb',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      resource: mcpUrl.toString(),
-    };
+    const query = await registeredRequest('Lite app');
     const consent = await browser.get(`/dashboard/oauth/authorize?${new URLSearchParams(query)}`);
     assert.doesNotMatch(consent.body, /value="read-write"/);
     const limited = await browser.post('/dashboard/oauth/authorize', {
