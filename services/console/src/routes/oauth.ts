@@ -34,18 +34,6 @@ export function authorizationServerMetadata(publicBaseUrl: string) {
   };
 }
 
-/**
- * Browser-based clients (the MCP Inspector's web UI) call these endpoints from their own origin. They take
- * no cookie and no ambient credential, so any origin may read their answers.
- */
-const cors = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, authorization, mcp-protocol-version',
-  'access-control-max-age': '3600',
-};
-const preflight = async (_request: unknown, reply: FastifyReply) => reply.status(204).headers(cors).send();
-
 /** RFC 6749 section 5.2 errors: `{ error, error_description }`, never cached. */
 function sendOAuthError(reply: FastifyReply, error: unknown): FastifyReply {
   if (error instanceof OAuthError) {
@@ -65,7 +53,8 @@ function sendOAuthError(reply: FastifyReply, error: unknown): FastifyReply {
  * The authorization server's endpoints outside /dashboard, reached through the gateway's public routes
  * `/oauth/*` and `/.well-known/oauth-authorization-server`. Clients call them without a session and
  * without cookies; the authorization page itself is /dashboard/oauth/authorize (routes/oauth-consent.ts),
- * where the session cookie is sent.
+ * where the session cookie is sent. Cross-origin access (CORS, preflights) for browser-based clients is
+ * the gateway's (gateway/src/routes/oauth.ts): the console is reached only through it.
  */
 export async function oauthRoutes(app: FastifyInstance, ctx: OAuthContext): Promise<void> {
   // Registration needs no credential and writes a row: a client address gets a few an hour (a client
@@ -77,19 +66,17 @@ export async function oauthRoutes(app: FastifyInstance, ctx: OAuthContext): Prom
     windowSeconds: 3600,
   });
   app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>
-    reply.headers({ ...cors, 'cache-control': 'public, max-age=3600' }).send(authorizationServerMetadata(ctx.env.PUBLIC_BASE_URL)),
+    reply.header('cache-control', 'public, max-age=3600').send(authorizationServerMetadata(ctx.env.PUBLIC_BASE_URL)),
   );
-  app.options('/.well-known/oauth-authorization-server', preflight);
 
   await app.register(
     async (oauth) => {
       acceptForms(oauth);
       oauth.addHook('onSend', async (_request, reply, payload) => {
-        void reply.headers({ ...cors, 'cache-control': 'no-store', pragma: 'no-cache' });
+        void reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
         return payload;
       });
       oauth.setErrorHandler((error, _request, reply) => sendOAuthError(reply, error));
-      oauth.options('/*', preflight);
 
       // The session cookie is scoped to /dashboard, so the page that needs it lives there; the query is kept whole.
       oauth.get('/authorize', async (request, reply) => {
