@@ -352,6 +352,8 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
 
   const errorOf = async (response: Response) => {
     assert.equal(response.headers.get('cache-control'), 'no-store');
+    // Browser-based clients (the MCP Inspector's web UI) read these answers from their own origin.
+    assert.equal(response.headers.get('access-control-allow-origin'), '*');
     return ((await response.json()) as { error: string }).error;
   };
 
