@@ -4,6 +4,7 @@
 // the real gateway in oauth-mcp.int.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { deleteEndedRecords } from '../src/domain/cleanup.js';
 import { type ClientMetadataServer, startClientMetadataServer } from './support/client-metadata-server.js';
 import { type Harness, newOrgId, startHarness } from './support/harness.js';
 
@@ -219,6 +220,46 @@ describe('the OAuth authorization server, before a grant', () => {
     const named = await strict.browser().get(authorizeUrl({ client_id: `https://localhost:1/c.json`, redirect_uri: redirect }));
     assert.equal(named.statusCode, 400);
     assert.match(named.body, /private, loopback or link-local address/, 'a name resolving to loopback is refused too');
+  });
+
+  test('the cleanup deletes codes and refresh tokens 30 days after they expired, and keeps the others', async () => {
+    const now = harness.clock.now.getTime();
+    const day = 24 * 60 * 60_000;
+    const row = (hash: string, expiresAt: Date) => ({
+      grantId: 'grt_cleanup0001',
+      clientId,
+      orgId: newOrgId(),
+      userId: 'usr_cleanup0001',
+      resource,
+      expiresAt,
+      codeHash: hash,
+    });
+    await harness.deps.prisma.oAuthCode.createMany({
+      data: [
+        { ...row('code-old', new Date(now - 31 * day)), redirectUri: redirect, codeChallenge: challenge },
+        { ...row('code-recent', new Date(now - 29 * day)), redirectUri: redirect, codeChallenge: challenge },
+      ],
+    });
+    const { codeHash: _old, ...token } = row('', new Date(now - 31 * day));
+    await harness.deps.prisma.oAuthRefreshToken.createMany({
+      data: [
+        { ...token, tokenHash: 'refresh-old' },
+        { ...token, tokenHash: 'refresh-live', expiresAt: new Date(now + day) },
+      ],
+    });
+    const deleted = await deleteEndedRecords(harness.deps);
+    assert.equal(deleted.oauthCodes, 1);
+    assert.equal(deleted.oauthRefreshTokens, 1);
+    const codes = await harness.deps.prisma.oAuthCode.findMany({ where: { grantId: 'grt_cleanup0001' } });
+    assert.deepEqual(
+      codes.map((code) => code.codeHash),
+      ['code-recent'],
+    );
+    const tokens = await harness.deps.prisma.oAuthRefreshToken.findMany({ where: { grantId: 'grt_cleanup0001' } });
+    assert.deepEqual(
+      tokens.map((stored) => stored.tokenHash),
+      ['refresh-live'],
+    );
   });
 
   test('the token endpoint: RFC 6749 errors as JSON, never cached', async () => {
