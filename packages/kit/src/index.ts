@@ -1,3 +1,4 @@
+export * from './address-guard.js';
 export * from './dates.js';
 export * from './deadline.js';
 export * from './dependencies.js';

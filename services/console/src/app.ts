@@ -10,6 +10,8 @@ import { approvalRoutes } from './routes/approvals.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { memberRoutes } from './routes/members.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { oauthPageRoutes } from './routes/oauth-pages.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { staticRoutes } from './routes/static.js';
 import { usageAuditRoutes } from './routes/usage-audit.js';
@@ -44,9 +46,12 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       webhookRoutes(pages, deps);
       approvalRoutes(pages, deps);
       usageAuditRoutes(pages, deps);
+      oauthPageRoutes(pages, deps);
     },
     { prefix: '/dashboard' },
   );
+  // The OAuth authorization server's endpoints for clients (JSON, no session) sit outside /dashboard.
+  await oauthRoutes(app, deps);
   await startWorkers(app, deps.env.WORKERS, { cleanup: () => startCleanup(deps, deps.env.CLEANUP_INTERVAL_MS) });
   return app;
 }

@@ -3,43 +3,62 @@ import { z } from 'zod';
 
 const minutes = (count: number) => count * 60_000;
 
-export const envSchema = baseEnvSchema.extend({
-  PORT: portSchema(8086),
-  /**
-   * The public address people reach the console at (through the gateway), e.g. https://app.example.com.
-   * Invitation links are built from it; when it is https, the session cookie is always `Secure`.
-   */
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:8080'),
-  /** Behind this many proxies (the gateway, an ingress before it): the client address comes from X-Forwarded-For. */
-  TRUST_PROXY_HOPS: z.coerce.number().int().nonnegative().default(1),
-  /** A session unused this long ends; each request moves the limit forward. */
-  SESSION_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(minutes(120)),
-  /** A session ends this long after sign-in however busy it is, so a stolen cookie stops working. */
-  SESSION_ABSOLUTE_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(minutes(12 * 60)),
-  /** How long an invitation link works (once). */
-  INVITATION_TTL_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(minutes(7 * 24 * 60)),
-  /** Sign-in attempts per client address per window; shared offices need room, scripts do not. */
-  SIGN_IN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(30),
-  /** Sign-in attempts per account (e-mail address) per window; a correct password starts the count again. */
-  SIGN_IN_ACCOUNT_LIMIT: z.coerce.number().int().positive().default(5),
-  SIGN_IN_WINDOW_SECONDS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(15 * 60),
-  /** Shortest password accepted when an invitation is accepted. */
-  PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(12),
-  /** Background work: `all`, `none` or `cleanup` (deletes sessions and invitations 30 days after they ended). */
-  WORKERS: workersSchema(['cleanup']),
-  CLEANUP_INTERVAL_MS: z.coerce.number().int().positive().default(minutes(60)),
-});
+export const envSchema = baseEnvSchema
+  .extend({
+    PORT: portSchema(8086),
+    /**
+     * The public address people reach the console at (through the gateway), e.g. https://app.example.com.
+     * Invitation links are built from it; when it is https, the session cookie is always `Secure`.
+     */
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:8080'),
+    /** Behind this many proxies (the gateway, an ingress before it): the client address comes from X-Forwarded-For. */
+    TRUST_PROXY_HOPS: z.coerce.number().int().nonnegative().default(1),
+    /** A session unused this long ends; each request moves the limit forward. */
+    SESSION_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(minutes(120)),
+    /** A session ends this long after sign-in however busy it is, so a stolen cookie stops working. */
+    SESSION_ABSOLUTE_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(minutes(12 * 60)),
+    /** How long an invitation link works (once). */
+    INVITATION_TTL_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(minutes(7 * 24 * 60)),
+    /** Sign-in attempts per client address per window; shared offices need room, scripts do not. */
+    SIGN_IN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(30),
+    /** Sign-in attempts per account (e-mail address) per window; a correct password starts the count again. */
+    SIGN_IN_ACCOUNT_LIMIT: z.coerce.number().int().positive().default(5),
+    SIGN_IN_WINDOW_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60),
+    /** Shortest password accepted when an invitation is accepted. */
+    PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(12),
+    /** Background work: `all`, `none` or `cleanup` (deletes sessions and invitations 30 days after they ended). */
+    WORKERS: workersSchema(['cleanup']),
+    CLEANUP_INTERVAL_MS: z.coerce.number().int().positive().default(minutes(60)),
+    /**
+     * Lets OAuth client metadata documents live on private, loopback and link-local addresses: for local
+     * clients in tests only, refused when NODE_ENV is production.
+     */
+    OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: z.stringbool().default(false),
+    /** Dynamic client registrations per client address per hour. */
+    OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
+    /** A PEM file of extra certificate authorities trusted when fetching client metadata documents (a test CA). */
+    OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
+  })
+  .superRefine((env, context) => {
+    if (env.NODE_ENV === 'production' && env.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES) {
+      context.addIssue({
+        code: 'custom',
+        path: ['OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES'],
+        message: 'is for tests only; refused in production',
+      });
+    }
+  });
 
 export type ConsoleEnv = z.infer<typeof envSchema>;

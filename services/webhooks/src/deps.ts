@@ -1,8 +1,8 @@
+import type { UrlPolicy } from '@voice/kit';
 import { Bus, bullmqOptions, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type DeliveryJob, deliveryQueueName } from './delivery/queue.js';
-import type { UrlPolicy } from './domain/address-guard.js';
 import { SecretBox } from './domain/secret-box.js';
 import type { WebhooksEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';

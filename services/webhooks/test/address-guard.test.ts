@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { guardedLookup, isForbiddenAddress, urlProblem } from '../src/domain/address-guard.js';
+import { guardedLookup, isForbiddenAddress, urlProblem } from '@voice/kit';
 
 describe('address guard', () => {
   test('refuses loopback, private, link-local, CGNAT, metadata and reserved addresses', () => {

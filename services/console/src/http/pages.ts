@@ -7,16 +7,17 @@ import type { Html } from '../views/html.js';
  * Pages load nothing from elsewhere and run no inline script or style; forms post only here; no site may
  * frame the console (clickjacking).
  */
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "object-src 'none'",
-].join('; ');
+export const contentSecurityPolicy = (formActions = "'self'") =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `form-action ${formActions}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "object-src 'none'",
+  ].join('; ');
 
 export function sendPage(reply: FastifyReply, status: number, body: Html): FastifyReply {
   return reply.status(status).type('text/html; charset=utf-8').send(body.text);
@@ -28,8 +29,9 @@ export function sendPage(reply: FastifyReply, status: number, body: Html): Fasti
  */
 export function installPageHandling(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {
+    // A page may widen form-action (the OAuth consent form redirects to the client); nothing else.
+    if (!reply.hasHeader('content-security-policy')) void reply.header('content-security-policy', contentSecurityPolicy());
     void reply.headers({
-      'content-security-policy': contentSecurityPolicy,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',

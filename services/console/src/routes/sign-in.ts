@@ -12,23 +12,37 @@ import { signInPage } from '../views/sign-in.js';
 
 const signInForm = z.object({ email: z.string().trim().max(320), password: z.string().max(1024) });
 
+/**
+ * Where to go after signing in: only the authorization page of the OAuth flow may be named (it sends
+ * people to sign in and back), so the parameter cannot turn the sign-in page into an open redirect.
+ */
+function afterSignIn(next: unknown): string | undefined {
+  return typeof next === 'string' && next.startsWith('/dashboard/oauth/authorize?') && next.length <= 4096 ? next : undefined;
+}
+
 export const wrongCredentialsMessage = 'The e-mail address or the password is wrong.';
 
 export function signInRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   app.get('/sign-in', { config: { access: 'public' } }, async (request, reply) => {
-    if (request.signedIn) return reply.redirect('/dashboard', 303);
+    const next = afterSignIn((request.query as { next?: unknown }).next);
+    if (request.signedIn) return reply.redirect(next ?? '/dashboard', 303);
     const signedOut = (request.query as { signed_out?: string }).signed_out !== undefined;
     return sendPage(
       reply,
       200,
-      signInPage({ csrfToken: preSessionFormToken(ctx, request, reply), ...(signedOut ? { info: 'You are signed out.' } : {}) }),
+      signInPage({
+        csrfToken: preSessionFormToken(ctx, request, reply),
+        next,
+        ...(signedOut ? { info: 'You are signed out.' } : {}),
+      }),
     );
   });
 
   app.post('/sign-in', { config: { access: 'public' } }, async (request, reply) => {
     const csrfToken = preSessionFormToken(ctx, request, reply);
+    const next = afterSignIn(formOf(request.body).next);
     const form = signInForm.safeParse(formOf(request.body));
-    if (!form.success) return sendPage(reply, 400, signInPage({ csrfToken, error: 'Enter your e-mail address and password.' }));
+    if (!form.success) return sendPage(reply, 400, signInPage({ csrfToken, next, error: 'Enter your e-mail address and password.' }));
     const { email, password } = form.data;
     const result = await signIn(ctx, { email, password, clientAddress: clientAddress(request.ip, undefined) });
     switch (result.outcome) {
@@ -38,16 +52,16 @@ export function signInRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
           value: result.token,
           maxAgeSeconds: Math.floor(ctx.env.SESSION_ABSOLUTE_TIMEOUT_MS / 1000),
         });
-        return reply.redirect('/dashboard', 303);
+        return reply.redirect(next ?? '/dashboard', 303);
       case 'throttled':
         void reply.header('retry-after', String(result.retryAfterSeconds));
         return sendPage(
           reply,
           429,
-          signInPage({ csrfToken, email, error: `Too many sign-in attempts. Try again in ${result.retryAfterSeconds} seconds.` }),
+          signInPage({ csrfToken, next, email, error: `Too many sign-in attempts. Try again in ${result.retryAfterSeconds} seconds.` }),
         );
       case 'wrong_credentials':
-        return sendPage(reply, 401, signInPage({ csrfToken, email, error: wrongCredentialsMessage }));
+        return sendPage(reply, 401, signInPage({ csrfToken, next, email, error: wrongCredentialsMessage }));
     }
   });
 

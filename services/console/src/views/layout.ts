@@ -20,6 +20,7 @@ const navigation = [
   { href: '/dashboard/audit-log', label: 'Audit log' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/approvals', label: 'Approvals' },
+  { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
 ];
 
 function header(signedIn: SignedIn, currentPath: string): Html {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, literalAddressProblem } from '../domain/address-guard.js';
+import { guardedLookup, literalAddressProblem } from '@voice/kit';
 
 export interface PostOptions {
   timeoutMs: number;

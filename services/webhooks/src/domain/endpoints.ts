@@ -1,10 +1,9 @@
-import { ApiError, type IdempotentResult, runIdempotent } from '@voice/kit';
+import { ApiError, type IdempotentResult, runIdempotent, urlProblem } from '@voice/kit';
 import type { CreateWebhookBody, Identity, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint } from '@voice/proto';
 import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
 import { createReplay, createTestDelivery } from '../store/deliveries.js';
 import { createEndpoint, deleteEndpoint, getEndpointRow, rotateSecret, updateEndpoint } from '../store/endpoints.js';
-import { urlProblem } from './address-guard.js';
 import { assertWebhooksPlan } from './plan.js';
 import { toDelivery, toEndpoint } from './records.js';
 import { maxAttempts } from './retry-schedule.js';

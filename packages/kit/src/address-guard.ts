@@ -1,9 +1,9 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '@voice/kit';
+import { isPublicAddress } from './network.js';
 
-/** True for an address no webhook may be sent to (kit's SSRF list). Anything that is not an IP address is refused too. */
+/** True for an address no fetch of a URL someone else named (webhooks, OAuth client metadata) may reach (kit's SSRF list). Anything that is not an IP address is refused too. */
 export function isForbiddenAddress(address: string): boolean {
   return !isPublicAddress(address);
 }

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import type { Scope } from '@voice/proto';
+import type { ConsoleContext } from './context.js';
+import type { ClientMetadataFetch } from './oauth-client-metadata.js';
+import { findClient, type OAuthClientInfo } from './oauth-clients.js';
+import { OAuthError } from './oauth-errors.js';
+import { redirectUriMatches } from './oauth-redirect-uris.js';
+import { hashToken, newToken } from './tokens.js';
+
+/** An authorization code works once, within this. */
+export const codeLifetimeMs = 60_000;
+
+/** The one resource these tokens are for (RFC 8707): the MCP server behind the gateway. */
+export const mcpResource = (publicBaseUrl: string) => `${publicBaseUrl.replace(/\/$/, '')}/api/mcp`;
+export const issuerOf = (publicBaseUrl: string) => publicBaseUrl.replace(/\/$/, '');
+
+/** The parameters of an authorization request, as the client sent them (query) or the consent form carries them. */
+export type AuthorizationParams = Record<string, string | undefined>;
+
+/** An authorization request checked far enough to answer the client at its redirect URI. */
+export interface AuthorizationRequest {
+  client: OAuthClientInfo;
+  redirectUri: string;
+  state: string | undefined;
+  codeChallenge: string;
+  resource: string;
+  /** The scopes the client asked for that exist here (none asked: both may be chosen). */
+  requestedScope: Scope;
+}
+
+/** An error sent back to the client's redirect URI (RFC 6749 section 4.1.2.1). */
+export class RedirectableError extends OAuthError {
+  constructor(
+    error: string,
+    description: string,
+    readonly redirectUri: string,
+    readonly state: string | undefined,
+  ) {
+    super(error, description);
+  }
+}
+
+/**
+ * Checks an authorization request. The client and redirect URI first: when either is wrong the error is
+ * an `OAuthError` shown as a page (never a redirect to an unchecked address). Everything after that is a
+ * `RedirectableError` for the client. Only the code flow with PKCE S256, only this server's MCP resource.
+ */
+export async function checkAuthorizationRequest(
+  ctx: ConsoleContext & ClientMetadataFetch,
+  params: AuthorizationParams,
+): Promise<AuthorizationRequest> {
+  const clientId = params.client_id;
+  if (!clientId) throw new OAuthError('invalid_request', 'The request names no client (client_id is missing).');
+  const client = await findClient(ctx, clientId);
+  const redirectUri = params.redirect_uri;
+  if (!redirectUri) throw new OAuthError('invalid_request', 'The request has no redirect_uri.');
+  if (!client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri))) {
+    throw new OAuthError('invalid_request', `The redirect_uri ${redirectUri} is not registered for this client.`);
+  }
+  const state = params.state;
+  const fail = (error: string, description: string) => new RedirectableError(error, description, redirectUri, state);
+  if (params.response_type !== 'code') throw fail('unsupported_response_type', 'Only response_type=code is supported.');
+  if (!params.code_challenge || params.code_challenge_method !== 'S256') {
+    throw fail('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256.');
+  }
+  if (!/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge)) throw fail('invalid_request', 'code_challenge is not a base64url SHA-256.');
+  const resource = mcpResource(ctx.env.PUBLIC_BASE_URL);
+  if (params.resource !== resource) throw fail('invalid_target', `resource must be ${resource}.`);
+  const asked = (params.scope ?? '').split(' ').filter(Boolean);
+  const known = asked.filter((scope): scope is Scope => scope === 'read' || scope === 'read-write');
+  if (asked.length > 0 && known.length === 0) throw fail('invalid_scope', 'The scopes here are read and read-write.');
+  const requestedScope: Scope = asked.length === 0 || known.includes('read-write') ? 'read-write' : 'read';
+  return { client, redirectUri, state, codeChallenge: params.code_challenge, resource, requestedScope };
+}
+
+/** Where the browser goes back to the client: the redirect URI with the answer and `iss` (RFC 9207). */
+export function clientRedirect(
+  ctx: ConsoleContext,
+  redirectUri: string,
+  state: string | undefined,
+  answer: Record<string, string>,
+): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(answer)) url.searchParams.set(name, value);
+  if (state !== undefined) url.searchParams.set('state', state);
+  url.searchParams.set('iss', issuerOf(ctx.env.PUBLIC_BASE_URL));
+  return url.toString();
+}
+
+/** A one-time code for an approved request; the database keeps its hash. */
+export async function issueCode(
+  ctx: ConsoleContext,
+  request: AuthorizationRequest,
+  grant: { grantId: string; orgId: string; userId: string },
+): Promise<string> {
+  const code = newToken();
+  const now = ctx.now();
+  await ctx.prisma.oAuthCode.create({
+    data: {
+      codeHash: hashToken(code),
+      clientId: request.client.id,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      resource: request.resource,
+      ...grant,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + codeLifetimeMs),
+    },
+  });
+  return code;
+}
+
+/** PKCE S256 (RFC 7636 section 4.6): base64url(SHA-256(verifier)) is the challenge. */
+export function verifierMatches(verifier: string, challenge: string): boolean {
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
+  return createHash('sha256').update(verifier).digest('base64url') === challenge;
+}
