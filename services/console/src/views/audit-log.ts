@@ -29,6 +29,7 @@ function filterForm(view: AuditLogView) {
     <select id="audit-actor" name="actor_type">
       ${option('', 'API calls and console actions', filters.actor_type)}
       ${option('key', 'API calls (key)', filters.actor_type)}
+      ${option('grant', 'API calls (connected app)', filters.actor_type)}
       ${option('user', 'Console actions (person)', filters.actor_type)}
     </select>
     <label for="audit-status">Status</label>
