@@ -27,7 +27,7 @@ import { Browser, invitePerson } from './support/harness.js';
 
 const screenshotDir = process.env.CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/screenshots/', import.meta.url)) : null;
 /** Access tokens live this long here (the gateway's OAUTH_ACCESS_TOKEN_SECONDS), so the test sees one expire. */
-const accessTokenSeconds = 2;
+const accessTokenSeconds = 4;
 /** The MCP tools a read grant lists. */
 const readTools = 27;
 
@@ -216,18 +216,20 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     assert.equal(tools.tools.length, readTools, 'a read grant lists the read tools');
     const calls = await client.callTool({ name: 'service_list_calls', arguments: {} });
     assert.notEqual(calls.isError, true, JSON.stringify(calls));
-    assert.equal(provider.history.length, 1);
+    // On a loaded machine the first token may already have expired and been refreshed by now: count from here.
+    const tokensSoFar = provider.history.length;
+    assert.ok(tokensSoFar >= 1, 'the code was exchanged for tokens');
 
     // The access token expires; the SDK refreshes it (rotating the refresh token) and goes on.
-    const firstTokens = provider.history[0] as OAuthTokens;
+    const firstTokens = provider.history.at(-1) as OAuthTokens;
     await eventually('the first access token expires', async () => {
       const expired = await fetch(`${base}/api/v1/phone/calls`, { headers: bearer(firstTokens.access_token) });
       return expired.status === 401;
     });
     const again = await client.callTool({ name: 'service_list_calls', arguments: {} });
     assert.notEqual(again.isError, true, JSON.stringify(again));
-    assert.equal(provider.history.length, 2, 'the token was refreshed once');
-    assert.notEqual(provider.history[1]?.refresh_token, firstTokens.refresh_token, 'refresh tokens rotate');
+    assert.equal(provider.history.length, tokensSoFar + 1, 'the token was refreshed once');
+    assert.notEqual(provider.history.at(-1)?.refresh_token, firstTokens.refresh_token, 'refresh tokens rotate');
 
     // The person revokes the app in Connected apps.
     await page.goto('/dashboard/settings/connected-apps');
