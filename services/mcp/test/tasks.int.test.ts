@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpApp } from '@voice/kit';
-import type { ApprovalOutcome, Identity, Invoice, PendingApproval } from '@voice/proto';
+import { eventually } from '@voice/kit/testing';
+import type { ApprovalOutcome, EventEnvelope, Identity, Invoice, PendingApproval } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type McpDeps } from '../src/deps.js';
 import { sweepExpired } from '../src/domain/approvals.js';
@@ -25,6 +26,7 @@ describe('approval tools as MCP tasks', () => {
   let client2: Client;
   let otherClient: Client;
   let sendInvoiceRequests = 0;
+  const events: EventEnvelope<'approval.resolved'>[] = [];
 
   const draftInvoice = () => draftInvoiceFor(h, org);
 
@@ -69,6 +71,9 @@ describe('approval tools as MCP tasks', () => {
       callback: () => {
         sendInvoiceRequests += 1;
       },
+    });
+    await h.deps.bus.consume({ durable: 'task-events-test', types: ['approval.resolved'] }, async (event) => {
+      events.push(event);
     });
     const deps = await connectDeps(h.deps.env, undefined, { now: h.deps.now });
     replica2 = { deps, app: await buildApp(deps) };
@@ -222,6 +227,32 @@ describe('approval tools as MCP tasks', () => {
     const result = await client1.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     assert.match(textOf(result), /^withdrawn: Withdrawn by mcp:/);
     await rejects(client1.experimental.tasks.cancelTask(task.taskId), ErrorCode.InvalidParams, /terminal status: cancelled/);
+  });
+
+  test('withdrawing in Slack: remove_dnc as a task, tasks/cancel updates the Slack message and publishes approval.resolved', async () => {
+    const team = await h.identity();
+    assert.equal((await h.request(team, 'PUT', '/api/v1/approvals/channels/slack', { channel_id: 'C0TASKS01' })).statusCode, 200);
+    structured(await h.tool(team, 'service_add_dnc', { phone: '+14155550188', channel: 'all', reason: 'asked to stop' }));
+    const teamClient = await sdkClient(url1, team);
+    try {
+      const { task } = await teamClient.request(
+        { method: 'tools/call', params: { name: 'service_remove_dnc', arguments: { phone: '+14155550188' } } },
+        CreateTaskResultSchema,
+        { task: {} },
+      );
+      assert.match(String(task.statusMessage), /^Waiting for a person to approve in Slack /);
+      assert.equal((await teamClient.experimental.tasks.cancelTask(task.taskId)).status, 'cancelled');
+      const update = h.slack.callsOf('/api/chat.update').find((call) => String(call.body.text).includes(task.taskId));
+      assert.match(String(update?.body.text), /Withdrawn by the agent that asked/);
+      await eventually('approval.resolved, withdrawn', () =>
+        events.find((event) => event.data.approval_id === task.taskId && event.data.status === 'withdrawn'),
+      );
+      // Still listed: withdrawing does nothing to the number.
+      const check = structured<{ listed: boolean }>(await h.tool(team, 'service_check_dnc', { phone: '+14155550188' }));
+      assert.equal(check.listed, true);
+    } finally {
+      await teamClient.close();
+    }
   });
 
   test('a task call refused before any approval exists is a JSON-RPC error with the tool error text', async () => {
