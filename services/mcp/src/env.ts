@@ -35,7 +35,7 @@ export const envSchema = baseEnvSchema
       .url({ protocol: /^https?$/ })
       .default('http://localhost:8080')
       .transform((url) => url.replace(/\/+$/, '')),
-    /** How often an MCP client should poll an approval's task (`pollInterval` of tasks/get). */
+    /** How often an MCP client should first poll an approval's task (`pollInterval` of tasks/get; it grows as the approval waits). */
     APPROVAL_TASK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
     /** How often pending approvals past their expiry are marked `expired` (and their messages edited). */
     APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),

@@ -181,8 +181,12 @@ describe('approval tools as MCP tasks', () => {
   test('expiry: the task fails once the approval expired; tasks/result says expired', async (t) => {
     const invoice = await draftInvoice();
     const { task } = await sendAsTask(client1, invoice.id);
-    h.advanceClock(25 * 3600_000);
+    h.advanceClock(3600_000);
     t.after(() => h.advanceClock(-25 * 3600_000));
+    // Polls grow sparser as the approval waits (each is a metered request): an hour in, every 5 minutes.
+    const waiting = await client2.experimental.tasks.getTask(task.taskId);
+    assert.deepEqual([waiting.status, waiting.pollInterval], ['working', 300_000]);
+    h.advanceClock(24 * 3600_000);
     // Expired from its expiry on, before the sweep marked it.
     const expired = await client2.experimental.tasks.getTask(task.taskId);
     assert.equal(expired.status, 'failed');
