@@ -12,9 +12,10 @@ import { defineRpc } from './rpc.js';
 
 /**
  * `pending` until a person decides (a tap, or the console); `approved` only while the action runs; then
- * `executed` or `failed`. `rejected` by Reject; `expired` when nobody decided before `expires_at`.
+ * `executed` or `failed`. `rejected` by Reject; `expired` when nobody decided before `expires_at`;
+ * `withdrawn` when the agent that asked cancelled its MCP task before anyone decided.
  */
-export const approvalStatuses = ['pending', 'approved', 'rejected', 'expired', 'executed', 'failed'] as const;
+export const approvalStatuses = ['pending', 'approved', 'rejected', 'expired', 'executed', 'failed', 'withdrawn'] as const;
 export type ApprovalStatus = (typeof approvalStatuses)[number];
 
 /** The tools that never act directly (MCP-TOOLS.md, "approval"). */
@@ -25,10 +26,11 @@ export const approvalChannelKinds = ['telegram', 'slack'] as const;
 export type ApprovalChannelKind = (typeof approvalChannelKinds)[number];
 
 /**
- * Where an approval was decided: a tap in one of the channels, or a person's Approve or Reject on the
- * approval's page in the console (which is no channel: nothing is sent there).
+ * Where an approval was decided: a tap in one of the channels, a person's Approve or Reject on the
+ * approval's page in the console (which is no channel: nothing is sent there), or `mcp`: the requesting
+ * agent withdrew it (MCP `tasks/cancel`).
  */
-export const approvalResolvers = [...approvalChannelKinds, 'console'] as const;
+export const approvalResolvers = [...approvalChannelKinds, 'console', 'mcp'] as const;
 export type ApprovalResolver = (typeof approvalResolvers)[number];
 
 export const approvalDeliverySchema = z.object({
@@ -53,9 +55,12 @@ export const approvalSchema = z
       .string()
       .nullable()
       .describe(
-        'Who decided: as the messaging app named them, e.g. `telegram:@alice (id 42)`, or the console user, e.g. `console:Alice Example (usr_…)`',
+        'Who decided: as the messaging app named them, e.g. `telegram:@alice (id 42)`, the console user, e.g. `console:Alice Example (usr_…)`, or the key that withdrew it, e.g. `mcp:key_…`',
       ),
-    resolved_via: z.enum(approvalResolvers).nullable().describe('Where it was decided: a tap in Telegram or Slack, or the console'),
+    resolved_via: z
+      .enum(approvalResolvers)
+      .nullable()
+      .describe('Where it was decided: a tap in Telegram or Slack, the console, or withdrawn by the agent (mcp)'),
     result: z.record(z.string(), z.unknown()).nullable().describe('What the action returned, once executed'),
     error: z.object({ code: errorCodeSchema, message: z.string() }).nullable().describe('Why the action failed, once failed'),
     deliveries: z.array(approvalDeliverySchema).describe('Where the approval request was sent'),
@@ -83,9 +88,27 @@ export const pendingApprovalSchema = z
     expires_at: timestampSchema,
     summary: z.string().describe('What will happen once a person approves; nothing has been done yet'),
     sent_to: z.array(z.enum(approvalChannelKinds)).describe('The messaging apps the approval request went to'),
+    console_url: z.url().describe("The approval's page in the console, where a person may also approve or reject"),
   })
   .meta({ id: 'PendingApproval' });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
+
+/**
+ * What an approval tool's MCP task ends with when the person approved and the action ran (`tasks/result`):
+ * the action's own result. Rejected, expired, failed and withdrawn approvals end as `isError` results.
+ */
+export const approvalOutcomeSchema = z
+  .object({
+    status: z.literal('executed'),
+    approval_id: idSchema('approval'),
+    summary: z.string().describe('What was done, as the approver saw it'),
+    resolved_by: z.string().nullable().describe('Who approved'),
+    resolved_via: z.enum(approvalResolvers).nullable().describe('Where it was approved'),
+    resolved_at: timestampSchema.nullable(),
+    result: z.record(z.string(), z.unknown()).describe('What the action returned, e.g. the sent invoice'),
+  })
+  .meta({ id: 'ApprovalOutcome' });
+export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
 
 /** The `data` of `approval.requested` and `approval.resolved`: the approval without its result body. */
 export const approvalEventDataSchema = approvalSchema.omit({ result: true }).extend({ approval_id: idSchema('approval') });

@@ -131,7 +131,8 @@ export async function startPlatform<S extends ServiceName = ServiceName>(options
     const names = serviceNames.filter((name) => (options.services ?? serviceNames).includes(name as S));
     const running: Partial<Record<ServiceName, Running<unknown>>> = {};
     for (const name of names) {
-      const own = name === 'console' ? publicBaseUrl : {};
+      // The console's pages and the mcp service's links to them (an approval's page) are at the public address.
+      const own = name === 'console' || name === 'mcp' ? publicBaseUrl : {};
       const started = await starters[name]({ ...ctx.env, ...own, ...options[name] }, closers);
       running[name] = { ...started, url: '' };
     }

@@ -27,6 +27,16 @@ export const envSchema = baseEnvSchema
       .min(60)
       .max(7 * 24 * 3600)
       .default(24 * 3600),
+    /**
+     * The platform's public address (the gateway's, where the console's pages are too): an approval names its
+     * console page, `<PUBLIC_BASE_URL>/dashboard/approvals/<id>`, for a person to decide in the browser.
+     */
+    PUBLIC_BASE_URL: z
+      .url({ protocol: /^https?$/ })
+      .default('http://localhost:8080')
+      .transform((url) => url.replace(/\/+$/, '')),
+    /** How often an MCP client should first poll an approval's task (`pollInterval` of tasks/get; it grows as the approval waits). */
+    APPROVAL_TASK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
     /** How often pending approvals past their expiry are marked `expired` (and their messages edited). */
     APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
     /**

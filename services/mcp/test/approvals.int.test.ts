@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { eventually } from '@voice/kit/testing';
 import { type Approval, type EventEnvelope, type Identity, type Invoice, leadsRpc, type PendingApproval } from '@voice/proto';
 import { sweepExpired } from '../src/domain/approvals.js';
-import { errorText, type McpHarness, startMcpHarness, structured } from './support/harness.js';
+import { draftInvoiceFor, errorText, type McpHarness, startMcpHarness, structured } from './support/harness.js';
 
 const approverChat = '-1001234567890';
 const strangerChat = '-1009999999999';
@@ -15,17 +15,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   let sendInvoiceRequests = 0;
   const events: EventEnvelope<'approval.requested' | 'approval.resolved'>[] = [];
 
-  /** A lead and a draft invoice of 2 × $49.50 for it, made through the tools. */
-  async function draftInvoice(identity: Identity): Promise<Invoice> {
-    const lead = structured<{ id: string }>(await h.tool(identity, 'service_create_lead', { name: 'Jane Roe', phone: '+14155550101' }));
-    return structured<Invoice>(
-      await h.tool(identity, 'service_draft_invoice', {
-        lead_id: lead.id,
-        lines: [{ description: 'Consulting hour', quantity: 2, unit_amount: 4950 }],
-        due_date: '2026-12-31',
-      }),
-    );
-  }
+  const draftInvoice = (identity: Identity) => draftInvoiceFor(h, identity);
 
   async function approval(identity: Identity, id: string): Promise<Approval> {
     return structured<Approval>(await h.tool(identity, 'service_get_approval', { approval_id: id }));

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, createOrgWithKey, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
 import {
   eventually,
@@ -405,6 +405,7 @@ describe('MCP through the gateway with the SDK client', () => {
     await platform.mcp.deps.bus.flush();
     const pending = ok<PendingApproval>(await call(clientA, 'service_send_invoice', { invoice_id: invoice.id }), 'send');
     assert.equal(pending.status, 'pending_approval');
+    assert.equal(pending.console_url, `${gatewayUrl}/dashboard/approvals/${pending.approval_id}`);
     const message = telegram.callsOf('sendMessage').find((item) => String(item.body.text).includes(pending.approval_id));
     assert.ok(message);
     assert.equal(String(message.body.chat_id), approverChat);
@@ -444,5 +445,29 @@ describe('MCP through the gateway with the SDK client', () => {
     assert.equal(rest.status, 200);
     const page = (await rest.json()) as { data: Array<{ id: string }> };
     assert.ok(page.data.some((item) => item.id === pending.approval_id));
+  });
+
+  test('approval tools as MCP tasks through the gateway: tasks/get, tasks/list, tasks/cancel by key and organization', async () => {
+    const lead = ok<{ id: string }>(await call(clientA, 'service_create_lead', { name: 'Tess Task' }), 'lead');
+    const invoice = ok<{ id: string }>(
+      await call(clientA, 'service_draft_invoice', { lead_id: lead.id, lines: [{ description: 'Setup', unit_amount: 5_000 }] }),
+      'draft',
+    );
+    const { task } = await clientA.request(
+      { method: 'tools/call', params: { name: 'service_send_invoice', arguments: { invoice_id: invoice.id } } },
+      CreateTaskResultSchema,
+      { task: { ttl: 60_000 } },
+    );
+    assert.equal(task.status, 'working');
+    assert.ok(String(task.statusMessage).includes(`${gatewayUrl}/dashboard/approvals/${task.taskId}`));
+    assert.equal((await clientRead.experimental.tasks.getTask(task.taskId)).status, 'working');
+    assert.ok((await clientA.experimental.tasks.listTasks()).tasks.some((listed) => listed.taskId === task.taskId));
+    await assert.rejects(clientB.experimental.tasks.getTask(task.taskId), /not found/i);
+    // Withdrawing changes data: a read key may look, not cancel.
+    await assert.rejects(clientRead.experimental.tasks.cancelTask(task.taskId), /forbidden_scope/);
+    const cancelled = await clientA.experimental.tasks.cancelTask(task.taskId);
+    assert.equal(cancelled.status, 'cancelled');
+    const draft = ok<{ status: string }>(await call(clientA, 'service_get_invoice', { invoice_id: invoice.id }), 'invoice');
+    assert.equal(draft.status, 'draft');
   });
 });

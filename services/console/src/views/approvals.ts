@@ -21,7 +21,12 @@ const minute = (date: string | null) => (date ? `${date.slice(0, 16).replace('T'
 /** Who decided and where, e.g. `console:Alice (usr_…) in the console`; an expiry had nobody. */
 function resolution(approval: Approval): string {
   if (!approval.resolved_by) return approval.status === 'expired' ? 'nobody (expired)' : '—';
-  const via = approval.resolved_via === 'console' ? 'the console' : approval.resolved_via;
+  const via =
+    approval.resolved_via === 'console'
+      ? 'the console'
+      : approval.resolved_via === 'mcp'
+        ? "the agent's MCP client"
+        : approval.resolved_via;
   return `${approval.resolved_by}, in ${via}`;
 }
 
@@ -32,6 +37,7 @@ const statusLabels: Record<ApprovalStatus, string> = {
   expired: 'expired: nothing was done',
   executed: 'executed',
   failed: 'failed',
+  withdrawn: 'withdrawn by the agent: nothing was done',
 };
 
 export interface ApprovalsView {

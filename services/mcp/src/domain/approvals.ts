@@ -67,6 +67,8 @@ function outcomeLine(row: ApprovalRow): string {
       return '⌛ Expired before anyone approved it. Nothing was done.';
     case 'approved':
       return `⏳ Approved${by}; running.`;
+    case 'withdrawn':
+      return `↩️ Withdrawn by the agent that asked (${row.resolvedBy ?? 'its key'}), before anyone decided. Nothing was done.`;
     case 'pending':
       return '';
   }
@@ -134,6 +136,11 @@ async function closeMessages(deps: McpDeps, row: ApprovalRow): Promise<void> {
   );
 }
 
+/** The approval's page in the console, where a person may decide instead of tapping. */
+export function consoleApprovalUrl(deps: McpDeps, approvalId: string): string {
+  return `${deps.env.PUBLIC_BASE_URL}/dashboard/approvals/${approvalId}`;
+}
+
 /**
  * What an approval tool does instead of acting: checks the target exists (an id from another organization
  * is `not_found` now), freezes the arguments, stores the approval, sends it to the organization's channels.
@@ -168,6 +175,7 @@ export async function requestApproval(
       expires_at: waiting.expiresAt.toISOString(),
       summary: `Nothing was done yet, and nothing was sent again: the same action has been waiting for approval since ${waiting.createdAt.toISOString()}. Once approved: ${waiting.summary}`,
       sent_to: [...new Set(sentTo.map((delivery) => delivery.channel))],
+      console_url: consoleApprovalUrl(deps, waiting.id),
     };
   }
   const { request_id: _requestId, ...requester } = identity;
@@ -197,6 +205,7 @@ export async function requestApproval(
     expires_at: row.expiresAt.toISOString(),
     summary: `Nothing was done yet. Once a person approves in ${sent.map((delivery) => delivery.channel).join(' and ')}: ${summary} See service_get_approval for the outcome.`,
     sent_to: [...new Set(sent.map((delivery) => delivery.channel))],
+    console_url: consoleApprovalUrl(deps, row.id),
   };
 }
 
@@ -354,6 +363,31 @@ export async function decideInConsole(
   });
   const approval = outcome.approval ?? (await findApproval(deps.prisma, identity.org_id, input.id));
   return { acted: outcome.acted, notice: outcome.notice, approval: toApproval(approval, deps.now()) };
+}
+
+/** What a withdrawal did: whether it withdrew the approval, and the approval as it is now. */
+export interface Withdrawal {
+  withdrawn: boolean;
+  approval: ApprovalRow;
+}
+
+/**
+ * The requesting agent withdraws its approval (MCP `tasks/cancel`): the same once-only claim as a person's
+ * decision, so a withdrawal and a tap racing each other cannot both win. Withdrawn, the approval's messages
+ * are edited to say so and nothing is ever done; a later tap is told it was withdrawn. Another
+ * organization's id is `not_found` (thrown).
+ */
+export async function withdrawApproval(deps: McpDeps, identity: Identity, approvalId: string): Promise<Withdrawal> {
+  const row = await findApproval(deps.prisma, identity.org_id, approvalId);
+  const now = deps.now();
+  const withdrawn = await withEvents(deps, async (tx, events) => {
+    const done = await claimPending(tx, row.orgId, row.id, 'withdrawn', { by: `mcp:${identity.key_id}`, via: 'mcp', at: now });
+    if (done) recordApprovalEvent(events, 'approval.resolved', await findApproval(tx, row.orgId, row.id), now);
+    return done;
+  });
+  const approval = await findApproval(deps.prisma, row.orgId, row.id);
+  if (withdrawn) await closeMessages(deps, approval);
+  return { withdrawn, approval };
 }
 
 /** An approved action runs within one RPC deadline; one still `approved` long after that was interrupted. */

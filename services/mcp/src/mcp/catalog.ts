@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '@voice/kit';
 import { type Identity, scopeAllows } from '@voice/proto';
 import { billingTools } from '../tools/billing.js';
@@ -44,6 +44,7 @@ export class ToolCatalog {
           inputSchema: toolJsonSchema(definition.input, 'input') as Tool['inputSchema'],
           outputSchema: toolJsonSchema(definition.output, 'output') as Tool['outputSchema'],
           annotations: { title: definition.title, ...definition.annotations },
+          ...(definition.startTask ? { execution: { taskSupport: 'optional' as const } } : {}),
         },
       });
     }
@@ -71,20 +72,52 @@ export class ToolCatalog {
    * `isError` results that say what to do next, never as protocol errors.
    */
   async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
-    const entry = this.entries.get(name);
-    if (!entry) throw new Error(`unknown tool ${name}`);
-    const { definition } = entry;
+    const definition = this.definition(name);
     try {
-      if (!scopeAllows(context.identity.scope, definition.scope)) {
-        throw new ApiError('forbidden_scope', `${name} changes data and this key is read-only`);
-      }
-      const parsed = definition.input.safeParse(args ?? {});
-      if (!parsed.success) throw invalidArguments(parsed.error);
-      const result = definition.output.parse(await definition.run(parsed.data, context)) as Record<string, unknown>;
+      const result = definition.output.parse(await definition.run(this.checkedArguments(definition, args, context), context)) as Record<
+        string,
+        unknown
+      >;
       return { structuredContent: result, content: [{ type: 'text', text: JSON.stringify(result) }] };
     } catch (error) {
       if (!(error instanceof ApiError)) context.deps.logger.error({ err: error, tool: name }, 'tool failed');
       return toolError(error, context.identity.request_id);
     }
+  }
+
+  /**
+   * Starts a tool as an MCP task and returns the task id. A tool without task support is -32601, as the
+   * spec asks; a call refused before any task exists (arguments, scope, not found, no channel) is a
+   * JSON-RPC error carrying the same `code: what happened; what to do next` text as a tool error.
+   */
+  async startTask(name: string, args: unknown, context: ToolContext): Promise<string> {
+    const definition = this.definition(name);
+    if (!definition.startTask) {
+      throw new McpError(ErrorCode.MethodNotFound, `${name} does not run as a task (no execution.taskSupport); call it without task.`);
+    }
+    try {
+      return await definition.startTask(this.checkedArguments(definition, args, context), context);
+    } catch (error) {
+      if (!(error instanceof ApiError)) context.deps.logger.error({ err: error, tool: name }, 'tool failed');
+      const text = toolError(error, context.identity.request_id).content[0]?.text ?? 'internal';
+      // Not an McpError, whose message would start with "MCP error -32602: ": the agent reads this one as is.
+      throw Object.assign(new Error(text), { code: ErrorCode.InvalidParams, data: { code: text.slice(0, text.indexOf(':')) } });
+    }
+  }
+
+  private definition(name: string): ToolDefinition {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`unknown tool ${name}`);
+    return entry.definition;
+  }
+
+  /** The caller's scope allows the tool and the arguments are its input, or an ApiError says which not. */
+  private checkedArguments(definition: ToolDefinition, args: unknown, context: ToolContext): Record<string, unknown> {
+    if (!scopeAllows(context.identity.scope, definition.scope)) {
+      throw new ApiError('forbidden_scope', `${definition.name} changes data and this key is read-only`);
+    }
+    const parsed = definition.input.safeParse(args ?? {});
+    if (!parsed.success) throw invalidArguments(parsed.error);
+    return parsed.data;
   }
 }

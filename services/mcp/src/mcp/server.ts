@@ -4,6 +4,7 @@ import type { Identity, RpcDefinition } from '@voice/proto';
 import type { z } from 'zod';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from './catalog.js';
+import { ApprovalTaskStore } from './tasks.js';
 import type { ToolContext } from './tool.js';
 
 export const serverInfo = { name: 'voice-platform', version: '1.0.0' };
@@ -11,7 +12,14 @@ export const serverInfo = { name: 'voice-platform', version: '1.0.0' };
 const instructions =
   'Tools of the voice-AI, leads and recall platform, acting inside your organization only. Lists are cursor-paged: pass ' +
   'next_cursor back as cursor. Destructive tools (delete lead, remove do-not-call entry, send invoice, deliver project) ' +
-  'only ask a person for approval in Telegram or Slack and return pending_approval; check the outcome with service_get_approval.';
+  'only ask a person for approval in Telegram or Slack and return pending_approval; check the outcome with service_get_approval, ' +
+  "or call them as MCP tasks: the task's result is the outcome once a person decided, and tasks/cancel withdraws the request.";
+
+/** Tasks: the approval tools may run as tasks; tasks/list and tasks/cancel are served (src/mcp/tasks.ts). */
+const taskCapabilities = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+/** What a host may show its model at once for a task (spec, "Creating Tasks"), while the person decides. */
+const immediateResponseKey = 'io.modelcontextprotocol/model-immediate-response';
 
 /**
  * One MCP server for one HTTP request (stateless streamable HTTP: any replica answers any request). The
@@ -19,7 +27,14 @@ const instructions =
  * nothing in a tool's arguments can change it.
  */
 export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: Identity): Server {
-  const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions });
+  const tasks = new ApprovalTaskStore(deps, identity);
+  const server = new Server(serverInfo, {
+    capabilities: { tools: { listChanged: false }, tasks: taskCapabilities },
+    instructions,
+    // The SDK serves tasks/get, tasks/result (waiting for a finished task by polling this store), tasks/list
+    // and tasks/cancel from it; every answer is read from the database.
+    taskStore: tasks,
+  });
   const context: ToolContext = {
     identity,
     deps,
@@ -30,6 +45,12 @@ export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: I
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     // An unknown tool name is a protocol error (the client asked for something that does not exist).
     if (!catalog.has(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (request.params.task) {
+      const taskId = await catalog.startTask(request.params.name, request.params.arguments, context);
+      const task = await tasks.getTask(taskId);
+      if (!task) throw new McpError(ErrorCode.InternalError, `Task ${taskId} vanished.`);
+      return { task, _meta: { [immediateResponseKey]: `Approval requested, nothing done yet. ${task.statusMessage ?? ''}` } };
+    }
     return catalog.call(request.params.name, request.params.arguments, context);
   });
   return server;

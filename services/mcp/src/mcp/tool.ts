@@ -35,6 +35,12 @@ export interface ToolDefinition {
   input: z.ZodObject;
   output: z.ZodType;
   run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
+  /**
+   * Set for a tool that may run as an MCP task (`execution.taskSupport: "optional"`, the approval tools):
+   * starts it with validated arguments and returns the task id, which `tasks/get` and `tasks/result` then
+   * answer from the database on any replica.
+   */
+  startTask?(args: Record<string, unknown>, context: ToolContext): Promise<string>;
 }
 
 /**
@@ -188,6 +194,8 @@ function dropFormatPatterns(node: unknown): unknown {
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   const generated = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonObject;
   const { definitions = {}, ...root } = generated as JsonObject & { definitions?: JsonObject };
+  // MCP wants an object at the root: a union of object records (an approval tool's output) says so too.
+  const object = root.type === undefined && (root.oneOf || root.anyOf) ? { type: 'object', ...root } : root;
   // Tool listings go into agents' context windows; the zod schemas still validate every call in full.
-  return dropFormatPatterns(inlineRefs(root, definitions)) as JsonObject;
+  return dropFormatPatterns(inlineRefs(object, definitions)) as JsonObject;
 }

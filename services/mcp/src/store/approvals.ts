@@ -142,14 +142,14 @@ export async function saveDeliveries(prisma: Prisma.TransactionClient, orgId: st
 }
 
 /**
- * Moves an approval out of `pending` in one conditional UPDATE: of two taps at the same instant, on any
- * replicas, exactly one gets `true`. An approval past its expiry cannot be approved or rejected.
+ * Moves an approval out of `pending` in one conditional UPDATE: of two taps (or a tap and the agent's
+ * withdrawal) at the same instant, on any replicas, exactly one gets `true`. An approval past its expiry cannot be approved or rejected.
  */
 export async function claimPending(
   prisma: Prisma.TransactionClient,
   orgId: string,
   id: string,
-  to: 'approved' | 'rejected',
+  to: 'approved' | 'rejected' | 'withdrawn',
   resolution: { by: string; via: ApprovalResolver; at: Date },
 ): Promise<boolean> {
   const { count } = await prisma.approval.updateMany({

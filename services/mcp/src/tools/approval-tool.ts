@@ -1,12 +1,20 @@
 import { ApiError } from '@voice/kit';
-import { type ApprovalTool, pendingApprovalSchema } from '@voice/proto';
+import { type ApprovalTool, approvalOutcomeSchema, pendingApprovalSchema } from '@voice/proto';
+import { z } from 'zod';
 import { approvalActions } from '../domain/approval-actions.js';
 import { requestApproval } from '../domain/approvals.js';
 import { type ToolDefinition, toolAnnotations } from '../mcp/tool.js';
 
 /**
+ * What an approval tool returns: `pending_approval` at once, or, as the result of its MCP task once a person
+ * approved, `executed` with the action's result.
+ */
+const approvalToolOutput = z.discriminatedUnion('status', [pendingApprovalSchema, approvalOutcomeSchema]);
+
+/**
  * A tool that never acts: it stores an approval, sends it to the organization's messaging app, and returns.
- * The only kind of tool that says `approval`; its scope is that of the operation it waits to run.
+ * The only kind of tool that says `approval`; its scope is that of the operation it waits to run. A client
+ * that calls it as an MCP task gets the approval as the task, whose result is the outcome once decided.
  */
 export function approvalTool(tool: ApprovalTool, options: { title: string; description: string; openWorld: boolean }): ToolDefinition {
   const { operation, input } = approvalActions[tool];
@@ -15,16 +23,18 @@ export function approvalTool(tool: ApprovalTool, options: { title: string; descr
     title: options.title,
     description:
       `${options.description} Needs a person's approval: this tool does nothing by itself. It sends an Approve / Reject ` +
-      "request to the organization's Telegram or Slack and returns {status: 'pending_approval', approval_id, expires_at}. " +
-      'The action runs once, server side, with these exact arguments when someone taps Approve; follow it with service_get_approval.',
+      "request to the organization's Telegram or Slack and returns {status: 'pending_approval', approval_id, expires_at, console_url}. " +
+      'The action runs once, server side, with these exact arguments when someone taps Approve; follow it with service_get_approval, ' +
+      "or call this tool as an MCP task: the task's result is the outcome once a person decided.",
     operation,
     scope: operation.scope,
     approval: true,
     annotations: toolAnnotations(operation.scope, true, { idempotentHint: false, openWorldHint: options.openWorld }),
     // Unknown arguments are refused rather than silently dropped, as for every tool.
     input: input.strict(),
-    output: pendingApprovalSchema,
+    output: approvalToolOutput,
     run: (args, context) => requestApproval(context.deps, context.identity, tool, args),
+    startTask: async (args, context) => (await requestApproval(context.deps, context.identity, tool, args)).approval_id,
   };
 }
 

@@ -1,17 +1,20 @@
 import { createHmac } from 'node:crypto';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createOrgWithKey, type Platform, startPlatform } from '@voice/gateway/testing';
 import { type HttpApp, parseEnv } from '@voice/kit';
 import {
   type FakeSlack,
   type FakeTelegram,
+  freePort,
   gatewayHeaders,
   startFakeSlack,
   startFakeTelegram,
   type TestContext,
   testIdentity,
 } from '@voice/kit/testing';
-import type { Identity } from '@voice/proto';
+import type { Identity, Invoice } from '@voice/proto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type McpDeps } from '../../src/deps.js';
@@ -43,6 +46,30 @@ export interface McpHarness {
   telegramTap(chatId: string, data: string, options?: { secret?: string; callbackId?: string }): Promise<LightMyRequestResponse>;
   slackTap(channelId: string, actionId: string, approvalId: string, options?: { signingSecret?: string }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
+}
+
+/** Serves an mcp app on a loopback port (from TEST_OWN_PORTS when set); returns its base URL. */
+export async function listenOn(app: HttpApp): Promise<string> {
+  const port = await freePort();
+  await app.listen({ host: '127.0.0.1', port });
+  return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * The SDK's own client on an mcp replica, as `identity`: each request carries the signed identity headers
+ * the gateway would add, so the replica is reached as behind the gateway.
+ */
+export async function sdkClient(baseUrl: string, identity: Identity, options: ClientOptions = {}): Promise<Client> {
+  const signedFetch: typeof fetch = (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const method = init.method ?? 'GET';
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(gatewayHeaders(identity, method, url.pathname + url.search))) headers.set(name, value);
+    return fetch(input, { ...init, headers });
+  };
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' }, options);
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp`), { fetch: signedFetch }));
+  return client;
 }
 
 export async function startMcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
@@ -166,6 +193,18 @@ export function structured<T = Record<string, unknown>>(result: CallToolResult):
   const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
   if (text !== JSON.stringify(result.structuredContent)) throw new Error('text content differs from structuredContent');
   return result.structuredContent as T;
+}
+
+/** A lead and a draft invoice of 2 × $49.50 for it, made through the tools. */
+export async function draftInvoiceFor(h: McpHarness, identity: Identity): Promise<Invoice> {
+  const lead = structured<{ id: string }>(await h.tool(identity, 'service_create_lead', { name: 'Jane Roe', phone: '+14155550101' }));
+  return structured<Invoice>(
+    await h.tool(identity, 'service_draft_invoice', {
+      lead_id: lead.id,
+      lines: [{ description: 'Consulting hour', quantity: 2, unit_amount: 4950 }],
+      due_date: '2026-12-31',
+    }),
+  );
 }
 
 /** The text of a tool error; fails the test when the call succeeded. */
