@@ -109,6 +109,30 @@ describe('the tool catalogue', () => {
     }
   });
 
+  test('tools/list for a read-write key, all 46 tools, stays under 60,000 characters (a size budget: it goes into agents’ context)', () => {
+    const tools = catalog.list(testIdentity({ scope: 'read-write' }));
+    assert.equal(tools.length, 46);
+    // What the server answers to tools/list, serialized as it goes on the wire.
+    const size = JSON.stringify({ tools }).length;
+    assert.ok(size < 60_000, `tools/list is ${size} characters`);
+  });
+
+  test('a record left out of an output schema names a reading tool whose output schema spells it out', () => {
+    const spelt = (schema: unknown, record: string): boolean =>
+      JSON.stringify(schema).includes(`"object":{"const":"${record}"},`) && JSON.stringify(schema).includes('"properties"');
+    let references = 0;
+    for (const tool of listings) {
+      for (const [, record, home] of JSON.stringify(tool.outputSchema).matchAll(/"description":"(\w+): see (service_\w+)"/g)) {
+        references += 1;
+        const reader = byName.get(home as string);
+        assert.equal(reader?.annotations?.readOnlyHint, true, `${tool.name}: ${home} is a reading tool`);
+        assert.notEqual(home, tool.name);
+        assert.ok(spelt(reader?.outputSchema, record as string), `${tool.name}: ${home} spells out ${record}`);
+      }
+    }
+    assert.ok(references > 10);
+  });
+
   test('every list tool takes limit (1..100) and cursor and returns next_cursor', () => {
     const lists = listings.filter((tool) => tool.name.startsWith('service_list_') || tool.name === 'service_recent_leads');
     assert.equal(lists.length, 13);

@@ -9,9 +9,11 @@ import type { ToolContext } from './tool.js';
 export const serverInfo = { name: 'voice-platform', version: '1.0.0' };
 
 const instructions =
-  'Tools of the voice-AI, leads and recall platform, acting inside your organization only. Lists are cursor-paged: pass ' +
-  'next_cursor back as cursor. Destructive tools (delete lead, remove do-not-call entry, send invoice, deliver project) ' +
-  'only ask a person for approval in Telegram or Slack and return pending_approval; check the outcome with service_get_approval.';
+  'Tools of the voice-AI, leads and recall platform, acting inside your organization only. Lists are newest first and ' +
+  'cursor-paged: pass next_cursor back as cursor. A result described as "lead: see service_recent_leads" is that record, ' +
+  "whose fields that tool's output schema spells out. Destructive tools (delete lead, remove do-not-call entry, send " +
+  'invoice, deliver project) only ask a person for approval in Telegram or Slack and return pending_approval; check the ' +
+  'outcome with service_get_approval.';
 
 /**
  * One MCP server for one HTTP request (stateless streamable HTTP: any replica answers any request). The

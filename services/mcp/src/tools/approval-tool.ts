@@ -14,9 +14,9 @@ export function approvalTool(tool: ApprovalTool, options: { title: string; descr
     name: tool,
     title: options.title,
     description:
-      `${options.description} Needs a person's approval: this tool does nothing by itself. It sends an Approve / Reject ` +
-      "request to the organization's Telegram or Slack and returns {status: 'pending_approval', approval_id, expires_at}. " +
-      'The action runs once, server side, with these exact arguments when someone taps Approve; follow it with service_get_approval.',
+      // The server's instructions explain approvals once; each tool says only what the agent must not miss.
+      `${options.description} Only asks a person (Telegram or Slack) and returns pending_approval; it runs once, ` +
+      'with these arguments, when approved. Check with service_get_approval.',
     operation,
     scope: operation.scope,
     approval: true,
