@@ -23,6 +23,10 @@ const describedLevels = 2;
  *   writing tool's result or inside another record, it is its `id` and `object` and a description naming
  *   that tool. A cross-tool `$ref` would say the same more formally, but an MCP client resolves no
  *   reference outside the tool's own schema (the SDK's client compiles each output schema alone).
+ *
+ * Computed over the tools listed together, so that every tool a schema names is in the same list: a list
+ * of fewer tools (a toolset) needs its own `outputSchemas` of those tools (a `ToolCatalog` of them). With
+ * every tool, two references cross the files of src/tools/: `service_get_lead`'s enrollments and calls.
  */
 export function outputSchemas(tools: readonly ToolDefinition[]): Map<string, JsonObject> {
   const full = new Map(tools.map((tool) => [tool.name, toolJsonSchema(tool.output, 'output')]));
