@@ -1,12 +1,8 @@
 import { z } from 'zod';
 
-export const listLimitSchema = z.coerce.number().int().min(1).max(100).default(20).describe('How many items to return, 1 to 100.');
+export const listLimitSchema = z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1 to 100.');
 
-export const cursorSchema = z
-  .string()
-  .min(1)
-  .max(512)
-  .describe('Opaque cursor from a previous page’s next_cursor; valid only with the same filters.');
+export const cursorSchema = z.string().min(1).max(512).describe('A previous page’s next_cursor; only with the same filters.');
 
 /** The query every list takes; a list adds its own filters with `.extend`. */
 export const listQuerySchema = z.object({

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { bearer, createOrgWithKey, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
 import {
   eventually,
@@ -58,16 +59,33 @@ describe('MCP through the gateway with the SDK client', () => {
   const calledTools = new Set<string>();
   const rejectedTools = new Set<string>();
 
+  /** Each tool's output schema as the SDK's client compiles it (AJV), from a read-write key's tools/list. */
+  const outputValidators = new Map<string, ReturnType<AjvJsonSchemaValidator['getValidator']>>();
+
   async function connect(key: string): Promise<Client> {
     const client = new Client({ name: 'stack-test', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
     );
+    // After tools/list the client validates every structured result against the tool's output schema and
+    // throws on a mismatch, so every successful call below has passed the SDK's own check.
+    await client.listTools();
     return client;
   }
 
   async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    return (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    if (result.structuredContent) {
+      // The same check, stated here: the lean schema is satisfied, and it is no empty promise (a result
+      // naming another kind of record fails it).
+      const validator = outputValidators.get(name);
+      assert.ok(validator, `${name} has an output schema`);
+      assert.deepEqual(validator(result.structuredContent).errorMessage, undefined, `${name} result satisfies its output schema`);
+      if (typeof result.structuredContent.object === 'string') {
+        assert.equal(validator({ ...result.structuredContent, object: 'not_a_record' }).valid, false, `${name}: object is checked`);
+      }
+    }
+    return result;
   }
 
   async function valid<T = Record<string, unknown>>(name: string, args: Record<string, unknown>, client = clientA): Promise<T> {
@@ -123,6 +141,10 @@ describe('MCP through the gateway with the SDK client', () => {
     });
     assert.equal(linked.status, 200);
     [clientA, clientB, clientRead] = await Promise.all([connect(orgA.key), connect(orgB.key), connect(readKey)]);
+    const ajv = new AjvJsonSchemaValidator();
+    for (const tool of (await clientA.listTools()).tools) {
+      if (tool.outputSchema) outputValidators.set(tool.name, ajv.getValidator(tool.outputSchema));
+    }
   });
 
   after(async () => {
@@ -134,6 +156,8 @@ describe('MCP through the gateway with the SDK client', () => {
   test('tools/list: every tool for a read-write key, only the read tools for a read key', async () => {
     const all = await clientA.listTools();
     assert.equal(all.tools.length, allTools.length);
+    // The size budget of test/tools.test.ts, here as the SDK client received the list through the gateway.
+    assert.ok(JSON.stringify(all).length < 60_000, `tools/list is ${JSON.stringify(all).length} characters`);
     assert.ok(all.tools.every((tool) => tool.annotations && tool.outputSchema));
     const readOnly = await clientRead.listTools();
     const readNames = readOnly.tools.map((tool) => tool.name);

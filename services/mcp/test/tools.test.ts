@@ -7,6 +7,13 @@ import { testIdentity } from '@voice/kit/testing';
 import { approvalTools } from '@voice/proto';
 import { ToolCatalog } from '../src/mcp/catalog.js';
 import { toolError } from '../src/mcp/tool-errors.js';
+import { billingTools } from '../src/tools/billing.js';
+import { knowledgeTools } from '../src/tools/knowledge.js';
+import { leadTools } from '../src/tools/leads.js';
+import { platformTools } from '../src/tools/platform.js';
+import { sequenceTools } from '../src/tools/sequences.js';
+import { telephonyTools } from '../src/tools/telephony.js';
+import { workspaceTools } from '../src/tools/workspaces.js';
 
 /** MCP-TOOLS.md, row by row: name, scope (R/W), approval. The names are the contract; they must not drift. */
 const specification: Array<[string, 'R' | 'W', boolean]> = [
@@ -58,6 +65,27 @@ const specification: Array<[string, 'R' | 'W', boolean]> = [
   ['service_list_audit_log', 'R', false],
 ];
 
+/**
+ * Checks every `"<record>: see <tool>"` of the listings' output schemas: the tool is a reading tool of the
+ * same listings, and its output schema spells that record out. Returns how many there are.
+ */
+function recordReferences(tools: ReturnType<ToolCatalog['listings']>): number {
+  const named = new Map(tools.map((tool) => [tool.name, tool]));
+  let references = 0;
+  for (const tool of tools) {
+    for (const [, record, home] of JSON.stringify(tool.outputSchema).matchAll(/"description":"(\w+): see (service_\w+)"/g)) {
+      references += 1;
+      const reader = named.get(home as string);
+      assert.equal(reader?.annotations?.readOnlyHint, true, `${tool.name}: ${home} is a reading tool of the same list`);
+      assert.notEqual(home, tool.name);
+      // Spelt out: more fields follow `object` (a reference to a record ends with it).
+      const spelt = JSON.stringify(reader?.outputSchema);
+      assert.ok(spelt.includes(`"object":{"const":"${record}"},`), `${tool.name}: ${home} spells out ${record}`);
+    }
+  }
+  return references;
+}
+
 const catalog = new ToolCatalog();
 const listings = catalog.listings();
 const byName = new Map(listings.map((tool) => [tool.name, tool]));
@@ -106,6 +134,22 @@ describe('the tool catalogue', () => {
       assert.equal((tool.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, tool.name);
       assert.equal(tool.outputSchema?.type, 'object', tool.name);
       assert.ok(!JSON.stringify(tool).includes('"$ref"'), `${tool.name} schemas are self-contained`);
+    }
+  });
+
+  test('tools/list for a read-write key, all 46 tools, stays under 60,000 characters (a size budget: it goes into agents’ context)', () => {
+    const tools = catalog.list(testIdentity({ scope: 'read-write' }));
+    assert.equal(tools.length, 46);
+    // What the server answers to tools/list, serialized as it goes on the wire.
+    const size = JSON.stringify({ tools }).length;
+    assert.ok(size < 60_000, `tools/list is ${size} characters`);
+  });
+
+  test('a record left out of an output schema names a reading tool of the same list that spells it out', () => {
+    assert.ok(recordReferences(listings) > 10);
+    // A list of fewer tools (one file of src/tools/, as a toolset would be) names only tools of its own.
+    for (const tools of [leadTools, telephonyTools, sequenceTools, billingTools, workspaceTools, knowledgeTools, platformTools]) {
+      recordReferences(new ToolCatalog(tools).listings());
     }
   });
 

@@ -8,6 +8,7 @@ import { platformTools } from '../tools/platform.js';
 import { sequenceTools } from '../tools/sequences.js';
 import { telephonyTools } from '../tools/telephony.js';
 import { workspaceTools } from '../tools/workspaces.js';
+import { outputSchemas } from './output-schema.js';
 import { checkAgreesWithOperation, type ToolContext, type ToolDefinition, toolJsonSchema } from './tool.js';
 import { invalidArguments, toolError } from './tool-errors.js';
 
@@ -32,6 +33,7 @@ export class ToolCatalog {
   private readonly entries = new Map<string, CatalogEntry>();
 
   constructor(tools: readonly ToolDefinition[] = allTools) {
+    const outputs = outputSchemas(tools);
     for (const definition of tools) {
       if (this.entries.has(definition.name)) throw new Error(`duplicate tool ${definition.name}`);
       checkAgreesWithOperation(definition);
@@ -42,8 +44,9 @@ export class ToolCatalog {
           title: definition.title,
           description: definition.description,
           inputSchema: toolJsonSchema(definition.input, 'input') as Tool['inputSchema'],
-          outputSchema: toolJsonSchema(definition.output, 'output') as Tool['outputSchema'],
-          annotations: { title: definition.title, ...definition.annotations },
+          outputSchema: outputs.get(definition.name) as Tool['outputSchema'],
+          // The title is the tool's own (MCP 2025-06-18 on); annotations carry only the four hints.
+          annotations: { ...definition.annotations },
           ...(definition.startTask ? { execution: { taskSupport: 'optional' as const } } : {}),
         },
       });

@@ -10,10 +10,12 @@ import type { ToolContext } from './tool.js';
 export const serverInfo = { name: 'voice-platform', version: '1.0.0' };
 
 const instructions =
-  'Tools of the voice-AI, leads and recall platform, acting inside your organization only. Lists are cursor-paged: pass ' +
-  'next_cursor back as cursor. Destructive tools (delete lead, remove do-not-call entry, send invoice, deliver project) ' +
-  'only ask a person for approval in Telegram or Slack and return pending_approval; check the outcome with service_get_approval, ' +
-  "or call them as MCP tasks: the task's result is the outcome once a person decided, and tasks/cancel withdraws the request.";
+  'Tools of the voice-AI, leads and recall platform, acting inside your organization only. Lists are newest first and ' +
+  'cursor-paged: pass next_cursor back as cursor. A result described as "lead: see service_recent_leads" is that record, ' +
+  "whose fields that tool's output schema spells out. Destructive tools (delete lead, remove do-not-call entry, send " +
+  'invoice, deliver project) only ask a person for approval (Telegram, Slack or the console) and return pending_approval; ' +
+  "check the outcome with service_get_approval, or call them as MCP tasks: the task's result is the outcome once a person " +
+  'decided, and tasks/cancel withdraws the request.';
 
 /** Tasks: the approval tools may run as tasks; tasks/list and tasks/cancel are served (src/mcp/tasks.ts). */
 const taskCapabilities = { list: {}, cancel: {}, requests: { tools: { call: {} } } };

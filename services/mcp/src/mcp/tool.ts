@@ -188,14 +188,41 @@ function dropFormatPatterns(node: unknown): unknown {
 }
 
 /**
- * The JSON Schema an MCP client sees: draft-07 (what the SDK's client validates with), the root an object,
- * records inlined rather than referenced.
+ * Keywords that constrain only values of one type (or only annotate), so `{type: T, …these}` or null means
+ * exactly `{type: [T, "null"], …these}`: a null is never checked against them.
+ */
+const typeOnlyKeywords = new Set([
+  'type',
+  ...['pattern', 'minLength', 'maxLength', 'format'],
+  ...['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  ...['items', 'minItems', 'maxItems', 'uniqueItems'],
+  ...['properties', 'required', 'additionalProperties', 'propertyNames', 'minProperties', 'maxProperties'],
+  ...['description', 'default', 'title', 'examples'],
+]);
+
+/** `anyOf: [{type: T, …}, {type: "null"}]` as the equivalent `{type: [T, "null"], …}`, 40 characters shorter. */
+function compactNullable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compactNullable);
+  if (node === null || typeof node !== 'object') return node;
+  const object = Object.fromEntries(Object.entries(node as JsonObject).map(([key, value]) => [key, compactNullable(value)]));
+  const { anyOf, ...outer } = object as JsonObject & { anyOf?: JsonObject[] };
+  if (!Array.isArray(anyOf) || anyOf.length !== 2 || anyOf[1]?.type !== 'null' || Object.keys(anyOf[1]).length !== 1) return object;
+  const [value] = anyOf as [JsonObject];
+  const mergeable = typeof value.type === 'string' && Object.keys(value).every((key) => typeOnlyKeywords.has(key));
+  if (!mergeable || Object.keys(outer).some((key) => !typeOnlyKeywords.has(key))) return object;
+  return { ...value, ...outer, type: [value.type, 'null'] };
+}
+
+/**
+ * The JSON Schema an MCP client sees: the root an object, records inlined rather than referenced, in
+ * keywords that mean the same in draft-07 (what the SDK's client validates with) and 2020-12 (MCP's default
+ * dialect from 2025-11-25), so no `$schema` needs to say which.
  */
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   const generated = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonObject;
-  const { definitions = {}, ...root } = generated as JsonObject & { definitions?: JsonObject };
+  const { definitions = {}, $schema: _dialect, ...root } = generated as JsonObject & { definitions?: JsonObject };
   // MCP wants an object at the root: a union of object records (an approval tool's output) says so too.
   const object = root.type === undefined && (root.oneOf || root.anyOf) ? { type: 'object', ...root } : root;
   // Tool listings go into agents' context windows; the zod schemas still validate every call in full.
-  return dropFormatPatterns(inlineRefs(object, definitions)) as JsonObject;
+  return compactNullable(dropFormatPatterns(inlineRefs(object, definitions))) as JsonObject;
 }

@@ -22,10 +22,9 @@ export function approvalTool(tool: ApprovalTool, options: { title: string; descr
     name: tool,
     title: options.title,
     description:
-      `${options.description} Needs a person's approval: this tool does nothing by itself. It sends an Approve / Reject ` +
-      "request to the organization's Telegram or Slack and returns {status: 'pending_approval', approval_id, expires_at, console_url}. " +
-      'The action runs once, server side, with these exact arguments when someone taps Approve; follow it with service_get_approval, ' +
-      "or call this tool as an MCP task: the task's result is the outcome once a person decided.",
+      // The server's instructions explain approvals once; each tool says only what the agent must not miss.
+      `${options.description} Only asks a person (Telegram, Slack or the console) and returns pending_approval; it runs ` +
+      'once, with these arguments, when approved. Outcome: service_get_approval, or call it as an MCP task.',
     operation,
     scope: operation.scope,
     approval: true,

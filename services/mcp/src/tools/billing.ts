@@ -10,8 +10,7 @@ export const billingTools = [
   defineTool({
     name: 'service_list_invoices',
     title: 'List invoices',
-    description:
-      'Invoices by status (`draft`, `sent`, `paid`, `void`), lead or workspace, newest first, cursor-paged. Amounts in minor units.',
+    description: 'Invoices by status, lead or workspace. Amounts in minor units.',
     operation: leadsRpc.listInvoices,
   }),
   defineTool({
@@ -52,7 +51,7 @@ export const billingTools = [
   defineTool({
     name: 'service_list_projects',
     title: 'List projects',
-    description: 'Projects by status (`active`, `ready`, `delivered`), lead or workspace, newest first, cursor-paged.',
+    description: 'Projects by status, lead or workspace.',
     operation: leadsRpc.listProjects,
   }),
   defineTool({

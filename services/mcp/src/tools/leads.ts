@@ -19,8 +19,8 @@ export const leadTools = [
     name: 'service_recent_leads',
     title: 'Recent leads',
     description:
-      'Leads created in the last `since_hours` hours (default 168, one week), newest first. Set `qualified_only` to get only ' +
-      'qualified leads, e.g. the qualified leads of the last 24 hours. Pages with `cursor`/`next_cursor`.',
+      'Leads created in the last `since_hours` hours (default 168, one week). With `qualified_only`, only qualified leads, ' +
+      'e.g. the qualified leads of the last 24 hours.',
     operation: leadsRpc.recentLeads,
     input: recentLeadsQuerySchema.extend({
       qualified_only: z.boolean().default(false).describe('Only leads that have been qualified'),
@@ -29,7 +29,7 @@ export const leadTools = [
   defineTool({
     name: 'service_list_leads',
     title: 'List leads',
-    description: 'Leads filtered by status, workspace, tag, owner, source, creation time or text (`q`), newest first, cursor-paged.',
+    description: 'Leads filtered by status, workspace, tag, owner, source, creation time or text (`q`).',
     operation: leadsRpc.listLeads,
   }),
   defineTool({

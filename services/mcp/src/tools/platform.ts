@@ -7,8 +7,7 @@ export const platformTools = [
   defineLocalTool({
     name: 'service_list_approvals',
     title: 'List approvals',
-    description:
-      'Approvals of destructive actions by status (`pending`, `approved`, `rejected`, `expired`, `executed`, `failed`) or tool, newest first, cursor-paged.',
+    description: 'Approvals of destructive actions, by status or tool.',
     scope: 'read',
     input: listApprovalsQuerySchema,
     output: approvalPageSchema,
@@ -32,7 +31,7 @@ export const platformTools = [
   defineTool({
     name: 'service_list_audit_log',
     title: 'List the audit log',
-    description: 'The organization’s recent API calls (REST and MCP): method, path, status, key, latency; newest first, cursor-paged.',
+    description: 'The organization’s recent API calls (REST and MCP): method, path, status, key, latency.',
     operation: gatewayRpc.listAuditLog,
   }),
 ];

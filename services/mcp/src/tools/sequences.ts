@@ -8,7 +8,7 @@ export const sequenceTools = [
   defineTool({
     name: 'service_list_sequences',
     title: 'List follow-up sequences',
-    description: 'Follow-up sequences (timed calls, SMS and waits), optionally of one workspace, newest first, cursor-paged.',
+    description: 'Follow-up sequences (timed calls, SMS and waits), optionally of one workspace.',
     operation: leadsRpc.listSequences,
   }),
   defineTool({
@@ -39,7 +39,7 @@ export const sequenceTools = [
   defineTool({
     name: 'service_list_enrollments',
     title: 'List enrollments',
-    description: 'Enrollments by sequence or by lead (or both), optionally by status, newest first, cursor-paged.',
+    description: 'Enrollments by sequence or by lead (or both), optionally by status.',
     operation: leadsRpc.listEnrollments,
     input: listEnrollmentsQuerySchema.extend({ sequence_id: sequenceId.optional() }),
   }),

@@ -16,8 +16,7 @@ export const telephonyTools = [
   defineTool({
     name: 'service_list_calls',
     title: 'List calls',
-    description:
-      'Calls filtered by direction (`inbound`/`outbound`), outcome (e.g. `qualified_lead`), status, lead and creation period, newest first, cursor-paged.',
+    description: 'Calls filtered by direction, outcome (e.g. `qualified_lead`), status, lead and creation period.',
     operation: telephonyRpc.listCalls,
   }),
   defineTool({
@@ -56,7 +55,7 @@ export const telephonyTools = [
   defineTool({
     name: 'service_list_sms',
     title: 'List SMS',
-    description: 'Text messages filtered by direction, status, lead and creation period, newest first, cursor-paged.',
+    description: 'Text messages filtered by direction, status, lead and creation period.',
     operation: telephonyRpc.listSms,
   }),
   defineTool({
@@ -79,7 +78,7 @@ export const telephonyTools = [
   defineTool({
     name: 'service_list_dnc',
     title: 'List do-not-call entries',
-    description: 'The organization’s do-not-call entries, filtered by phone, channel or source, newest first, cursor-paged.',
+    description: 'The organization’s do-not-call entries, filtered by phone, channel or source.',
     operation: telephonyRpc.listDnc,
   }),
   defineTool({

@@ -10,7 +10,7 @@ export const workspaceTools = [
   defineTool({
     name: 'service_list_themes',
     title: 'List themes',
-    description: 'Themes of the voice agent (voice, greeting, tone, colors), newest first, cursor-paged.',
+    description: 'Themes of the voice agent (voice, greeting, tone, colors).',
     operation: leadsRpc.listThemes,
   }),
   defineTool({
@@ -33,7 +33,7 @@ export const workspaceTools = [
   defineTool({
     name: 'service_list_workspaces',
     title: 'List workspaces',
-    description: 'The organization’s workspaces (offices, brands or teams), newest first, cursor-paged.',
+    description: 'The organization’s workspaces (offices, brands or teams).',
     operation: leadsRpc.listWorkspaces,
   }),
   defineTool({

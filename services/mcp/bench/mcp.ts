@@ -1,0 +1,137 @@
+// What the MCP server costs an agent and the platform, in one run:
+// 1. the size of `tools/list` for a read-write key, in characters, per toolset and in total (it goes into
+//    the agent's context window; the test's budget is 60,000), and the body of one tools/list through the
+//    gateway;
+// 2. `tools/call` of a read tool (service_list_leads) through the gateway against the REST call it wraps
+//    (GET /api/v1/leads), requests per second with the same key, limit and data, in interleaved rounds: the
+//    median of each and the median of the rounds' ratios. Nothing here asserts a timing.
+//
+//   npm run bench -- mcp        (BENCH_SECONDS=2 BENCH_ROUNDS=3 for a quick run)
+import { bearer, startPlatform } from '@voice/gateway/testing';
+import { testIdentity } from '@voice/kit/testing';
+import autocannon from 'autocannon';
+import { ToolCatalog } from '../src/mcp/catalog.js';
+import { billingTools } from '../src/tools/billing.js';
+import { knowledgeTools } from '../src/tools/knowledge.js';
+import { leadTools } from '../src/tools/leads.js';
+import { platformTools } from '../src/tools/platform.js';
+import { sequenceTools } from '../src/tools/sequences.js';
+import { telephonyTools } from '../src/tools/telephony.js';
+import { workspaceTools } from '../src/tools/workspaces.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const warmupRequests = Number(process.env.BENCH_WARMUP_REQUESTS ?? 2_000);
+const leads = 50;
+const limit = 20;
+
+/**
+ * The toolsets of issue 19, one per file of src/tools/. Where the toolsets are declared with the tools,
+ * this becomes a lookup in that declaration; the rest of the bench stays.
+ */
+const toolsets = {
+  leads: leadTools,
+  calls: telephonyTools,
+  sequences: sequenceTools,
+  billing: billingTools,
+  workspace: workspaceTools,
+  knowledge: knowledgeTools,
+  platform: platformTools,
+};
+function toolsetOf(name: string): string {
+  const found = Object.entries(toolsets).find(([, tools]) => tools.some((tool) => tool.name === name));
+  if (!found) throw new Error(`tool ${name} is in no toolset`);
+  return found[0];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+// 1. Sizes: what the server answers to tools/list, serialized as on the wire.
+const listed = new ToolCatalog().list(testIdentity({ scope: 'read-write' }));
+const total = JSON.stringify({ tools: listed }).length;
+console.log(`tools/list for a read-write key: ${listed.length} tools, ${total.toLocaleString('en')} characters (budget 60,000)`);
+for (const name of Object.keys(toolsets)) {
+  const tools = listed.filter((tool) => toolsetOf(tool.name) === name);
+  const size = JSON.stringify({ tools }).length;
+  const outputs = tools.reduce((sum, tool) => sum + JSON.stringify(tool.outputSchema).length, 0);
+  console.log(
+    `  ${name.padEnd(10)} ${String(tools.length).padStart(2)} tools ${size.toLocaleString('en').padStart(7)} characters (output schemas ${outputs.toLocaleString('en')})`,
+  );
+}
+
+// 2. tools/call against REST, through one gateway in front of real services.
+const platform = await startPlatform({ services: ['leads', 'mcp'] });
+try {
+  const { key } = await platform.org({ plan: 'enterprise', quota: 100_000_000 });
+  const json = { ...bearer(key), 'content-type': 'application/json' };
+  for (let i = 0; i < leads; i++) {
+    const created = await fetch(`${platform.url}/api/v1/leads`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: `Bench Lead ${i}`, phone: `+1415555${String(1000 + i)}`, status: i % 3 === 0 ? 'qualified' : 'new' }),
+    });
+    if (created.status !== 201) throw new Error(`creating a lead: ${created.status} ${await created.text()}`);
+  }
+  const mcpHeaders = { ...json, accept: 'application/json, text/event-stream' };
+  const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const listBody = await (
+    await fetch(`${platform.url}/api/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc('tools/list', {}) })
+  ).text();
+  console.log(
+    `  one tools/list response through the gateway: ${listBody.length.toLocaleString('en')} characters (JSON-RPC envelope included)`,
+  );
+
+  const cases = {
+    mcp: {
+      url: `${platform.url}/api/mcp`,
+      method: 'POST' as const,
+      headers: mcpHeaders,
+      body: rpc('tools/call', { name: 'service_list_leads', arguments: { limit } }),
+    },
+    rest: { url: `${platform.url}/api/v1/leads?limit=${limit}`, method: 'GET' as const, headers: bearer(key) },
+  };
+  // Both answer the same page before anything is timed.
+  const viaMcp = (await (await fetch(cases.mcp.url, cases.mcp)).json()) as { result?: { structuredContent?: { data: unknown[] } } };
+  const viaRest = (await (await fetch(cases.rest.url, cases.rest)).json()) as { data: unknown[] };
+  if (viaMcp.result?.structuredContent?.data.length !== limit || viaRest.data.length !== limit) {
+    throw new Error(`a page of ${limit} expected: ${JSON.stringify(viaMcp).slice(0, 300)}`);
+  }
+
+  const run = async (name: keyof typeof cases, options: { amount?: number; duration?: number }) => {
+    const result = await autocannon({ ...cases[name], connections, ...options });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return result;
+  };
+  await run('mcp', { amount: warmupRequests });
+  await run('rest', { amount: warmupRequests });
+  const samples: Record<keyof typeof cases, number[]> = { mcp: [], rest: [] };
+  const p50: Record<keyof typeof cases, number[]> = { mcp: [], rest: [] };
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    // The order alternates so that neither case always runs on a warmer or a busier machine.
+    const order: Array<keyof typeof cases> = round % 2 === 0 ? ['mcp', 'rest'] : ['rest', 'mcp'];
+    const perSecond: Partial<Record<keyof typeof cases, number>> = {};
+    for (const name of order) {
+      const result = await run(name, { duration: seconds });
+      perSecond[name] = result.requests.average;
+      samples[name].push(result.requests.average);
+      p50[name].push(result.latency.p50);
+    }
+    ratios.push((perSecond.mcp as number) / (perSecond.rest as number));
+  }
+  console.log(
+    `tools/call service_list_leads (limit ${limit}) against GET /api/v1/leads, through the gateway: ${rounds} interleaved rounds of ${seconds} s, ${connections} connections, after ${warmupRequests} warm-up requests each`,
+  );
+  console.log(`  REST  ${median(samples.rest).toFixed(0).padStart(6)} requests/s  p50 ${median(p50.rest).toFixed(1)} ms`);
+  console.log(`  MCP   ${median(samples.mcp).toFixed(0).padStart(6)} requests/s  p50 ${median(p50.mcp).toFixed(1)} ms`);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  console.log(
+    `  MCP ÷ REST, median of the rounds' ratios: ${median(ratios).toFixed(2)} (rounds ${sorted.map((ratio) => ratio.toFixed(2)).join(', ')})`,
+  );
+} finally {
+  await platform.close();
+}
