@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '@voice/kit';
-import { type Identity, scopeAllows } from '@voice/proto';
+import { type Identity, type McpSelection, type McpToolset, mcpToolsets, type Scope, scopeAllows } from '@voice/proto';
 import { billingTools } from '../tools/billing.js';
 import { knowledgeTools } from '../tools/knowledge.js';
 import { leadTools } from '../tools/leads.js';
@@ -22,6 +22,14 @@ export const allTools: readonly ToolDefinition[] = [
   ...platformTools,
 ];
 
+/** No header, the bare URL: every toolset, read and write tools as the key allows. */
+const everything: McpSelection = { toolsets: mcpToolsets, readonly: false };
+
+function offered(definition: ToolDefinition, scope: Scope, selection: McpSelection): boolean {
+  if (!selection.toolsets.includes(definition.toolset)) return false;
+  return scopeAllows(selection.readonly ? 'read' : scope, definition.scope);
+}
+
 export interface CatalogEntry {
   definition: ToolDefinition;
   /** What tools/list sends, computed once: every request builds a new server, none rebuilds a schema. */
@@ -35,6 +43,8 @@ export class ToolCatalog {
     for (const definition of tools) {
       if (this.entries.has(definition.name)) throw new Error(`duplicate tool ${definition.name}`);
       checkAgreesWithOperation(definition);
+      // The type says so, but a definition built by hand (a spread) could still name a toolset nobody selects.
+      if (!mcpToolsets.includes(definition.toolset)) throw new Error(`tool ${definition.name}: unknown toolset ${definition.toolset}`);
       this.entries.set(definition.name, {
         definition,
         listing: {
@@ -53,9 +63,25 @@ export class ToolCatalog {
     return this.entries.size;
   }
 
-  /** The tools a key of this scope may call: a read key never sees a writing tool. */
-  list(identity: Identity): Tool[] {
-    return [...this.entries.values()].filter((entry) => scopeAllows(identity.scope, entry.definition.scope)).map((entry) => entry.listing);
+  /**
+   * The tools a key of this scope may call in the selected toolsets: a read key, or a read-only selection,
+   * never sees a writing tool.
+   */
+  list(identity: Pick<Identity, 'scope'>, selection: McpSelection = everything): Tool[] {
+    return [...this.entries.values()].filter((entry) => offered(entry.definition, identity.scope, selection)).map((entry) => entry.listing);
+  }
+
+  /** Whether the tool is in the selected toolsets (a tool outside them is as unknown as a misspelt one). */
+  selects(name: string, selection: McpSelection = everything): boolean {
+    const entry = this.entries.get(name);
+    return entry !== undefined && selection.toolsets.includes(entry.definition.toolset);
+  }
+
+  /** How many tools each toolset holds, for a key of this scope (the README's table is checked against it). */
+  toolsetSizes(scope: Scope = 'read-write'): Record<McpToolset, number> {
+    const sizes = Object.fromEntries(mcpToolsets.map((toolset) => [toolset, 0])) as Record<McpToolset, number>;
+    for (const { definition } of this.entries.values()) if (scopeAllows(scope, definition.scope)) sizes[definition.toolset] += 1;
+    return sizes;
   }
 
   listings(): Tool[] {
@@ -70,13 +96,16 @@ export class ToolCatalog {
    * Runs a tool. Business failures (bad arguments, scope, not found, a service down) come back as
    * `isError` results that say what to do next, never as protocol errors.
    */
-  async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
+  async call(name: string, args: unknown, context: ToolContext, selection: McpSelection = everything): Promise<CallToolResult> {
     const entry = this.entries.get(name);
     if (!entry) throw new Error(`unknown tool ${name}`);
     const { definition } = entry;
     try {
       if (!scopeAllows(context.identity.scope, definition.scope)) {
         throw new ApiError('forbidden_scope', `${name} changes data and this key is read-only`);
+      }
+      if (selection.readonly && definition.scope !== 'read') {
+        throw new ApiError('forbidden_scope', `${name} changes data and this connection is read-only (X-MCP-Readonly or a /readonly URL)`);
       }
       const parsed = definition.input.safeParse(args ?? {});
       if (!parsed.success) throw invalidArguments(parsed.error);

@@ -1,5 +1,5 @@
 import { ApiError } from '@voice/kit';
-import { type ApprovalTool, pendingApprovalSchema } from '@voice/proto';
+import { type ApprovalTool, type McpToolset, pendingApprovalSchema } from '@voice/proto';
 import { approvalActions } from '../domain/approval-actions.js';
 import { requestApproval } from '../domain/approvals.js';
 import { type ToolDefinition, toolAnnotations } from '../mcp/tool.js';
@@ -8,10 +8,14 @@ import { type ToolDefinition, toolAnnotations } from '../mcp/tool.js';
  * A tool that never acts: it stores an approval, sends it to the organization's messaging app, and returns.
  * The only kind of tool that says `approval`; its scope is that of the operation it waits to run.
  */
-export function approvalTool(tool: ApprovalTool, options: { title: string; description: string; openWorld: boolean }): ToolDefinition {
+export function approvalTool(
+  tool: ApprovalTool,
+  options: { toolset: McpToolset; title: string; description: string; openWorld: boolean },
+): ToolDefinition {
   const { operation, input } = approvalActions[tool];
   return {
     name: tool,
+    toolset: options.toolset,
     title: options.title,
     description:
       `${options.description} Needs a person's approval: this tool does nothing by itself. It sends an Approve / Reject ` +
