@@ -16,12 +16,15 @@ export interface McpSelection {
   readonly: boolean;
 }
 
-export type McpSelectionResult = { ok: true; selection: McpSelection } | { ok: false; message: string };
+/** A refusal names what was wrong: the URL's toolsets, or one of the two headers. */
+export type McpSelectionResult =
+  | { ok: true; selection: McpSelection }
+  | { ok: false; message: string; param: 'toolsets' | 'x-mcp-toolsets' | 'x-mcp-readonly' };
 
 const isToolset = (name: string): name is McpToolset => (mcpToolsets as readonly string[]).includes(name);
 
 /** A comma-separated list of toolset names, as the header or the URL segment carries it. */
-export function parseToolsets(list: string): { ok: true; toolsets: McpToolset[] } | { ok: false; message: string } {
+function parseToolsets(list: string): { ok: true; toolsets: McpToolset[] } | { ok: false; message: string } {
   const names = list.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !isToolset(name));
   if (unknown.length > 0) {
@@ -48,10 +51,12 @@ export function parseMcpPath(path: string): McpSelectionResult | undefined {
   try {
     decoded = decodeURIComponent(list);
   } catch {
-    return { ok: false, message: `The toolset list is not valid URL encoding. The toolsets are: ${mcpToolsets.join(', ')}.` };
+    const message = `The toolset list is not valid URL encoding. The toolsets are: ${mcpToolsets.join(', ')}.`;
+    return { ok: false, message, param: 'toolsets' };
   }
   const parsed = parseToolsets(decoded);
-  return parsed.ok ? { ok: true, selection: { toolsets: parsed.toolsets, readonly: readonly !== undefined } } : parsed;
+  if (!parsed.ok) return { ...parsed, param: 'toolsets' };
+  return { ok: true, selection: { toolsets: parsed.toolsets, readonly: readonly !== undefined } };
 }
 
 /** True for exactly the MCP endpoint's paths with a valid selection: what the gateway and console accept. */
@@ -64,20 +69,21 @@ export function isMcpPath(path: string): boolean {
  * the header are refused (which one meant?); read-only from either wins, being the safer of the two.
  */
 export function mcpSelection(path: string, headers: { toolsets?: string; readonly?: string }): McpSelectionResult {
-  const fromPath = parseMcpPath(path) ?? { ok: false as const, message: `${path.slice(0, 200)} is not an MCP endpoint.` };
+  const fromPath = parseMcpPath(path) ?? { ok: false, message: `${path.slice(0, 200)} is not an MCP endpoint.`, param: 'toolsets' };
   if (!fromPath.ok) return fromPath;
   let { toolsets, readonly } = fromPath.selection;
   if (headers.readonly !== undefined) {
     const value = headers.readonly.trim().toLowerCase();
-    if (value !== 'true' && value !== 'false') return { ok: false, message: 'X-MCP-Readonly must be true or false.' };
+    if (value !== 'true' && value !== 'false')
+      return { ok: false, message: 'X-MCP-Readonly must be true or false.', param: 'x-mcp-readonly' };
     readonly ||= value === 'true';
   }
   if (headers.toolsets !== undefined) {
     if (path.startsWith(`${mcpPath}/x/`)) {
-      return { ok: false, message: 'Name the toolsets in the URL or in X-MCP-Toolsets, not both.' };
+      return { ok: false, message: 'Name the toolsets in the URL or in X-MCP-Toolsets, not both.', param: 'x-mcp-toolsets' };
     }
     const parsed = parseToolsets(headers.toolsets);
-    if (!parsed.ok) return parsed;
+    if (!parsed.ok) return { ...parsed, param: 'x-mcp-toolsets' };
     toolsets = parsed.toolsets;
   }
   return { ok: true, selection: { toolsets, readonly } };

@@ -204,22 +204,30 @@ describe('toolsets and read-only mode through the gateway', () => {
         headers: { ...bearer(writeKey), 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-    for (const [path, headers] of [
-      ['/api/mcp/x/leads,sms', {}],
-      ['/api/mcp', { 'X-MCP-Toolsets': 'sms' }],
-      ['/api/mcp/x/sms/readonly', {}],
+    for (const [path, headers, param] of [
+      ['/api/mcp/x/leads,sms', {}, 'toolsets'],
+      ['/api/mcp', { 'X-MCP-Toolsets': 'sms' }, 'x-mcp-toolsets'],
+      ['/api/mcp/x/sms/readonly', {}, 'toolsets'],
     ] as const) {
       const response = await post(path, headers);
       assert.equal(response.status, 400, path);
       const body = (await response.json()) as { error: { code: string; message: string; param: string; request_id: string } };
       assert.equal(body.error.code, 'invalid_request');
       assert.equal(body.error.message, `Unknown toolset "sms". ${known}`);
-      assert.equal(body.error.param, 'toolsets');
+      assert.equal(body.error.param, param);
       assert.ok(body.error.request_id);
     }
     const both = await post('/api/mcp/x/leads', { 'X-MCP-Toolsets': 'calls' });
     assert.equal(both.status, 400);
     assert.match(((await both.json()) as { error: { message: string } }).error.message, /not both/);
+    const yes = await post('/api/mcp', { 'X-MCP-Readonly': 'yes' });
+    assert.equal(yes.status, 400);
+    assert.deepEqual(((await yes.json()) as { error: { message: string; param: string } }).error, {
+      code: 'invalid_request',
+      message: 'X-MCP-Readonly must be true or false.',
+      param: 'x-mcp-readonly',
+      request_id: yes.headers.get('request-id'),
+    });
     const client = new Client({ name: 'toolsets-test', version: '1.0.0' });
     await assert.rejects(
       client.connect(

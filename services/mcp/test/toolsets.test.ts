@@ -24,9 +24,13 @@ describe('the selection of toolsets and read-only mode', () => {
 
   test('an unknown or empty toolset is an error naming the known ones; other paths are not the endpoint', () => {
     const known = 'The toolsets are: leads, calls, sequences, billing, workspace, knowledge, platform.';
-    assert.deepEqual(parseMcpPath('/api/mcp/x/leads,nope'), { ok: false, message: `Unknown toolset "nope". ${known}` });
-    assert.deepEqual(parseMcpPath('/api/mcp/x/'), { ok: false, message: `Unknown toolset "". ${known}` });
-    assert.deepEqual(parseMcpPath('/api/mcp/x/%E0'), { ok: false, message: `The toolset list is not valid URL encoding. ${known}` });
+    assert.deepEqual(parseMcpPath('/api/mcp/x/leads,nope'), { ok: false, message: `Unknown toolset "nope". ${known}`, param: 'toolsets' });
+    assert.deepEqual(parseMcpPath('/api/mcp/x/'), { ok: false, message: `Unknown toolset "". ${known}`, param: 'toolsets' });
+    assert.deepEqual(parseMcpPath('/api/mcp/x/%E0'), {
+      ok: false,
+      message: `The toolset list is not valid URL encoding. ${known}`,
+      param: 'toolsets',
+    });
     for (const path of ['/api/mcpx', '/api/mcp/readonly/x/leads', '/api/mcp/x/leads/more', '/api/mcp/x', '/api/v1/leads']) {
       assert.equal(parseMcpPath(path), undefined, path);
       assert.equal(isMcpPath(path), false, path);
@@ -51,8 +55,13 @@ describe('the selection of toolsets and read-only mode', () => {
     assert.deepEqual(mcpSelection('/api/mcp/x/leads', { toolsets: 'calls' }), {
       ok: false,
       message: 'Name the toolsets in the URL or in X-MCP-Toolsets, not both.',
+      param: 'x-mcp-toolsets',
     });
-    assert.deepEqual(mcpSelection('/api/mcp', { readonly: 'yes' }), { ok: false, message: 'X-MCP-Readonly must be true or false.' });
+    assert.deepEqual(mcpSelection('/api/mcp', { readonly: 'yes' }), {
+      ok: false,
+      message: 'X-MCP-Readonly must be true or false.',
+      param: 'x-mcp-readonly',
+    });
     assert.match(
       (mcpSelection('/api/mcp', { toolsets: 'sms' }) as { message: string }).message,
       /^Unknown toolset "sms"\. The toolsets are: leads/,

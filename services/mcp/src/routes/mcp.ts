@@ -39,7 +39,7 @@ export function selectionOf(request: FastifyRequest): McpSelection {
     return Array.isArray(value) ? value.join(',') : value;
   };
   const result = mcpSelection(urlPath(request.url), { toolsets: header('x-mcp-toolsets'), readonly: header('x-mcp-readonly') });
-  if (!result.ok) throw new ApiError('invalid_request', result.message, { param: 'toolsets' });
+  if (!result.ok) throw new ApiError('invalid_request', result.message, { param: result.param });
   return result.selection;
 }
 
