@@ -277,21 +277,17 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     });
     assert.equal(grant?.resource, url.toString(), 'the grant keeps the resource it was asked for');
     // A refresh that names the resource names that one; /api/mcp itself is another resource here.
-    const refresh = provider.history.at(-1)?.refresh_token ?? '';
-    const other = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: refresh,
-      client_id: String(provider.client?.client_id),
-      resource: mcpUrl.toString(),
-    });
+    const refreshNaming = (resource: URL) =>
+      tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: provider.history.at(-1)?.refresh_token ?? '',
+        client_id: String(provider.client?.client_id),
+        resource: resource.toString(),
+      });
+    const other = await refreshNaming(mcpUrl);
     assert.equal(other.status, 400);
     assert.equal(((await other.json()) as { error: string }).error, 'invalid_target');
-    const same = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: refresh,
-      client_id: String(provider.client?.client_id),
-      resource: url.toString(),
-    });
+    const same = await refreshNaming(url);
     assert.equal(same.status, 200);
     await client.close().catch(() => {});
     await page.context().close();
