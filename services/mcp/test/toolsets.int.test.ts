@@ -44,11 +44,12 @@ const vscodeConfig = z.strictObject({
     .array(z.strictObject({ type: z.literal('promptString'), id: z.string(), description: z.string(), password: z.boolean().optional() }))
     .optional(),
   servers: z.record(
-    z.string(),
+    // Server names as VS Code's schema for mcp.json allows them.
+    z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]*$/),
     z.strictObject({ type: z.enum(['http', 'sse']), url: z.url(), headers: z.record(z.string(), z.string()).optional() }),
   ),
 });
-// Claude Code, https://docs.claude.com/en/docs/claude-code/mcp (".mcp.json"): `mcpServers`, each remote one with
+// Claude Code, https://code.claude.com/docs/en/mcp (".mcp.json"): `mcpServers`, each remote one with
 // `type` "http", `url` and `headers`; `${VAR}` in a value is expanded from the environment.
 const claudeCodeConfig = z.strictObject({
   mcpServers: z.record(
