@@ -53,6 +53,17 @@ describe('scopes by effect', () => {
     assert.equal(requiredScope('POST', '/api/v1/llm-recall-other'), 'read-write');
   });
 
+  test("the MCP endpoint's toolset and read-only URLs need read, as /api/mcp does; nothing near them", () => {
+    for (const path of ['/api/mcp/readonly', '/api/mcp/x/leads,calls', '/api/mcp/x/billing/readonly', '/api/mcp/x/nope']) {
+      assert.equal(requiredScope('POST', path), 'read', path);
+      assert.equal(requiredScope('DELETE', path), 'read', path);
+      assert.equal(isProtectedPath(path), true, path);
+    }
+    for (const path of ['/api/mcpx', '/api/mcp/x/leads/more', '/api/mcp/readonly/x/leads']) {
+      assert.equal(requiredScope('POST', path), 'read-write', path);
+    }
+  });
+
   test('public and protected paths', () => {
     assert.equal(isPublicPath('/api/v1/openapi.json'), true);
     assert.equal(isPublicPath('/api/hooks/twilio/status'), true);

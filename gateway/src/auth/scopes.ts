@@ -1,16 +1,18 @@
-import type { Scope } from '@voice/proto';
+import { parseMcpPath, type Scope } from '@voice/proto';
 
 /**
  * The scope a route needs, by its effect (API.md): reading needs `read`; creating, changing, sending or
  * deleting needs `read-write`. Most routes say it by their method; these POSTs only read.
- * MCP requests need `read` to reach the server: each tool then checks its own scope.
+ * MCP requests need `read` to reach the server, at `/api/mcp` and at its toolset and read-only URLs
+ * (`/api/mcp/x/{toolsets}`, `/readonly`): each tool then checks its own scope.
  */
-const readOnlyPosts = [/^\/api\/v1\/llm-recall\/?$/, /^\/api\/v1\/marketing-audit\/?$/, /^\/api\/mcp\/?$/];
+const readOnlyPosts = [/^\/api\/v1\/llm-recall\/?$/, /^\/api\/v1\/marketing-audit\/?$/];
+const isMcpEndpoint = (path: string) => parseMcpPath(path) !== undefined;
 
 export function requiredScope(method: string, path: string): Scope {
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return 'read';
-  if (method === 'POST' && readOnlyPosts.some((pattern) => pattern.test(path))) return 'read';
-  if (method === 'DELETE' && /^\/api\/mcp\/?$/.test(path)) return 'read';
+  if (method === 'POST' && (isMcpEndpoint(path) || readOnlyPosts.some((pattern) => pattern.test(path)))) return 'read';
+  if (method === 'DELETE' && isMcpEndpoint(path)) return 'read';
   return 'read-write';
 }
 

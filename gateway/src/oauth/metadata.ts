@@ -1,3 +1,4 @@
+import { isMcpPath, mcpPath } from '@voice/proto';
 import type { GatewayEnv } from '../env.js';
 import { publicBaseUrl } from '../env.js';
 
@@ -5,14 +6,22 @@ import { publicBaseUrl } from '../env.js';
  * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the MCP server, and the WWW-Authenticate challenges
  * that point to it, so a client that starts from nothing but the URL of `/api/mcp` can find where to sign in.
  * The authorization server is the console, reached through the gateway at the same public address.
+ * Each toolset and read-only URL of the MCP server (`/api/mcp/x/leads,calls/readonly`) is a resource of its
+ * own for RFC 9728 (a client checks that the metadata names the URL it started from), with the same server.
  */
 export const resourceMetadataPath = '/.well-known/oauth-protected-resource';
-const mcpPath = '/api/mcp';
 
-export function protectedResourceMetadata(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>) {
+/** The MCP URL whose metadata this path-suffixed address is (RFC 9728 section 3.1), if it is one. */
+export function mcpPathOfMetadata(path: string): string | undefined {
+  if (!path.startsWith(resourceMetadataPath)) return undefined;
+  const resourcePath = path.slice(resourceMetadataPath.length);
+  return isMcpPath(resourcePath) ? resourcePath : undefined;
+}
+
+export function protectedResourceMetadata(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>, resourcePath = mcpPath) {
   const base = publicBaseUrl(env);
   return {
-    resource: `${base}${mcpPath}`,
+    resource: `${base}${resourcePath}`,
     authorization_servers: [base],
     scopes_supported: ['read', 'read-write'],
     bearer_methods_supported: ['header'],
@@ -38,10 +47,14 @@ export function challengesFor(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>)
       insufficientScope: (scope: string) => `Bearer error="insufficient_scope", scope="${scope}", ${metadata}`,
     };
   };
-  // Two sets of strings for the whole process: nothing is built per request.
+  // Two sets of strings for the common paths; only a toolset or read-only URL builds its own.
   const mcp = build(`${base}${resourceMetadataPath}${mcpPath}`);
   const rest = build(`${base}${resourceMetadataPath}`);
-  return (path: string) => (path === mcpPath || path.startsWith(`${mcpPath}/`) ? mcp : rest);
+  return (path: string) => {
+    if (path === mcpPath) return mcp;
+    if (!path.startsWith(`${mcpPath}/`)) return rest;
+    return isMcpPath(path) ? build(`${base}${resourceMetadataPath}${path}`) : mcp;
+  };
 }
 
 export type Challenges = ReturnType<ReturnType<typeof challengesFor>>;

@@ -1,11 +1,12 @@
-import { type HttpApp, urlPath } from '@voice/kit';
+import { ApiError, type HttpApp, urlPath } from '@voice/kit';
 import type { GatewayEnv } from '../env.js';
-import { protectedResourceMetadata, resourceMetadataPath } from '../oauth/metadata.js';
+import { mcpPathOfMetadata, protectedResourceMetadata, resourceMetadataPath } from '../oauth/metadata.js';
 
 /**
  * What browser-based OAuth clients call across origins: the metadata documents, token exchange, client
  * registration and revocation. None takes a cookie (a client authenticates itself in the request), so any
  * origin may read their answers. `/oauth/authorize` is not among them: people reach it by navigation.
+ * The metadata of the MCP server's toolset and read-only URLs is cross-origin too (`mcpPathOfMetadata`).
  */
 const crossOriginPaths = new Set([
   resourceMetadataPath,
@@ -23,7 +24,10 @@ const corsHeaders = {
   'access-control-max-age': '86400',
 };
 
-/** The protected resource metadata (RFC 9728) of the MCP server, at both addresses clients look for it. */
+/**
+ * The protected resource metadata (RFC 9728) of the MCP server, at both addresses clients look for it, and
+ * at the path-suffixed address of each toolset and read-only URL (naming that URL as the resource).
+ */
 export function oauthRoutes(app: HttpApp, env: GatewayEnv): void {
   const metadata = protectedResourceMetadata(env);
   for (const path of [resourceMetadataPath, `${resourceMetadataPath}/api/mcp`]) {
@@ -32,9 +36,16 @@ export function oauthRoutes(app: HttpApp, env: GatewayEnv): void {
       return metadata;
     });
   }
+  app.get(`${resourceMetadataPath}/api/mcp/*`, { schema: { hide: true } }, async (request, reply) => {
+    const resourcePath = mcpPathOfMetadata(urlPath(request.url));
+    if (!resourcePath) throw new ApiError('not_found', 'No such protected resource: the MCP URLs are /api/mcp[/x/{toolsets}][/readonly].');
+    void reply.header('cache-control', 'public, max-age=3600');
+    return protectedResourceMetadata(env, resourcePath);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!crossOriginPaths.has(urlPath(request.url))) return;
+    const path = urlPath(request.url);
+    if (!crossOriginPaths.has(path) && !mcpPathOfMetadata(path)) return;
     void reply.headers(corsHeaders);
     // A preflight is answered here: the console and the routes above need not know about it.
     if (request.method === 'OPTIONS') return reply.code(204).send();

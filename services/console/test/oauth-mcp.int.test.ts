@@ -190,20 +190,20 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
   }
 
   /** The SDK's whole flow from the URL: 401 → discovery → registration → consent → code → connected client. */
-  async function connectWithOAuth(provider: MemoryProvider, page: Page, signIn: boolean): Promise<Client> {
+  async function connectWithOAuth(provider: MemoryProvider, page: Page, signIn: boolean, url = mcpUrl): Promise<Client> {
     const first = new Client({ name: 'oauth-test', version: '1.0.0' });
-    await assert.rejects(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })), /Unauthorized/);
+    await assert.rejects(first.connect(new StreamableHTTPClientTransport(url, { authProvider: provider })), /Unauthorized/);
     assert.ok(provider.authorizationUrl, 'the SDK was sent to the authorization page');
     assert.equal(`${provider.authorizationUrl.origin}${provider.authorizationUrl.pathname}`, `${base}/oauth/authorize`);
-    assert.equal(provider.authorizationUrl.searchParams.get('resource'), mcpUrl.toString());
+    assert.equal(provider.authorizationUrl.searchParams.get('resource'), url.toString());
     const answer = await approveInBrowser(page, provider.authorizationUrl, { signIn, screenshot: signIn ? 'oauth-consent' : undefined });
     assert.equal(answer.get('iss'), base);
     const code = answer.get('code');
     assert.ok(code, `a code came back: ${answer}`);
-    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
     await transport.finishAuth(code);
     const client = new Client({ name: 'oauth-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
     return client;
   }
 
@@ -249,6 +249,48 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     });
     assert.equal(refreshed.status, 400);
     assert.equal(((await refreshed.json()) as { error: string }).error, 'invalid_grant');
+    await client.close().catch(() => {});
+    await page.context().close();
+  });
+
+  test('the SDK client signs in at a toolset read-only URL: the token is for that URL, which lists its toolset read-only', async () => {
+    const page = await personPage();
+    const provider = new MemoryProvider(callback.url);
+    // calls, read-only: a read-write grant would see the same; this one is read (approveInBrowser picks Read).
+    const url = new URL(`${base}/api/mcp/x/calls,platform/readonly`);
+    const client = await connectWithOAuth(provider, page, true, url);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'service_call_stats',
+      'service_check_dnc',
+      'service_get_approval',
+      'service_get_call',
+      'service_get_sms',
+      'service_get_usage',
+      'service_list_approvals',
+      'service_list_audit_log',
+      'service_list_calls',
+      'service_list_dnc',
+      'service_list_sms',
+    ]);
+    const grant = await platform.console.deps.prisma.oAuthRefreshToken.findFirst({
+      where: { clientId: String(provider.client?.client_id) },
+      select: { resource: true },
+    });
+    assert.equal(grant?.resource, url.toString(), 'the grant keeps the resource it was asked for');
+    // A refresh that names the resource names that one; /api/mcp itself is another resource here.
+    const refreshNaming = (resource: URL) =>
+      tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: provider.history.at(-1)?.refresh_token ?? '',
+        client_id: String(provider.client?.client_id),
+        resource: resource.toString(),
+      });
+    const other = await refreshNaming(mcpUrl);
+    assert.equal(other.status, 400);
+    assert.equal(((await other.json()) as { error: string }).error, 'invalid_target');
+    const same = await refreshNaming(url);
+    assert.equal(same.status, 200);
     await client.close().catch(() => {});
     await page.context().close();
   });

@@ -160,6 +160,30 @@ describe('the OAuth authorization server, before a grant', () => {
     assert.equal(await back({ scope: 'admin' }), 'invalid_scope');
   });
 
+  test('the resource may be a toolset or read-only URL of this MCP server, and nothing near it', async () => {
+    const browser = harness.browser();
+    for (const suffix of ['/readonly', '/x/leads', '/x/leads,calls', '/x/billing,platform/readonly']) {
+      const accepted = await browser.get(authorizeUrl({ client_id: clientId, redirect_uri: redirect, resource: `${resource}${suffix}` }));
+      assert.equal(accepted.statusCode, 303, suffix);
+      assert.match(accepted.headers.location as string, /^\/dashboard\/sign-in\?next=/, `${suffix}: on to sign in`);
+    }
+    for (const refused of [
+      `${resource}/x/nope`,
+      `${resource}/x/`,
+      `${resource}/x/leads/`,
+      `${resource}/readonly/x/leads`,
+      `${resource}/x/leads/readonly/more`,
+      `${resource}x`,
+      `${resource}?toolsets=leads`,
+      `${resource}/x/leads#frag`,
+      `https://other.example.com/api/mcp/x/leads`,
+    ]) {
+      const response = await browser.get(authorizeUrl({ client_id: clientId, redirect_uri: redirect, resource: refused }));
+      assert.equal(response.statusCode, 303, refused);
+      assert.equal(new URL(response.headers.location as string).searchParams.get('error'), 'invalid_target', refused);
+    }
+  });
+
   test('signing in from the authorization request comes back to it, and only to such a page', async () => {
     const orgId = newOrgId();
     const person = await harness.person(orgId, 'owner');

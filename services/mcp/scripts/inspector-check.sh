@@ -2,20 +2,25 @@
 # An independent MCP client check: the official MCP Inspector's CLI connects to the server over streamable
 # HTTP with the bearer key (the same three parts as any client config: URL, transport `http`, header), lists
 # the tools, and this script checks that all of them are there: as many as this checkout's catalogue holds
-# for the key's scope (SCOPE, read-write unless told), or EXPECTED if set.
+# for the key's scope (SCOPE, read-write unless told) in the toolsets and read-only mode the URL selects
+# (`/api/mcp/x/leads,calls`, `/readonly`), or EXPECTED if set.
 #
 # Usage (against a running stack, e.g. `npm start`):
 #   KEY=vk_live_… services/mcp/scripts/inspector-check.sh                 # URL defaults to the local gateway
 #   URL=https://api.example.com/api/mcp KEY=… SCOPE=read services/mcp/scripts/inspector-check.sh   # a read key sees the read tools
+#   URL=https://api.example.com/api/mcp/x/leads,calls KEY=… services/mcp/scripts/inspector-check.sh    # two toolsets' tools
 set -euo pipefail
 
 URL="${URL:-http://127.0.0.1:8080/api/mcp}"
 KEY="${KEY:?set KEY to an API key (npm run admin -- key create --org ORG --scope read-write --quota 1000)}"
 SCOPE="${SCOPE:-read-write}"
 if [ -z "${EXPECTED:-}" ]; then
-  EXPECTED="$(cd "$(dirname "$0")/.." && SCOPE="$SCOPE" node --conditions=source --import tsx --input-type=module -e '
+  EXPECTED="$(cd "$(dirname "$0")/.." && URL="$URL" SCOPE="$SCOPE" node --conditions=source --import tsx --input-type=module -e '
 const { ToolCatalog } = await import("./src/mcp/catalog.ts");
-console.log(new ToolCatalog().list({ scope: process.env.SCOPE }).length);
+const { mcpSelection } = await import("@voice/proto");
+const selected = mcpSelection(new URL(process.env.URL).pathname, {});
+if (!selected.ok) throw new Error(selected.message);
+console.log(new ToolCatalog().list({ scope: process.env.SCOPE }, selected.selection).length);
 ')"
 fi
 # The Inspector 2.x needs Node >= 22.19; on older Node the last 1.x (same CLI flags) runs instead.

@@ -5,7 +5,13 @@ import { ToolCatalog } from '../src/mcp/catalog.js';
 import { defineTool, type ToolDefinition } from '../src/mcp/tool.js';
 
 /** A correct tool over addDnc, to be spoilt one field at a time. */
-const addDncTool = defineTool({ name: 'service_add_dnc_test', title: 'Add', description: 'Adds.', operation: telephonyRpc.addDnc });
+const addDncTool = defineTool({
+  name: 'service_add_dnc_test',
+  toolset: 'calls',
+  title: 'Add',
+  description: 'Adds.',
+  operation: telephonyRpc.addDnc,
+});
 
 describe('the catalogue refuses at start a tool that disagrees with its operation', () => {
   test('a tool built from its operation agrees: scope and readOnlyHint come from it', () => {
@@ -30,6 +36,7 @@ describe('the catalogue refuses at start a tool that disagrees with its operatio
   test('a plain tool that would run an operation needing approval directly', () => {
     const direct = defineTool({
       name: 'service_delete_lead_now',
+      toolset: 'leads',
       title: 'Delete',
       description: 'Deletes.',
       operation: leadsRpc.deleteLead,
@@ -43,5 +50,12 @@ describe('the catalogue refuses at start a tool that disagrees with its operatio
   test('an approval tool with nothing to run once approved', () => {
     const { operation: _operation, ...orphan } = { ...addDncTool, approval: true };
     assert.throws(() => new ToolCatalog([orphan]), /asks for approval but names no operation/);
+  });
+});
+
+describe('every tool belongs to exactly one known toolset', () => {
+  test('a tool naming a toolset that does not exist stops the catalogue', () => {
+    const stray = { ...addDncTool, toolset: 'telephony' } as unknown as ToolDefinition;
+    assert.throws(() => new ToolCatalog([stray]), /tool service_add_dnc_test: unknown toolset telephony/);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Scope } from '@voice/proto';
+import { isMcpPath, type Scope } from '@voice/proto';
 import type { ConsoleContext } from './context.js';
 import type { ClientMetadataFetch } from './oauth-client-metadata.js';
 import { findClient, type OAuthClientInfo } from './oauth-clients.js';
@@ -13,6 +13,18 @@ export const codeLifetimeMs = 60_000;
 /** The one resource these tokens are for (RFC 8707): the MCP server behind the gateway. */
 export const mcpResource = (publicBaseUrl: string) => `${publicBaseUrl.replace(/\/$/, '')}/api/mcp`;
 export const issuerOf = (publicBaseUrl: string) => publicBaseUrl.replace(/\/$/, '');
+
+/**
+ * Whether a `resource` names this server's MCP endpoint: `/api/mcp` itself or one of its toolset and
+ * read-only URLs (`/api/mcp/x/leads,calls/readonly`), which a client configured with that URL asks a
+ * token for. Exactly these: another host, path, query or fragment is another resource.
+ */
+export function isMcpResource(publicBaseUrl: string, resource: string | undefined): resource is string {
+  const base = issuerOf(publicBaseUrl);
+  if (resource === undefined || !resource.startsWith(`${base}/`)) return false;
+  const path = resource.slice(base.length);
+  return isMcpPath(path) && !path.endsWith('/');
+}
 
 /** The parameters of an authorization request, as the client sent them (query) or the consent form carries them. */
 export type AuthorizationParams = Record<string, string | undefined>;
@@ -64,8 +76,13 @@ export async function checkAuthorizationRequest(
     throw fail('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256.');
   }
   if (!/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge)) throw fail('invalid_request', 'code_challenge is not a base64url SHA-256.');
-  const resource = mcpResource(ctx.env.PUBLIC_BASE_URL);
-  if (params.resource !== resource) throw fail('invalid_target', `resource must be ${resource}.`);
+  const resource = params.resource;
+  if (!isMcpResource(ctx.env.PUBLIC_BASE_URL, resource)) {
+    throw fail(
+      'invalid_target',
+      `resource must be ${mcpResource(ctx.env.PUBLIC_BASE_URL)}, or one of its /x/{toolsets} or /readonly URLs.`,
+    );
+  }
   const asked = (params.scope ?? '').split(' ').filter(Boolean);
   const known = asked.filter((scope): scope is Scope => scope === 'read' || scope === 'read-write');
   if (asked.length > 0 && known.length === 0) throw fail('invalid_scope', 'The scopes here are read and read-write.');

@@ -1,6 +1,6 @@
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '@voice/kit';
-import { type Identity, scopeAllows } from '@voice/proto';
+import { type Identity, type McpSelection, type McpToolset, mcpToolsets, type Scope, scopeAllows } from '@voice/proto';
 import { billingTools } from '../tools/billing.js';
 import { knowledgeTools } from '../tools/knowledge.js';
 import { leadTools } from '../tools/leads.js';
@@ -9,7 +9,7 @@ import { sequenceTools } from '../tools/sequences.js';
 import { telephonyTools } from '../tools/telephony.js';
 import { workspaceTools } from '../tools/workspaces.js';
 import { outputSchemas } from './output-schema.js';
-import { checkAgreesWithOperation, type ToolContext, type ToolDefinition, toolJsonSchema } from './tool.js';
+import { checkAgreesWithOperation, type JsonObject, type ToolContext, type ToolDefinition, toolJsonSchema } from './tool.js';
 import { invalidArguments, toolError } from './tool-errors.js';
 
 /** Every tool, in the order of MCP-TOOLS.md. */
@@ -23,6 +23,14 @@ export const allTools: readonly ToolDefinition[] = [
   ...platformTools,
 ];
 
+/** No header, the bare URL: every toolset, read and write tools as the key allows. */
+const everything: McpSelection = { toolsets: mcpToolsets, readonly: false };
+
+function offered(definition: ToolDefinition, scope: Scope, selection: McpSelection): boolean {
+  if (!selection.toolsets.includes(definition.toolset)) return false;
+  return scopeAllows(selection.readonly ? 'read' : scope, definition.scope);
+}
+
 export interface CatalogEntry {
   definition: ToolDefinition;
   /** What tools/list sends, computed once: every request builds a new server, none rebuilds a schema. */
@@ -31,12 +39,15 @@ export interface CatalogEntry {
 
 export class ToolCatalog {
   private readonly entries = new Map<string, CatalogEntry>();
+  private readonly outputsBySelection = new Map<string, Map<string, JsonObject>>();
 
   constructor(tools: readonly ToolDefinition[] = allTools) {
     const outputs = outputSchemas(tools);
     for (const definition of tools) {
       if (this.entries.has(definition.name)) throw new Error(`duplicate tool ${definition.name}`);
       checkAgreesWithOperation(definition);
+      // The type says so, but a definition built by hand (a spread) could still name a toolset nobody selects.
+      if (!mcpToolsets.includes(definition.toolset)) throw new Error(`tool ${definition.name}: unknown toolset ${definition.toolset}`);
       this.entries.set(definition.name, {
         definition,
         listing: {
@@ -57,9 +68,43 @@ export class ToolCatalog {
     return this.entries.size;
   }
 
-  /** The tools a key of this scope may call: a read key never sees a writing tool. */
-  list(identity: Identity): Tool[] {
-    return [...this.entries.values()].filter((entry) => scopeAllows(identity.scope, entry.definition.scope)).map((entry) => entry.listing);
+  /**
+   * The tools a key of this scope may call in the selected toolsets: a read key, or a read-only selection,
+   * never sees a writing tool.
+   */
+  list(identity: Pick<Identity, 'scope'>, selection: McpSelection = everything): Tool[] {
+    const outputs = this.outputsFor(selection.toolsets);
+    return [...this.entries.values()]
+      .filter((entry) => offered(entry.definition, identity.scope, selection))
+      .map((entry) => ({ ...entry.listing, outputSchema: outputs.get(entry.definition.name) as Tool['outputSchema'] }));
+  }
+
+  /**
+   * Output schemas spell each record out in one reading tool and point to it elsewhere (output-schema.ts), so
+   * a selection of toolsets gets its own, whose pointers stay inside the tools it lists; one per selection.
+   */
+  private outputsFor(toolsets: readonly McpToolset[]): Map<string, JsonObject> {
+    const key = [...toolsets].sort().join(',');
+    let outputs = this.outputsBySelection.get(key);
+    if (!outputs) {
+      const selected = [...this.entries.values()].map((entry) => entry.definition).filter((tool) => toolsets.includes(tool.toolset));
+      outputs = outputSchemas(selected);
+      this.outputsBySelection.set(key, outputs);
+    }
+    return outputs;
+  }
+
+  /** Whether the tool is in the selected toolsets (a tool outside them is as unknown as a misspelt one). */
+  selects(name: string, selection: McpSelection = everything): boolean {
+    const entry = this.entries.get(name);
+    return entry !== undefined && selection.toolsets.includes(entry.definition.toolset);
+  }
+
+  /** How many tools each toolset holds, for a key of this scope (the README's table is checked against it). */
+  toolsetSizes(scope: Scope = 'read-write'): Record<McpToolset, number> {
+    const sizes = Object.fromEntries(mcpToolsets.map((toolset) => [toolset, 0])) as Record<McpToolset, number>;
+    for (const { definition } of this.entries.values()) if (scopeAllows(scope, definition.scope)) sizes[definition.toolset] += 1;
+    return sizes;
   }
 
   listings(): Tool[] {
@@ -74,13 +119,11 @@ export class ToolCatalog {
    * Runs a tool. Business failures (bad arguments, scope, not found, a service down) come back as
    * `isError` results that say what to do next, never as protocol errors.
    */
-  async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
+  async call(name: string, args: unknown, context: ToolContext, selection: McpSelection = everything): Promise<CallToolResult> {
     const definition = this.definition(name);
     try {
-      const result = definition.output.parse(await definition.run(this.checkedArguments(definition, args, context), context)) as Record<
-        string,
-        unknown
-      >;
+      const checked = this.checkedArguments(definition, args, context, selection);
+      const result = definition.output.parse(await definition.run(checked, context)) as Record<string, unknown>;
       return { structuredContent: result, content: [{ type: 'text', text: JSON.stringify(result) }] };
     } catch (error) {
       if (!(error instanceof ApiError)) context.deps.logger.error({ err: error, tool: name }, 'tool failed');
@@ -93,13 +136,13 @@ export class ToolCatalog {
    * spec asks; a call refused before any task exists (arguments, scope, not found, no channel) is a
    * JSON-RPC error carrying the same `code: what happened; what to do next` text as a tool error.
    */
-  async startTask(name: string, args: unknown, context: ToolContext): Promise<string> {
+  async startTask(name: string, args: unknown, context: ToolContext, selection: McpSelection = everything): Promise<string> {
     const definition = this.definition(name);
     if (!definition.startTask) {
       throw new McpError(ErrorCode.MethodNotFound, `${name} does not run as a task (no execution.taskSupport); call it without task.`);
     }
     try {
-      return await definition.startTask(this.checkedArguments(definition, args, context), context);
+      return await definition.startTask(this.checkedArguments(definition, args, context, selection), context);
     } catch (error) {
       if (!(error instanceof ApiError)) context.deps.logger.error({ err: error, tool: name }, 'tool failed');
       const text = toolError(error, context.identity.request_id).content[0]?.text ?? 'internal';
@@ -114,10 +157,24 @@ export class ToolCatalog {
     return entry.definition;
   }
 
-  /** The caller's scope allows the tool and the arguments are its input, or an ApiError says which not. */
-  private checkedArguments(definition: ToolDefinition, args: unknown, context: ToolContext): Record<string, unknown> {
+  /**
+   * The caller's scope and the connection's selection allow the tool and the arguments are its input, or an
+   * ApiError says which not.
+   */
+  private checkedArguments(
+    definition: ToolDefinition,
+    args: unknown,
+    context: ToolContext,
+    selection: McpSelection,
+  ): Record<string, unknown> {
     if (!scopeAllows(context.identity.scope, definition.scope)) {
       throw new ApiError('forbidden_scope', `${definition.name} changes data and this key is read-only`);
+    }
+    if (selection.readonly && definition.scope !== 'read') {
+      throw new ApiError(
+        'forbidden_scope',
+        `${definition.name} changes data and this connection is read-only (X-MCP-Readonly or a /readonly URL)`,
+      );
     }
     const parsed = definition.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArguments(parsed.error);

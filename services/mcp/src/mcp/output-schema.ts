@@ -1,7 +1,4 @@
-import type { ToolDefinition } from './tool.js';
-import { toolJsonSchema } from './tool.js';
-
-type JsonObject = Record<string, unknown>;
+import { type JsonObject, type ToolDefinition, toolJsonSchema } from './tool.js';
 
 /**
  * How deep an output schema spells out fields, each object and each array taking a level: a record's own

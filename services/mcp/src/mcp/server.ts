@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Identity, RpcDefinition } from '@voice/proto';
+import type { Identity, McpSelection, RpcDefinition } from '@voice/proto';
 import type { z } from 'zod';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from './catalog.js';
@@ -28,7 +28,7 @@ const immediateResponseKey = 'io.modelcontextprotocol/model-immediate-response';
  * caller's identity is fixed here, from the gateway's signed headers, and reaches every tool handler;
  * nothing in a tool's arguments can change it.
  */
-export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: Identity): Server {
+export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: Identity, selection: McpSelection): Server {
   const tasks = new ApprovalTaskStore(deps, identity);
   const server = new Server(serverInfo, {
     capabilities: { tools: { listChanged: false }, tasks: taskCapabilities },
@@ -43,17 +43,19 @@ export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: I
     call: <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }) =>
       deps.bus.call(rpc, identity, input, options),
   };
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.list(identity) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.list(identity, selection) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     // An unknown tool name is a protocol error (the client asked for something that does not exist).
-    if (!catalog.has(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    // A tool outside the selected toolsets is unknown here too: the client was never offered it.
+    if (!catalog.selects(request.params.name, selection))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     if (request.params.task) {
-      const taskId = await catalog.startTask(request.params.name, request.params.arguments, context);
+      const taskId = await catalog.startTask(request.params.name, request.params.arguments, context, selection);
       const task = await tasks.getTask(taskId);
       if (!task) throw new McpError(ErrorCode.InternalError, `Task ${taskId} vanished.`);
       return { task, _meta: { [immediateResponseKey]: `Approval requested, nothing done yet. ${task.statusMessage ?? ''}` } };
     }
-    return catalog.call(request.params.name, request.params.arguments, context);
+    return catalog.call(request.params.name, request.params.arguments, context, selection);
   });
   return server;
 }

@@ -1,4 +1,4 @@
-import type { Identity, RpcDefinition, Scope } from '@voice/proto';
+import type { Identity, McpToolset, RpcDefinition, Scope } from '@voice/proto';
 import { z } from 'zod';
 import type { McpDeps } from '../deps.js';
 
@@ -24,6 +24,8 @@ export interface ToolContext {
  */
 export interface ToolDefinition {
   name: string;
+  /** The one toolset it belongs to (`X-MCP-Toolsets`, `/api/mcp/x/{toolsets}`). */
+  toolset: McpToolset;
   title: string;
   description: string;
   /** The operation the tool runs or asks approval for; absent only for the MCP service's own tools. */
@@ -52,6 +54,7 @@ export type StatedHints = Partial<Pick<ToolAnnotations, 'idempotentHint' | 'open
 
 interface ToolText {
   name: string;
+  toolset: McpToolset;
   title: string;
   description: string;
   annotations?: StatedHints;
@@ -91,8 +94,8 @@ export function toolAnnotations(scope: Scope, approval: boolean, stated: StatedH
   };
 }
 
-function toolText(tool: ToolText): Pick<ToolDefinition, 'name' | 'title' | 'description'> {
-  return { name: tool.name, title: tool.title, description: tool.description };
+function toolText(tool: ToolText): Pick<ToolDefinition, 'name' | 'toolset' | 'title' | 'description'> {
+  return { name: tool.name, toolset: tool.toolset, title: tool.title, description: tool.description };
 }
 
 // Unknown arguments are refused rather than silently dropped: a misspelt filter must not widen a list.
@@ -152,7 +155,7 @@ export function checkAgreesWithOperation(tool: ToolDefinition): void {
   if (problems.length > 0) throw new Error(`tool ${tool.name}: ${problems.join('; ')}`);
 }
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
 /**
  * Replaces every `$ref` into `definitions` with the definition itself: tool schemas are self-contained.

@@ -1,5 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ApiError, type HttpApp, identityOf } from '@voice/kit';
+import { ApiError, type HttpApp, identityOf, urlPath } from '@voice/kit';
+import { type McpSelection, mcpPath, mcpSelection } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
@@ -25,36 +26,61 @@ const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
       id: null,
     });
 
+/** The endpoint and its selection URLs (`parseMcpPath` in proto reads them; the gateway routes them all here). */
+const mcpPaths = [mcpPath, `${mcpPath}/readonly`, `${mcpPath}/x/:toolsets`, `${mcpPath}/x/:toolsets/readonly`];
+
+/**
+ * The toolsets and read-only mode of a request, from its URL and its `X-MCP-Toolsets` / `X-MCP-Readonly`
+ * headers; a wrong one is a 400 envelope before any MCP is spoken, naming the known toolsets.
+ */
+export function selectionOf(request: FastifyRequest): McpSelection {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value.join(',') : value;
+  };
+  const result = mcpSelection(urlPath(request.url), { toolsets: header('x-mcp-toolsets'), readonly: header('x-mcp-readonly') });
+  if (!result.ok) throw new ApiError('invalid_request', result.message, { param: result.param });
+  return result.selection;
+}
+
 export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): void {
   const originCheck = async (request: FastifyRequest) => checkOrigin(request.headers.origin, deps.env.MCP_ALLOWED_ORIGINS);
 
-  app.post(
-    '/api/mcp',
-    // Reaching the server needs a read key; each tool then checks its own scope against the caller's.
-    { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck },
-    async (request, reply) => {
-      const identity = identityOf(request);
-      const server = createMcpServer(deps, catalog, identity);
-      // Stateless: no session id, and one JSON response per request (no stream to keep open).
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      reply.hijack();
-      reply.raw.setHeader('request-id', request.id);
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      try {
-        await server.connect(transport);
-        await transport.handleRequest(request.raw, reply.raw, request.body);
-      } catch (error) {
-        request.log.error({ err: error }, 'mcp request failed');
-        if (!reply.raw.headersSent) {
-          reply.raw.writeHead(500, { 'content-type': 'application/json' });
-          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+  const selectionCheck = async (request: FastifyRequest) => {
+    selectionOf(request);
+  };
+
+  for (const path of mcpPaths) {
+    app.post(
+      path,
+      // Reaching the server needs a read key; each tool then checks its own scope against the caller's.
+      { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck },
+      async (request, reply) => {
+        // Read before the reply is hijacked, so that a wrong selection is still an envelope.
+        const selection = selectionOf(request);
+        const server = createMcpServer(deps, catalog, identityOf(request), selection);
+        // Stateless: no session id, and one JSON response per request (no stream to keep open).
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        reply.hijack();
+        reply.raw.setHeader('request-id', request.id);
+        reply.raw.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        try {
+          await server.connect(transport);
+          await transport.handleRequest(request.raw, reply.raw, request.body);
+        } catch (error) {
+          request.log.error({ err: error }, 'mcp request failed');
+          if (!reply.raw.headersSent) {
+            reply.raw.writeHead(500, { 'content-type': 'application/json' });
+            reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+          }
         }
-      }
-    },
-  );
-  app.get('/api/mcp', { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck }, methodNotAllowed);
-  app.delete('/api/mcp', { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck }, methodNotAllowed);
+      },
+    );
+
+    app.get(path, { schema: { hide: true }, config: { scope: 'read' }, preHandler: [originCheck, selectionCheck] }, methodNotAllowed);
+    app.delete(path, { schema: { hide: true }, config: { scope: 'read' }, preHandler: [originCheck, selectionCheck] }, methodNotAllowed);
+  }
 }

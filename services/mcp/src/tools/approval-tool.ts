@@ -1,5 +1,5 @@
 import { ApiError } from '@voice/kit';
-import { type ApprovalTool, approvalOutcomeSchema, pendingApprovalSchema } from '@voice/proto';
+import { type ApprovalTool, approvalOutcomeSchema, type McpToolset, pendingApprovalSchema } from '@voice/proto';
 import { z } from 'zod';
 import { approvalActions } from '../domain/approval-actions.js';
 import { requestApproval } from '../domain/approvals.js';
@@ -16,10 +16,14 @@ const approvalToolOutput = z.discriminatedUnion('status', [pendingApprovalSchema
  * The only kind of tool that says `approval`; its scope is that of the operation it waits to run. A client
  * that calls it as an MCP task gets the approval as the task, whose result is the outcome once decided.
  */
-export function approvalTool(tool: ApprovalTool, options: { title: string; description: string; openWorld: boolean }): ToolDefinition {
+export function approvalTool(
+  tool: ApprovalTool,
+  options: { toolset: McpToolset; title: string; description: string; openWorld: boolean },
+): ToolDefinition {
   const { operation, input } = approvalActions[tool];
   return {
     name: tool,
+    toolset: options.toolset,
     title: options.title,
     description:
       // The server's instructions explain approvals once; each tool says only what the agent must not miss.

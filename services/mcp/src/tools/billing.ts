@@ -9,12 +9,14 @@ const projectId = idSchema('project').describe('The project, e.g. from service_l
 export const billingTools = [
   defineTool({
     name: 'service_list_invoices',
+    toolset: 'billing',
     title: 'List invoices',
     description: 'Invoices by status, lead or workspace. Amounts in minor units.',
     operation: leadsRpc.listInvoices,
   }),
   defineTool({
     name: 'service_get_invoice',
+    toolset: 'billing',
     title: 'Get an invoice',
     description: 'One invoice with its lines, taxes and totals (minor units).',
     operation: leadsRpc.getInvoice,
@@ -23,6 +25,7 @@ export const billingTools = [
   }),
   defineTool({
     name: 'service_draft_invoice',
+    toolset: 'billing',
     title: 'Draft an invoice',
     description:
       'Creates a draft invoice for a lead: lines with quantity, unit amount (minor units) and tax rate (basis points). Sending it is service_send_invoice.',
@@ -35,6 +38,7 @@ export const billingTools = [
   }),
   defineTool({
     name: 'service_update_invoice',
+    toolset: 'billing',
     title: 'Change a draft invoice',
     description:
       'Changes a draft invoice: lines (replaced whole), due date, memo, currency, customer. Only drafts change; others are a conflict.',
@@ -44,18 +48,21 @@ export const billingTools = [
     rpcInput: updateById('invoice_id'),
   }),
   approvalTool('service_send_invoice', {
+    toolset: 'billing',
     title: 'Send an invoice',
     description: 'Sends an invoice to its customer; it can no longer be changed afterwards.',
     openWorld: true,
   }),
   defineTool({
     name: 'service_list_projects',
+    toolset: 'billing',
     title: 'List projects',
     description: 'Projects by status, lead or workspace.',
     operation: leadsRpc.listProjects,
   }),
   defineTool({
     name: 'service_get_project',
+    toolset: 'billing',
     title: 'Get a project',
     description: 'One project with its deliverables, notes and due date.',
     operation: leadsRpc.getProject,
@@ -64,6 +71,7 @@ export const billingTools = [
   }),
   defineTool({
     name: 'service_update_project',
+    toolset: 'billing',
     title: 'Update a project',
     description:
       'Changes a project’s status (`active`/`ready`), notes, due date, name or deliverables. Delivery is service_deliver_project.',
@@ -73,6 +81,7 @@ export const billingTools = [
     rpcInput: updateById('project_id'),
   }),
   approvalTool('service_deliver_project', {
+    toolset: 'billing',
     title: 'Deliver a project',
     description: 'Delivers a project to its customer and marks it delivered.',
     openWorld: true,

@@ -8,6 +8,7 @@ const waitOnProviders = (deps: McpDeps) => Math.max(deps.env.RPC_TIMEOUT_MS, 60_
 export const knowledgeTools = [
   defineTool({
     name: 'service_recall',
+    toolset: 'knowledge',
     title: 'Recall from the knowledge base',
     description:
       'Finds the passages of the organization’s knowledge base that answer a question, and, when a model provider is configured, an answer grounded in them with [n] citations.',
@@ -17,6 +18,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'service_brand_score',
+    toolset: 'knowledge',
     title: 'Brand score',
     description:
       'Scores what two large language models know about a brand (0-100, a verdict, per-provider probes and recommendations). Takes as long as the slower provider.',
@@ -27,6 +29,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'service_add_knowledge_document',
+    toolset: 'knowledge',
     title: 'Add a knowledge-base document',
     description: 'Adds a document (plain text or Markdown, up to 200,000 characters) to the knowledge base that service_recall searches.',
     operation: recallRpc.addDocument,

@@ -17,6 +17,7 @@ const leadId = idSchema('lead').describe('The lead, e.g. from service_list_leads
 export const leadTools = [
   defineTool({
     name: 'service_recent_leads',
+    toolset: 'leads',
     title: 'Recent leads',
     description:
       'Leads created in the last `since_hours` hours (default 168, one week). With `qualified_only`, only qualified leads, ' +
@@ -28,12 +29,14 @@ export const leadTools = [
   }),
   defineTool({
     name: 'service_list_leads',
+    toolset: 'leads',
     title: 'List leads',
     description: 'Leads filtered by status, workspace, tag, owner, source, creation time or text (`q`).',
     operation: leadsRpc.listLeads,
   }),
   defineTool({
     name: 'service_get_lead',
+    toolset: 'leads',
     title: 'Get a lead',
     description: 'One lead with its latest notes, enrollments in follow-up sequences and last calls.',
     operation: leadsRpc.getLead,
@@ -42,6 +45,7 @@ export const leadTools = [
   }),
   defineTool({
     name: 'service_create_lead',
+    toolset: 'leads',
     title: 'Create a lead',
     description: 'Creates a lead (name, phone, email, company, status, tags, owner, custom fields, an optional first note).',
     operation: leadsRpc.createLead,
@@ -52,6 +56,7 @@ export const leadTools = [
   }),
   defineTool({
     name: 'service_update_lead',
+    toolset: 'leads',
     title: 'Update a lead',
     description: 'Changes a lead’s status, tags, owner, contact details, next action or custom fields. Only the fields given change.',
     operation: leadsRpc.updateLead,
@@ -61,6 +66,7 @@ export const leadTools = [
   }),
   defineTool({
     name: 'service_add_lead_note',
+    toolset: 'leads',
     title: 'Add a note to a lead',
     description: 'Appends a note to a lead’s history (notes are never edited or removed).',
     operation: leadsRpc.addLeadNote,
@@ -68,6 +74,7 @@ export const leadTools = [
     rpcInput: ({ lead_id, ...note }) => ({ id: lead_id, ...note }),
   }),
   approvalTool('service_delete_lead', {
+    toolset: 'leads',
     title: 'Delete a lead',
     description:
       'Deletes a lead and its personal data (notes, contact details); invoices and projects keep their amounts without the customer.',

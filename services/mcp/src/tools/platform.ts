@@ -6,6 +6,7 @@ import { findApproval, listApprovals, toApproval } from '../store/approvals.js';
 export const platformTools = [
   defineLocalTool({
     name: 'service_list_approvals',
+    toolset: 'platform',
     title: 'List approvals',
     description: 'Approvals of destructive actions, by status or tool.',
     scope: 'read',
@@ -15,6 +16,7 @@ export const platformTools = [
   }),
   defineLocalTool({
     name: 'service_get_approval',
+    toolset: 'platform',
     title: 'Get an approval',
     description: 'One approval: its status, who resolved it and when, and the action’s result or error once it ran.',
     scope: 'read',
@@ -24,12 +26,14 @@ export const platformTools = [
   }),
   defineTool({
     name: 'service_get_usage',
+    toolset: 'platform',
     title: 'Usage and limits',
     description: 'This key’s monthly quota and use, the organization’s daily requests against its plan limit, and the plan’s limits.',
     operation: gatewayRpc.getUsage,
   }),
   defineTool({
     name: 'service_list_audit_log',
+    toolset: 'platform',
     title: 'List the audit log',
     description: 'The organization’s recent API calls (REST and MCP): method, path, status, key, latency.',
     operation: gatewayRpc.listAuditLog,

@@ -7,12 +7,14 @@ const sequenceId = idSchema('sequence').describe('The sequence, e.g. from servic
 export const sequenceTools = [
   defineTool({
     name: 'service_list_sequences',
+    toolset: 'sequences',
     title: 'List follow-up sequences',
     description: 'Follow-up sequences (timed calls, SMS and waits), optionally of one workspace.',
     operation: leadsRpc.listSequences,
   }),
   defineTool({
     name: 'service_get_sequence',
+    toolset: 'sequences',
     title: 'Get a sequence',
     description: 'One follow-up sequence with its steps.',
     operation: leadsRpc.getSequence,
@@ -21,6 +23,7 @@ export const sequenceTools = [
   }),
   defineTool({
     name: 'service_enroll_sequence',
+    toolset: 'sequences',
     title: 'Enroll leads in a sequence',
     description:
       'Starts a follow-up sequence for up to 100 leads. A lead already active in the sequence keeps its enrollment; steps to numbers on the do-not-call list are skipped.',
@@ -30,6 +33,7 @@ export const sequenceTools = [
   }),
   defineTool({
     name: 'service_unenroll_sequence',
+    toolset: 'sequences',
     title: 'Stop a lead’s enrollment',
     description: 'Stops a lead’s active enrollment in a sequence; no further steps run for it.',
     operation: leadsRpc.unenrollLead,
@@ -38,6 +42,7 @@ export const sequenceTools = [
   }),
   defineTool({
     name: 'service_list_enrollments',
+    toolset: 'sequences',
     title: 'List enrollments',
     description: 'Enrollments by sequence or by lead (or both), optionally by status.',
     operation: leadsRpc.listEnrollments,

@@ -15,12 +15,14 @@ const callId = idSchema('call').describe('The call, e.g. from service_list_calls
 export const telephonyTools = [
   defineTool({
     name: 'service_list_calls',
+    toolset: 'calls',
     title: 'List calls',
     description: 'Calls filtered by direction, outcome (e.g. `qualified_lead`), status, lead and creation period.',
     operation: telephonyRpc.listCalls,
   }),
   defineTool({
     name: 'service_get_call',
+    toolset: 'calls',
     title: 'Get a call',
     description: 'One call with its transcript, summary and recording link.',
     operation: telephonyRpc.getCall,
@@ -29,6 +31,7 @@ export const telephonyTools = [
   }),
   defineTool({
     name: 'service_queue_call',
+    toolset: 'calls',
     title: 'Queue an outbound call',
     description:
       'Queues an outbound call by the voice agent to `to` (E.164). Refused with dnc_blocked when the number is on the do-not-call list.',
@@ -39,6 +42,7 @@ export const telephonyTools = [
   }),
   defineTool({
     name: 'service_cancel_call',
+    toolset: 'calls',
     title: 'Cancel a queued call',
     description: 'Cancels a call that is still queued; a call already ringing or finished is a conflict.',
     operation: telephonyRpc.cancelCall,
@@ -48,18 +52,21 @@ export const telephonyTools = [
   }),
   defineTool({
     name: 'service_call_stats',
+    toolset: 'calls',
     title: 'Call statistics',
     description: 'Counts of calls by outcome, direction and status, and total talk time, over a period (default: the last 30 days).',
     operation: telephonyRpc.callStats,
   }),
   defineTool({
     name: 'service_list_sms',
+    toolset: 'calls',
     title: 'List SMS',
     description: 'Text messages filtered by direction, status, lead and creation period.',
     operation: telephonyRpc.listSms,
   }),
   defineTool({
     name: 'service_get_sms',
+    toolset: 'calls',
     title: 'Get an SMS',
     description: 'One text message with its delivery status.',
     operation: telephonyRpc.getSms,
@@ -68,6 +75,7 @@ export const telephonyTools = [
   }),
   defineTool({
     name: 'service_send_sms',
+    toolset: 'calls',
     title: 'Send an SMS',
     description: 'Sends a text message to `to` (E.164). Refused with dnc_blocked when the number is on the do-not-call list.',
     operation: telephonyRpc.sendSms,
@@ -77,18 +85,21 @@ export const telephonyTools = [
   }),
   defineTool({
     name: 'service_list_dnc',
+    toolset: 'calls',
     title: 'List do-not-call entries',
     description: 'The organization’s do-not-call entries, filtered by phone, channel or source.',
     operation: telephonyRpc.listDnc,
   }),
   defineTool({
     name: 'service_check_dnc',
+    toolset: 'calls',
     title: 'Check a number against the do-not-call list',
     description: 'Whether a number is listed, for which channels, and whether a call or an SMS to it would be refused.',
     operation: telephonyRpc.checkDnc,
   }),
   defineTool({
     name: 'service_add_dnc',
+    toolset: 'calls',
     title: 'Add a number to the do-not-call list',
     description: 'Lists a number for voice, sms or all channels; adding a number already listed returns the existing entry.',
     operation: telephonyRpc.addDnc,
@@ -97,6 +108,7 @@ export const telephonyTools = [
     rpcInput: (args) => ({ ...args, source: 'mcp' as const }),
   }),
   approvalTool('service_remove_dnc', {
+    toolset: 'calls',
     title: 'Remove a number from the do-not-call list',
     description: 'Removes a number’s do-not-call entries (one channel, or all), after which it may be called or texted again.',
     openWorld: false,

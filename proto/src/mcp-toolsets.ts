@@ -1,0 +1,90 @@
+// Which tools an MCP client sees: toolsets and read-only mode, chosen by header (`X-MCP-Toolsets`,
+// `X-MCP-Readonly`) or by URL (`/api/mcp/x/{toolsets}`, `/api/mcp/readonly`, `/api/mcp/x/{toolsets}/readonly`)
+// for clients that cannot set headers. The mcp service, the gateway (routes, scopes, OAuth metadata) and the
+// console (OAuth `resource`) all read the URLs with this one parser, so they agree on which exist.
+
+/** The toolsets, in the order of MCP-TOOLS.md. Each tool names exactly one in its definition. */
+export const mcpToolsets = ['leads', 'calls', 'sequences', 'billing', 'workspace', 'knowledge', 'platform'] as const;
+export type McpToolset = (typeof mcpToolsets)[number];
+
+/** The MCP endpoint's path; every selection URL starts with it. */
+export const mcpPath = '/api/mcp';
+
+/** What a request selected: the toolsets (all when none was named) and whether only read tools are served. */
+export interface McpSelection {
+  toolsets: readonly McpToolset[];
+  readonly: boolean;
+}
+
+/** A refusal names what was wrong: the URL's toolsets, or one of the two headers. */
+export type McpSelectionResult =
+  | { ok: true; selection: McpSelection }
+  | { ok: false; message: string; param: 'toolsets' | 'x-mcp-toolsets' | 'x-mcp-readonly' };
+
+const isToolset = (name: string): name is McpToolset => (mcpToolsets as readonly string[]).includes(name);
+
+/** A comma-separated list of toolset names, as the header or the URL segment carries it. */
+function parseToolsets(list: string): { ok: true; toolsets: McpToolset[] } | { ok: false; message: string } {
+  const names = list.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !isToolset(name));
+  if (unknown.length > 0) {
+    const shown = unknown.map((name) => JSON.stringify(name.slice(0, 40))).join(', ');
+    return { ok: false, message: `Unknown toolset ${shown}. The toolsets are: ${mcpToolsets.join(', ')}.` };
+  }
+  return { ok: true, toolsets: [...new Set(names as McpToolset[])] };
+}
+
+// `/x/{toolsets}` then `/readonly`, each optional, after `/api/mcp`; a trailing slash is tolerated as on `/api/mcp/`.
+const suffixPattern = /^(?:\/x\/([^/]*))?(\/readonly)?\/?$/;
+
+/**
+ * The selection a path names, or undefined when the path is not one of the MCP endpoint's (another path
+ * under `/api/mcp/`); an unknown or empty toolset list is an error that lists the known ones.
+ */
+export function parseMcpPath(path: string): McpSelectionResult | undefined {
+  if (path !== mcpPath && !path.startsWith(`${mcpPath}/`)) return undefined;
+  const match = suffixPattern.exec(path.slice(mcpPath.length));
+  if (!match) return undefined;
+  const [, list, readonly] = match;
+  if (list === undefined) return { ok: true, selection: { toolsets: mcpToolsets, readonly: readonly !== undefined } };
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(list);
+  } catch {
+    const message = `The toolset list is not valid URL encoding. The toolsets are: ${mcpToolsets.join(', ')}.`;
+    return { ok: false, message, param: 'toolsets' };
+  }
+  const parsed = parseToolsets(decoded);
+  if (!parsed.ok) return { ...parsed, param: 'toolsets' };
+  return { ok: true, selection: { toolsets: parsed.toolsets, readonly: readonly !== undefined } };
+}
+
+/** True for exactly the MCP endpoint's paths with a valid selection: what the gateway and console accept. */
+export function isMcpPath(path: string): boolean {
+  return parseMcpPath(path)?.ok === true;
+}
+
+/**
+ * The selection of one request: its path's, narrowed by the headers. Toolsets named in both the URL and
+ * the header are refused (which one meant?); read-only from either wins, being the safer of the two.
+ */
+export function mcpSelection(path: string, headers: { toolsets?: string; readonly?: string }): McpSelectionResult {
+  const fromPath = parseMcpPath(path) ?? { ok: false, message: `${path.slice(0, 200)} is not an MCP endpoint.`, param: 'toolsets' };
+  if (!fromPath.ok) return fromPath;
+  let { toolsets, readonly } = fromPath.selection;
+  if (headers.readonly !== undefined) {
+    const value = headers.readonly.trim().toLowerCase();
+    if (value !== 'true' && value !== 'false')
+      return { ok: false, message: 'X-MCP-Readonly must be true or false.', param: 'x-mcp-readonly' };
+    readonly ||= value === 'true';
+  }
+  if (headers.toolsets !== undefined) {
+    if (path.startsWith(`${mcpPath}/x/`)) {
+      return { ok: false, message: 'Name the toolsets in the URL or in X-MCP-Toolsets, not both.', param: 'x-mcp-toolsets' };
+    }
+    const parsed = parseToolsets(headers.toolsets);
+    if (!parsed.ok) return { ...parsed, param: 'x-mcp-toolsets' };
+    toolsets = parsed.toolsets;
+  }
+  return { ok: true, selection: { toolsets, readonly } };
+}
