@@ -4,16 +4,9 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '@voice/kit';
 import { testIdentity } from '@voice/kit/testing';
-import { approvalTools } from '@voice/proto';
+import { approvalTools, mcpToolsets } from '@voice/proto';
 import { ToolCatalog } from '../src/mcp/catalog.js';
 import { toolError } from '../src/mcp/tool-errors.js';
-import { billingTools } from '../src/tools/billing.js';
-import { knowledgeTools } from '../src/tools/knowledge.js';
-import { leadTools } from '../src/tools/leads.js';
-import { platformTools } from '../src/tools/platform.js';
-import { sequenceTools } from '../src/tools/sequences.js';
-import { telephonyTools } from '../src/tools/telephony.js';
-import { workspaceTools } from '../src/tools/workspaces.js';
 
 /** MCP-TOOLS.md, row by row: name, scope (R/W), approval. The names are the contract; they must not drift. */
 const specification: Array<[string, 'R' | 'W', boolean]> = [
@@ -147,9 +140,10 @@ describe('the tool catalogue', () => {
 
   test('a record left out of an output schema names a reading tool of the same list that spells it out', () => {
     assert.ok(recordReferences(listings) > 10);
-    // A list of fewer tools (one file of src/tools/, as a toolset would be) names only tools of its own.
-    for (const tools of [leadTools, telephonyTools, sequenceTools, billingTools, workspaceTools, knowledgeTools, platformTools]) {
-      recordReferences(new ToolCatalog(tools).listings());
+    // A selection of toolsets (read-only or not) names only tools it lists.
+    const selections = [...mcpToolsets.map((toolset) => [toolset]), ['leads', 'calls'] as const, mcpToolsets];
+    for (const toolsets of selections) {
+      for (const readonly of [false, true]) recordReferences(catalog.list({ scope: 'read-write' }, { toolsets, readonly }));
     }
   });
 
