@@ -9,15 +9,9 @@
 //   npm run bench -- mcp        (BENCH_SECONDS=2 BENCH_ROUNDS=3 for a quick run)
 import { bearer, startPlatform } from '@voice/gateway/testing';
 import { testIdentity } from '@voice/kit/testing';
+import { mcpToolsets } from '@voice/proto';
 import autocannon from 'autocannon';
 import { ToolCatalog } from '../src/mcp/catalog.js';
-import { billingTools } from '../src/tools/billing.js';
-import { knowledgeTools } from '../src/tools/knowledge.js';
-import { leadTools } from '../src/tools/leads.js';
-import { platformTools } from '../src/tools/platform.js';
-import { sequenceTools } from '../src/tools/sequences.js';
-import { telephonyTools } from '../src/tools/telephony.js';
-import { workspaceTools } from '../src/tools/workspaces.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -26,42 +20,30 @@ const warmupRequests = Number(process.env.BENCH_WARMUP_REQUESTS ?? 2_000);
 const leads = 50;
 const limit = 20;
 
-/**
- * The toolsets of issue 19, one per file of src/tools/. Where the toolsets are declared with the tools,
- * this becomes a lookup in that declaration; the rest of the bench stays.
- */
-const toolsets = {
-  leads: leadTools,
-  calls: telephonyTools,
-  sequences: sequenceTools,
-  billing: billingTools,
-  workspace: workspaceTools,
-  knowledge: knowledgeTools,
-  platform: platformTools,
-};
-function toolsetOf(name: string): string {
-  const found = Object.entries(toolsets).find(([, tools]) => tools.some((tool) => tool.name === name));
-  if (!found) throw new Error(`tool ${name} is in no toolset`);
-  return found[0];
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-// 1. Sizes: what the server answers to tools/list, serialized as on the wire.
-const listed = new ToolCatalog().list(testIdentity({ scope: 'read-write' }));
+// 1. Sizes: what the server answers to tools/list, serialized as on the wire: everything, then what a
+//    client of one toolset (its own list, with its own output schemas) gets.
+const catalog = new ToolCatalog();
+const readWrite = testIdentity({ scope: 'read-write' });
+const listed = catalog.list(readWrite);
 const total = JSON.stringify({ tools: listed }).length;
 console.log(`tools/list for a read-write key: ${listed.length} tools, ${total.toLocaleString('en')} characters (budget 60,000)`);
-for (const name of Object.keys(toolsets)) {
-  const tools = listed.filter((tool) => toolsetOf(tool.name) === name);
+for (const toolset of mcpToolsets) {
+  const tools = catalog.list(readWrite, { toolsets: [toolset], readonly: false });
   const size = JSON.stringify({ tools }).length;
   const outputs = tools.reduce((sum, tool) => sum + JSON.stringify(tool.outputSchema).length, 0);
   console.log(
-    `  ${name.padEnd(10)} ${String(tools.length).padStart(2)} tools ${size.toLocaleString('en').padStart(7)} characters (output schemas ${outputs.toLocaleString('en')})`,
+    `  ${toolset.padEnd(10)} ${String(tools.length).padStart(2)} tools ${size.toLocaleString('en').padStart(7)} characters (output schemas ${outputs.toLocaleString('en')})`,
   );
 }
+const readonly = catalog.list(readWrite, { toolsets: mcpToolsets, readonly: true });
+console.log(
+  `  read-only  ${readonly.length} tools ${JSON.stringify({ tools: readonly }).length.toLocaleString('en').padStart(7)} characters`,
+);
 
 // 2. tools/call against REST, through one gateway in front of real services.
 const platform = await startPlatform({ services: ['leads', 'mcp'] });
