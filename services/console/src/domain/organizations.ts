@@ -14,7 +14,8 @@ export interface OrganizationsSeen {
 }
 
 /**
- * The person's organizations as the gateway knows them, asked once per request that shows a page. The
+ * The person's organizations as the gateway knows them, asked once per signed-in request (a POST too: its
+ * handler reuses `current` for the plan, and an error page shows the names). The
  * gateway owns organizations, names included, so the console keeps no copy that could go stale: one
  * `getOrganization` call per membership, in parallel, each with the person's identity in that organization
  * (the console checked the membership). A call that fails leaves that organization shown by its id; the
