@@ -178,6 +178,10 @@ export async function elicitDecision(options: {
       if (declined || signal.aborted || left <= 0) return pending;
       await pause(Math.min(left, deps.env.APPROVAL_TASK_POLL_MS), [refused, closed]);
     }
+  } catch (error) {
+    // The stream went away (the client hung up): the approval stands, in the channels and the console.
+    deps.logger.warn({ err: error, approval_id: approvalId }, 'approval elicitation ended early');
+    return pending;
   } finally {
     asked.done();
   }
