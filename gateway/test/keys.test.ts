@@ -101,6 +101,7 @@ describe('key cache', () => {
     status: 'active',
     expiresAt: null,
     plan: 'pro',
+    ownerUserId: null,
   });
 
   test('serves from memory within the TTL, shares concurrent lookups, and forgets on invalidation', async () => {

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type HttpApp, newId, parseEnv, verifyIdentity } from '@voice/kit';
 import { createTestContext, type Receiver, startReceiver, type TestContext } from '@voice/kit/testing';
-import { requestBodyLimitBytes } from '@voice/proto';
+import { gatewayRpc, requestBodyLimitBytes } from '@voice/proto';
 import { buildApp as buildTelephony } from '../../services/telephony/src/app.js';
 import { connectDeps as connectTelephony, type TelephonyDeps } from '../../services/telephony/src/deps.js';
 import { envSchema as telephonyEnvSchema } from '../../services/telephony/src/env.js';
-import { bearer, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
+import { bearer, createGrantWithToken, createOrgWithKey, personIdentity, startGateway, type TestGateway } from './support/harness.js';
 
 describe('the gateway proxies to services with signed identity', () => {
   let ctx: TestContext;
@@ -180,5 +180,27 @@ describe('what a service receives from the gateway', () => {
     assert.equal(headers['accept-language'], 'de');
     const identity = verifyIdentity(headers, { method: 'GET', url }, ctx.env.INTERNAL_SIGNING_SECRET as string);
     assert.deepEqual([identity.org_id, identity.key_id, identity.request_id], [orgId, keyId, response.headers['request-id']]);
+    // The admin CLI's key belongs to nobody.
+    assert.equal(identity.owner_user_id, undefined);
+  });
+
+  test('the signed identity names the person a key or grant belongs to: who created the key, or who granted the app', async () => {
+    const { orgId } = await createOrgWithKey(gateway);
+    const person = personIdentity(orgId);
+    const created = await gateway.deps.bus.call(gatewayRpc.createKey, person, { name: 'agent', scope: 'read', monthly_quota: 10 });
+    const { token, person: granter } = await createGrantWithToken(gateway, orgId);
+    for (const [credential, owner] of [
+      [created.key, person.user_id],
+      [token, granter.user_id],
+    ] as const) {
+      const url = `/api/v1/phone/calls?owner=${owner}`;
+      const response = await gateway.app.inject({ method: 'GET', url, headers: bearer(credential) });
+      assert.equal(response.statusCode, 200);
+      const forwarded = upstream.requests.find((request) => request.url === url);
+      assert.ok(forwarded, 'the request reached the service');
+      const identity = verifyIdentity(forwarded.headers, { method: 'GET', url }, ctx.env.INTERNAL_SIGNING_SECRET as string);
+      assert.equal(identity.owner_user_id, owner);
+      assert.equal(identity.user_id, undefined, 'a credential is never the person themselves');
+    }
   });
 });

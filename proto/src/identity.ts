@@ -24,6 +24,12 @@ export const identitySchema = z.object({
    * it, and record the person as the actor. API keys never carry it.
    */
   user_id: z.string().optional(),
+  /**
+   * The person an API key or OAuth grant belongs to (`usr_…`: who created the key in the console, or who
+   * granted the app), so that what the credential asks a person to confirm (an MCP URL elicitation) is bound
+   * to that person. Absent for keys the admin CLI made, which belong to nobody.
+   */
+  owner_user_id: z.string().optional(),
   scope: scopeSchema,
   plan: planSchema,
   request_id: z.string(),

@@ -49,6 +49,12 @@ export const approvalSchema = z
     summary: z.string().describe('What the action will do, in one sentence, as the approver saw it'),
     status: z.enum(approvalStatuses),
     requested_by: z.string().describe('The API key that asked for the action'),
+    bound_user_id: z
+      .string()
+      .nullable()
+      .describe(
+        "The person this approval was sent to as an MCP URL elicitation (the requesting key's or grant's owner): only they may decide it in the console; Telegram and Slack taps are unchanged",
+      ),
     expires_at: timestampSchema,
     resolved_at: timestampSchema.nullable(),
     resolved_by: z

@@ -129,6 +129,7 @@ export async function authenticate(
     request_id: request.id,
     monthly_used: decision.monthlyUsed,
     monthly_quota: grant.monthlyQuota,
+    ...(grant.ownerUserId ? { owner_user_id: grant.ownerUserId } : {}),
   };
   request.identity = identity;
   recordUse(deps, grant.id, now);

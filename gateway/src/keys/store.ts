@@ -18,6 +18,8 @@ export interface KeyGrant {
   status: 'active' | 'revoked';
   expiresAt: Date | null;
   plan: Plan;
+  /** The person the key or grant belongs to (its creator, or who granted the app); null for the admin CLI's keys. */
+  ownerUserId: string | null;
 }
 
 export const toScope = (scope: ApiKey['scope']): Scope => (scope === 'read_write' ? 'read-write' : 'read');
@@ -61,6 +63,7 @@ function toKeyGrant(row: ApiKey & { organization: { plan: Plan } }, expiresAt: D
     status: row.status,
     expiresAt,
     plan: row.organization.plan,
+    ownerUserId: row.createdBy,
   };
 }
 

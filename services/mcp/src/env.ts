@@ -37,6 +37,17 @@ export const envSchema = baseEnvSchema
       .transform((url) => url.replace(/\/+$/, '')),
     /** How often an MCP client should first poll an approval's task (`pollInterval` of tasks/get; it grows as the approval waits). */
     APPROVAL_TASK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
+    /**
+     * How long a tool call that showed its approval as a URL elicitation waits for the person's decision
+     * before it returns pending_approval. Below 60 s by default: the SDK clients give up on a request after
+     * 60 s unless told otherwise, and an agent is better served by pending_approval than by a timeout.
+     */
+    APPROVAL_ELICITATION_WAIT_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(15 * 60_000)
+      .default(50_000),
     /** How often pending approvals past their expiry are marked `expired` (and their messages edited). */
     APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
     /**

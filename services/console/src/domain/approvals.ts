@@ -1,5 +1,6 @@
 import type { Bus } from '@voice/kit';
 import { type ApprovalStatus, type ApprovalTool, mcpRpc, type RpcInput } from '@voice/proto';
+import type { PrismaClient } from '../generated/prisma/client.js';
 import { personOnGateway } from './api-keys.js';
 import type { SignedIn } from './sessions.js';
 
@@ -35,3 +36,13 @@ export async function approvalsFor(ctx: { bus: Bus }, signedIn: SignedIn, reques
   };
 }
 export type OrganizationApprovals = Awaited<ReturnType<typeof approvalsFor>>;
+
+/**
+ * The member an approval is bound to (sent to their MCP client as a URL elicitation), by name, for its page:
+ * only they may decide it here. Looked up among this organization's members only; someone who left is
+ * shown by id.
+ */
+export async function boundMemberName(prisma: PrismaClient, orgId: string, userId: string): Promise<string> {
+  const membership = await prisma.membership.findFirst({ where: { orgId, userId }, include: { user: { select: { name: true } } } });
+  return membership ? `${membership.user.name} (${userId})` : userId;
+}

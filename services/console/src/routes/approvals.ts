@@ -1,9 +1,11 @@
 import { ApiError, type Bus } from '@voice/kit';
+import type { Approval } from '@voice/proto';
 import { approvalChannelKinds, approvalStatuses, approvalTools } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { approvalsFor, type OrganizationApprovals } from '../domain/approvals.js';
+import { approvalsFor, boundMemberName, type OrganizationApprovals } from '../domain/approvals.js';
 import { canManage } from '../domain/roles.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
@@ -41,8 +43,15 @@ const channelRefusals = new Set(['invalid_request', 'unavailable', 'not_found'])
  * approve or reject on an approval's page, the third way beside Telegram and Slack taps, with the same
  * once-only rule (the mcp service's claim).
  */
-export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
+export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: PrismaClient }): void {
   const serviceFor = (request: FastifyRequest) => approvalsFor(ctx, signedInOf(request), request.id);
+  /** An approval's page, naming the person it is bound to when it is someone else (who alone may decide). */
+  const onePage = async (request: FastifyRequest, approval: Approval, options: { error?: string; info?: string } = {}) => {
+    const signedIn = signedInOf(request);
+    const bound = approval.bound_user_id;
+    const boundTo = bound && bound !== signedIn.user.id ? await boundMemberName(ctx.prisma, signedIn.orgId, bound) : undefined;
+    return approvalPage(signedIn, approval, { ...options, ...(boundTo ? { boundTo } : {}) });
+  };
   const listPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -81,7 +90,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
 
   app.get('/approvals/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
     const { id } = approvalParams.parse(request.params);
-    return sendPage(reply, 200, approvalPage(signedInOf(request), await (await serviceFor(request)).get(id)));
+    return sendPage(reply, 200, await onePage(request, await (await serviceFor(request)).get(id)));
   });
 
   // Owners and admins only (`manager`); a member's identity is `read` and the mcp service refuses it too.
@@ -94,7 +103,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
     return sendPage(
       reply,
       outcome.acted ? 200 : 409,
-      approvalPage(signedInOf(request), outcome.approval, outcome.acted ? { info: outcome.notice } : { error: outcome.notice }),
+      await onePage(request, outcome.approval, outcome.acted ? { info: outcome.notice } : { error: outcome.notice }),
     );
   });
 

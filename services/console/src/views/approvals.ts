@@ -174,9 +174,19 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
-/** Approve and Reject, for owners and admins while the approval waits; nobody else gets the forms. */
-function decisionForms(signedIn: SignedIn, approval: Approval): Html | string {
+/**
+ * Approve and Reject, for owners and admins while the approval waits; nobody else gets the forms. An
+ * approval shown to a person's MCP client as a URL elicitation is theirs alone to decide here (`boundTo`
+ * names them for everyone else, who are told why).
+ */
+function decisionForms(signedIn: SignedIn, approval: Approval, boundTo: string | undefined): Html | string {
   if (approval.status !== 'pending' || !canManage(signedIn.role)) return '';
+  if (boundTo) {
+    return html`<section aria-labelledby="decide-heading">
+      <h2 id="decide-heading">Decide</h2>
+      <p id="approval-bound">This approval was sent to the MCP client of ${boundTo}, who owns the key that asked for it, so only they can decide it here. Approvers in the linked Telegram or Slack chat can still decide it there.</p>
+    </section>`;
+  }
   const action = `${approvalPath(approval.id)}/decide`;
   const form = (decision: 'approve' | 'reject', label: string) =>
     html`<form method="post" action="${action}" class="inline">
@@ -204,7 +214,7 @@ function outcome(approval: Approval): Html {
     </section>`;
 }
 
-export function approvalPage(signedIn: SignedIn, approval: Approval, options: { error?: string; info?: string } = {}) {
+export function approvalPage(signedIn: SignedIn, approval: Approval, options: { error?: string; info?: string; boundTo?: string } = {}) {
   return page({
     title: `Approval ${approval.id}`,
     signedIn,
@@ -222,7 +232,7 @@ export function approvalPage(signedIn: SignedIn, approval: Approval, options: { 
       <h2>Frozen arguments</h2>
       <p class="help">The action runs with exactly these, whatever the agent sends later.</p>
       <pre id="approval-arguments"><code>${json(approval.arguments)}</code></pre>
-      ${decisionForms(signedIn, approval)}
+      ${decisionForms(signedIn, approval, options.boundTo)}
       ${outcome(approval)}
       <section aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Sent to</h2>

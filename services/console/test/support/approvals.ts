@@ -21,13 +21,13 @@ export const telegramWebhookSecret = 'console-approvals-telegram-secret_01';
  */
 export type ApprovalsPlatform = Platform<'leads' | 'mcp' | 'webhooks' | 'console'> & { telegram: FakeTelegram };
 
-/** The platform with a Telegram bot configured and no Slack app (so the Slack form says so). */
-export async function startApprovalsPlatform(): Promise<ApprovalsPlatform> {
+/** The platform with a Telegram bot configured and no Slack app (so the Slack form says so); `mcpEnv` adds to the mcp service's. */
+export async function startApprovalsPlatform(mcpEnv: Record<string, string> = {}): Promise<ApprovalsPlatform> {
   const token = '654321:console-approvals-bot';
   const telegram = await startFakeTelegram(token);
   const platform = await startPlatform({
     services: ['leads', 'mcp', 'webhooks', 'console'],
-    mcp: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret, TELEGRAM_API_BASE_URL: telegram.baseUrl },
+    mcp: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret, TELEGRAM_API_BASE_URL: telegram.baseUrl, ...mcpEnv },
   });
   const closePlatform = platform.close;
   return Object.assign(platform, {
@@ -88,8 +88,10 @@ export async function telegramTap(gatewayUrl: string, chatId: string, data: stri
 }
 
 /** The approvals platform with headless Chromium, shaped like `startConsoleInBrowser`'s so the journey steps work. */
-export async function startApprovalsInBrowser(): Promise<ConsoleInBrowser & { platform: ApprovalsPlatform }> {
-  const platform = await startApprovalsPlatform();
+export async function startApprovalsInBrowser(
+  mcpEnv: Record<string, string> = {},
+): Promise<ConsoleInBrowser & { platform: ApprovalsPlatform }> {
+  const platform = await startApprovalsPlatform(mcpEnv);
   let browser: Browser;
   try {
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });

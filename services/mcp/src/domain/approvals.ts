@@ -352,6 +352,15 @@ export async function decideInConsole(
 ): Promise<ApprovalDecision> {
   if (!identity.user_id)
     throw new ApiError('forbidden', 'Only a person signed in to the console can approve or reject; an API key never can.');
+  // An approval sent to a person's MCP client as a URL elicitation is theirs to decide in the browser (the
+  // spec binds such an elicitation to the user who asked); the messaging apps' taps are unchanged.
+  const row = await findApproval(deps.prisma, identity.org_id, input.id);
+  if (row.boundUserId && row.boundUserId !== identity.user_id) {
+    throw new ApiError(
+      'forbidden',
+      `This approval was sent to the MCP client of the person who owns the asking key (${row.boundUserId}); only they can decide it in the console. Telegram and Slack still work.`,
+    );
+  }
   // One line, whatever the name holds: the messaging apps show `resolved_by` in the edited message.
   const name = input.approver_name.replace(/[\p{Cc}\s]+/gu, ' ').trim() || 'unnamed';
   const outcome = await decide(deps, {

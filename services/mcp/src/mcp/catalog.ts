@@ -107,6 +107,11 @@ export class ToolCatalog {
     return sizes;
   }
 
+  /** Whether the tool is a selected approval tool (which a client may be shown as a URL elicitation). */
+  isApprovalTool(name: string, selection: McpSelection = everything): boolean {
+    return this.selects(name, selection) && this.definition(name).approval;
+  }
+
   listings(): Tool[] {
     return [...this.entries.values()].map((entry) => entry.listing);
   }

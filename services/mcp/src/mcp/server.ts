@@ -4,6 +4,7 @@ import type { Identity, McpSelection, RpcDefinition } from '@voice/proto';
 import type { z } from 'zod';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from './catalog.js';
+import { type ElicitationAnswers, elicitDecision } from './elicitation.js';
 import { ApprovalTaskStore } from './tasks.js';
 import type { ToolContext } from './tool.js';
 
@@ -26,9 +27,16 @@ const immediateResponseKey = 'io.modelcontextprotocol/model-immediate-response';
 /**
  * One MCP server for one HTTP request (stateless streamable HTTP: any replica answers any request). The
  * caller's identity is fixed here, from the gateway's signed headers, and reaches every tool handler;
- * nothing in a tool's arguments can change it.
+ * nothing in a tool's arguments can change it. With `elicitation`, the request is a tool call of an approval
+ * tool answered on an SSE stream, where the approval is shown as a URL elicitation (elicitation.ts).
  */
-export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: Identity, selection: McpSelection): Server {
+export function createMcpServer(
+  deps: McpDeps,
+  catalog: ToolCatalog,
+  identity: Identity,
+  selection: McpSelection,
+  elicitation?: ElicitationAnswers,
+): Server {
   const tasks = new ApprovalTaskStore(deps, identity);
   const server = new Server(serverInfo, {
     capabilities: { tools: { listChanged: false }, tasks: taskCapabilities },
@@ -44,7 +52,7 @@ export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: I
       deps.bus.call(rpc, identity, input, options),
   };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.list(identity, selection) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // An unknown tool name is a protocol error (the client asked for something that does not exist).
     // A tool outside the selected toolsets is unknown here too: the client was never offered it.
     if (!catalog.selects(request.params.name, selection))
@@ -55,7 +63,17 @@ export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, identity: I
       if (!task) throw new McpError(ErrorCode.InternalError, `Task ${taskId} vanished.`);
       return { task, _meta: { [immediateResponseKey]: `Approval requested, nothing done yet. ${task.statusMessage ?? ''}` } };
     }
-    return catalog.call(request.params.name, request.params.arguments, context, selection);
+    const result = await catalog.call(request.params.name, request.params.arguments, context, selection);
+    if (!elicitation || !catalog.isApprovalTool(request.params.name, selection)) return result;
+    return elicitDecision({
+      deps,
+      identity,
+      server,
+      answers: elicitation,
+      relatedRequestId: extra.requestId,
+      signal: extra.signal,
+      pending: result,
+    });
   });
   return server;
 }

@@ -1,10 +1,13 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, type HttpApp, identityOf, urlPath } from '@voice/kit';
 import { type McpSelection, mcpPath, mcpSelection } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
+import { ElicitationAnswers, relayAnswers, wantsElicitation } from '../mcp/elicitation.js';
 import { createMcpServer } from '../mcp/server.js';
+import { newSessionId, sessionFeatures, sessionKey } from '../mcp/session.js';
 
 /**
  * Browsers send Origin; a page on a foreign origin must not drive the server with a visitor's network
@@ -43,7 +46,11 @@ export function selectionOf(request: FastifyRequest): McpSelection {
   return result.selection;
 }
 
+const isInitialize = (body: unknown) => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
+
 export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): void {
+  const sessions = sessionKey(deps.env.INTERNAL_SIGNING_SECRET);
+  const answers = new ElicitationAnswers(deps);
   const originCheck = async (request: FastifyRequest) => checkOrigin(request.headers.origin, deps.env.MCP_ALLOWED_ORIGINS);
 
   const selectionCheck = async (request: FastifyRequest) => {
@@ -58,9 +65,22 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
       async (request, reply) => {
         // Read before the reply is hijacked, so that a wrong selection is still an envelope.
         const selection = selectionOf(request);
-        const server = createMcpServer(deps, catalog, identityOf(request), selection);
-        // Stateless: no session id, and one JSON response per request (no stream to keep open).
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        const identity = identityOf(request);
+        const body = request.body;
+        // A client's answer to an elicitation that a tool call (here or on another replica) is waiting on.
+        if (relayAnswers(deps, identity, body)) return reply.status(202).send();
+        const sessionId = request.headers['mcp-session-id'];
+        const features = sessionFeatures(typeof sessionId === 'string' ? sessionId : undefined, sessions);
+        const elicits = wantsElicitation(body, features, identity, selection, catalog);
+        const server = createMcpServer(deps, catalog, identity, selection, elicits ? answers : undefined);
+        // Stateless: one JSON response per request (no stream to keep open), except a tool call that shows an
+        // elicitation, which needs a stream to send it on. The session id of `initialize` only carries the
+        // client's capabilities (session.ts); no later request is checked against it.
+        const params = (body as { params?: { capabilities?: ClientCapabilities } } | undefined)?.params;
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: isInitialize(body) ? () => newSessionId(params?.capabilities, sessions) : undefined,
+          enableJsonResponse: !elicits,
+        });
         reply.hijack();
         reply.raw.setHeader('request-id', request.id);
         reply.raw.on('close', () => {

@@ -48,6 +48,7 @@ export function toApproval(row: ApprovalRow, now: Date): Approval {
     summary: row.summary,
     status: effectiveStatus(row, now),
     requested_by: row.requestedBy,
+    bound_user_id: row.boundUserId,
     expires_at: row.expiresAt.toISOString(),
     resolved_at: row.resolvedAt?.toISOString() ?? null,
     resolved_by: row.resolvedBy,
@@ -106,6 +107,19 @@ export async function findApproval(prisma: Prisma.TransactionClient, orgId: stri
   const row = await prisma.approval.findFirst({ where: { orgId, id } });
   if (!row) throw notFound('approval', 'approval_id');
   return row;
+}
+
+/**
+ * Binds a waiting approval to the person it is about to be shown to as a URL elicitation; from then on only
+ * they may decide it in the console. Refused (null) once it is decided, or when another person holds it
+ * already (an agent of another key asked for the same action first).
+ */
+export async function bindApproval(prisma: PrismaClient, orgId: string, id: string, userId: string): Promise<ApprovalRow | null> {
+  const { count } = await prisma.approval.updateMany({
+    where: { orgId, id, status: 'pending', OR: [{ boundUserId: null }, { boundUserId: userId }] },
+    data: { boundUserId: userId },
+  });
+  return count === 1 ? findApproval(prisma, orgId, id) : null;
 }
 
 /**

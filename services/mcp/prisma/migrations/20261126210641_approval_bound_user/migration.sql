@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "approvals" ADD COLUMN     "bound_user_id" TEXT;
