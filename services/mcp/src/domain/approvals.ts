@@ -150,6 +150,7 @@ export async function requestApproval(
   identity: Identity,
   tool: ApprovalTool,
   args: Record<string, unknown>,
+  boundUserId?: string,
 ): Promise<PendingApproval> {
   const action = approvalActions[tool];
   // The target first: an id of another organization is not_found, whatever else is wrong.
@@ -187,6 +188,7 @@ export async function requestApproval(
     summary,
     requester,
     expiresAt: new Date(now.getTime() + deps.env.APPROVAL_TTL_SECONDS * 1000),
+    boundUserId,
   });
   const deliveries = await deliver(deps, row);
   const sent = deliveries.filter((delivery) => delivery.status === 'sent');

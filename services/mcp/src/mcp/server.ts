@@ -48,6 +48,7 @@ export function createMcpServer(
   const context: ToolContext = {
     identity,
     deps,
+    ...(elicitation && identity.owner_user_id ? { bindApprovalTo: identity.owner_user_id } : {}),
     call: <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }) =>
       deps.bus.call(rpc, identity, input, options),
   };

@@ -14,6 +14,11 @@ export interface ToolAnnotations {
 export interface ToolContext {
   identity: Identity;
   deps: McpDeps;
+  /**
+   * The person an approval this call asks for is bound to from its creation: set when the call will show the
+   * approval as a URL elicitation, so nobody else can decide it in the console, not even in the first moment.
+   */
+  bindApprovalTo?: string;
   call<D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }): Promise<z.output<D['output']>>;
 }
 

@@ -72,6 +72,7 @@ export async function insertApproval(
     summary: string;
     requester: Omit<Identity, 'request_id'>;
     expiresAt: Date;
+    boundUserId?: string;
   },
 ): Promise<ApprovalRow> {
   return prisma.approval.create({
@@ -85,6 +86,7 @@ export async function insertApproval(
       requestedBy: approval.requester.key_id,
       requester: approval.requester as Prisma.InputJsonValue,
       expiresAt: approval.expiresAt,
+      boundUserId: approval.boundUserId ?? null,
     },
   });
 }
@@ -111,8 +113,9 @@ export async function findApproval(prisma: Prisma.TransactionClient, orgId: stri
 
 /**
  * Binds a waiting approval to the person it is about to be shown to as a URL elicitation; from then on only
- * they may decide it in the console. Refused (null) once it is decided, or when another person holds it
- * already (an agent of another key asked for the same action first).
+ * they may decide it in the console. A new approval is bound as it is created (`ToolContext.bindApprovalTo`),
+ * so this matters for one that was already waiting (the same action asked for again). Refused (null) once it
+ * is decided, or when another person holds it already (an agent of another key asked for it first).
  */
 export async function bindApproval(prisma: PrismaClient, orgId: string, id: string, userId: string): Promise<ApprovalRow | null> {
   const { count } = await prisma.approval.updateMany({

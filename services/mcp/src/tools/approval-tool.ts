@@ -36,8 +36,9 @@ export function approvalTool(
     // Unknown arguments are refused rather than silently dropped, as for every tool.
     input: input.strict(),
     output: approvalToolOutput,
-    run: (args, context) => requestApproval(context.deps, context.identity, tool, args),
-    startTask: async (args, context) => (await requestApproval(context.deps, context.identity, tool, args)).approval_id,
+    run: (args, context) => requestApproval(context.deps, context.identity, tool, args, context.bindApprovalTo),
+    startTask: async (args, context) =>
+      (await requestApproval(context.deps, context.identity, tool, args, context.bindApprovalTo)).approval_id,
   };
 }
 
