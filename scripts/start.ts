@@ -1,6 +1,10 @@
 // `npm start`: check that Postgres, Redis and NATS answer, generate the Prisma clients if missing,
 // migrate, start the gateway and every service, wait until each is ready, print the gateway URL, and stop
 // everything cleanly on Ctrl-C or SIGTERM. Ports and URLs follow the contract in ARCHITECTURE.md.
+//
+// Each child runs in a process group of its own, so the terminal's Ctrl-C (SIGINT to the foreground group)
+// reaches this script only, and each child gets exactly one signal, this script's SIGTERM: a second signal
+// would make close-with-grace give up the graceful shutdown ("second SIGTERM, exiting").
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,11 +50,15 @@ if (missingClients.length > 0) {
 say('migrating');
 await migrateDatabase({ databaseUrl: env.DATABASE_URL, rootDir: root });
 
+const gatewayPort = deployables.find((deployable) => deployable.name === 'gateway')?.port ?? 8080;
 const upstreamEnv = Object.fromEntries(
   deployables
     .filter((deployable) => deployable.name !== 'gateway')
     .map((deployable) => [`${deployable.name.toUpperCase()}_URL`, `http://127.0.0.1:${deployable.port}`]),
 );
+// The platform's public address is the gateway's: the console's links, the approvals' pages and the URLs
+// Twilio calls back (and signs) are built from it, so every process gets the one the gateway listens on.
+const publicEnv = { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${gatewayPort}` };
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 
@@ -73,7 +81,9 @@ for (const deployable of deployables) {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(deployable.dir, 'src/main.ts')], {
     cwd: root,
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, ...env, ...upstreamEnv, PORT: String(deployable.port) },
+    env: { ...process.env, ...env, ...upstreamEnv, ...publicEnv, PORT: String(deployable.port) },
+    // A process group of its own: the terminal's SIGINT is not sent to it, only this script's SIGTERM.
+    detached: true,
   });
   children.set(deployable.name, child);
   child.once('exit', (code, signal) => {
@@ -83,8 +93,14 @@ for (const deployable of deployables) {
   });
 }
 
-process.once('SIGINT', () => stopAll(0));
-process.once('SIGTERM', () => stopAll(0));
+// `on`, not `once`: a second Ctrl-C (or tsx relaying the terminal's SIGINT) must not end this script before
+// the children have stopped, which would leave them running in their own groups.
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+// Should this script end some other way (an error of its own), the children end with it.
+process.on('exit', () => {
+  for (const child of children.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 
 async function ready(port: number, deadline: number): Promise<boolean> {
   while (Date.now() < deadline && !stopping) {
@@ -108,7 +124,6 @@ if (notReady.length > 0) {
   say(`not ready after 60 s: ${notReady.join(', ')}`);
   stopAll(1);
 } else {
-  const gatewayPort = deployables.find((deployable) => deployable.name === 'gateway')?.port ?? 8080;
   say(`all ${deployables.length} processes ready`);
   process.stdout.write(
     `Gateway ready at http://localhost:${gatewayPort}  (OpenAPI: http://localhost:${gatewayPort}/api/v1/openapi.json, MCP: http://localhost:${gatewayPort}/api/mcp)\n`,

@@ -70,7 +70,7 @@ if (missing.length > 0) {
     console.error(
       `Not reachable: ${missing.map((name) => `${name}=${urls[name]}`).join(', ')}; no Docker engine for testcontainers either.`,
     );
-    console.error('Start them (docker compose up -d postgres redis nats; on a host without Docker: README.md, "Test") or set the URLs.');
+    console.error('Start them on this machine (README.md, "Postgres, Redis and NATS on the host") or set the URLs.');
     process.exit(1);
   }
   if (missing.includes('DATABASE_URL')) {

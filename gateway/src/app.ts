@@ -14,6 +14,7 @@ import { keyStanding } from './keys/store.js';
 import { createGrantFor, deleteEndedAccessTokens, grantsFor, issueAccessTokenFor, revokeGrantFor } from './oauth/grants.js';
 import { challengesFor } from './oauth/metadata.js';
 import { registerProxies } from './proxy/upstreams.js';
+import { homeRoute } from './routes/home.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { openApiRoute } from './routes/openapi.js';
 import { usageOf, usageRoutes } from './routes/usage.js';
@@ -23,12 +24,14 @@ import { usageOf, usageRoutes } from './routes/usage.js';
  * proxy to the service with the caller's identity in signed headers.
  */
 export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
-  // The gateway's own metrics (the audit buffer's) beside the process metrics, on the one /metrics.
+  // The gateway's own metrics (the audit buffer's) beside the process metrics. Its port is public, so they are
+  // not served on it but on METRICS_PORT (runService), where only the cluster's Prometheus reaches them.
   const metrics = new Registry();
   const scopeAgreement = new ScopeAgreement(deps.env, deps.logger);
   const app = await createHttpApp({
     name: 'gateway',
     metrics,
+    serveMetrics: false,
     logger: deps.logger,
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     acceptRequestId: false,
@@ -70,6 +73,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   });
   app.addHook('onClose', async () => auditPublisher.close(deps.env.AUDIT_SHUTDOWN_WAIT_MS));
 
+  homeRoute(app, deps.env);
   openApiRoute(app, deps.env);
   usageRoutes(app, deps);
   oauthRoutes(app, deps.env);

@@ -6,6 +6,8 @@ const upstream = (defaultUrl: string) => z.url({ protocol: /^https?$/ }).default
 
 export const envSchema = baseEnvSchema.extend({
   PORT: portSchema(8080),
+  /** Where Prometheus scrapes `/metrics`: a port of its own, never the public PORT. */
+  METRICS_PORT: portSchema(9464),
   TELEPHONY_URL: upstream('http://127.0.0.1:8081'),
   LEADS_URL: upstream('http://127.0.0.1:8082'),
   RECALL_URL: upstream('http://127.0.0.1:8083'),

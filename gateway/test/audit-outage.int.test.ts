@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseEnv } from '@voice/kit';
+import { metricsRegistryOf, parseEnv } from '@voice/kit';
 import { createTestContext, type OwnServer, startOwnNats, type TestContext } from '@voice/kit/testing';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
@@ -119,7 +119,8 @@ describe('audit records are kept while NATS is away', () => {
       assert.equal(response.statusCode, 200);
       answered.push(String(response.headers['request-id']));
     }
-    const metrics = (await small.inject({ method: 'GET', url: '/metrics' })).body;
+    // Read as Prometheus does, from the metrics port's registry (the public port serves no /metrics).
+    const metrics = await metricsRegistryOf(small).metrics();
     assert.match(metrics, /^gateway_audit_records_dropped_total 10$/m);
     assert.match(metrics, /^gateway_audit_records_held 20$/m);
     assert.match(metrics, /^http_request_duration_seconds_count/m, 'the process metrics are still there');

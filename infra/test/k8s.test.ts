@@ -146,6 +146,8 @@ type EnvSchema = z.ZodObject;
 interface Expected {
   dir: string;
   port: number;
+  /** Where Prometheus scrapes, when not the http port (the gateway's http port is public). */
+  metricsPort?: number;
   schema: EnvSchema;
   /**
    * Variables the env schema requires with no default at all: parsing an empty environment names them.
@@ -163,7 +165,7 @@ interface Expected {
 
 const backing = ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'INTERNAL_SIGNING_SECRET'];
 const deployables: Record<string, Expected> = {
-  gateway: { dir: 'gateway', port: 8080, schema: gatewayEnv, requiredWithoutDefault: [], productionSecrets: backing },
+  gateway: { dir: 'gateway', port: 8080, metricsPort: 9464, schema: gatewayEnv, requiredWithoutDefault: [], productionSecrets: backing },
   telephony: {
     dir: 'services/telephony',
     port: 8081,
@@ -288,7 +290,7 @@ describe('infra/k8s/base', () => {
         assert.match(dockerfile, /^EXPOSE \$\{PORT\}$/m);
         assert.deepEqual(
           container().ports?.map((port) => [port.name, port.containerPort]),
-          [['http', expected.port]],
+          [['http', expected.port], ...(expected.metricsPort ? [['metrics', expected.metricsPort]] : [])],
         );
         assert.ok(selects(deployment().spec?.selector, deployment().spec?.template?.metadata.labels ?? {}), 'selector matches the pods');
       });
@@ -348,10 +350,11 @@ describe('infra/k8s/base', () => {
         assert.ok(terminationGrace > sleep + graceMs / 1000, `${terminationGrace} s > ${sleep} s + ${graceMs / 1000} s`);
       });
 
-      test('Prometheus scrapes /metrics on the container port', () => {
+      test('Prometheus scrapes /metrics on the container port (the gateway: its metrics port, as METRICS_PORT says)', () => {
         const annotations = deployment().spec?.template?.metadata.annotations;
         assert.equal(annotations?.['prometheus.io/scrape'], 'true');
-        assert.equal(annotations?.['prometheus.io/port'], String(expected.port));
+        assert.equal(annotations?.['prometheus.io/port'], String(expected.metricsPort ?? expected.port));
+        if (expected.metricsPort) assert.equal(find('ConfigMap', `${name}-config`).data?.METRICS_PORT, String(expected.metricsPort));
         assert.equal(annotations?.['prometheus.io/path'], '/metrics');
       });
 
@@ -431,10 +434,13 @@ describe('infra/k8s/base', () => {
           assert.deepEqual(policy.spec?.policyTypes, ['Ingress']);
           const rules = policy.spec?.ingress ?? [];
           for (const rule of rules) {
+            const scraper = rule.from?.some(
+              (peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring',
+            );
             assert.deepEqual(
               rule.ports?.map((port) => port.port),
-              [expected.port],
-              'only the http port',
+              [scraper ? (expected.metricsPort ?? expected.port) : expected.port],
+              'only the http port (the scraper: the metrics port)',
             );
             for (const peer of rule.from ?? []) assert.equal(peer.ipBlock, undefined, 'no address ranges');
           }

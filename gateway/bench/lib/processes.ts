@@ -146,6 +146,8 @@ export async function startProcess(
     stdio: log === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', log, log],
     env: {
       ...process.env,
+      // The gateway's metrics on a port the system picks: several replicas run side by side here.
+      METRICS_PORT: '0',
       ...env,
       HOST: '127.0.0.1',
       PORT: String(port),

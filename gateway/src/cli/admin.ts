@@ -1,13 +1,13 @@
 // Operator CLI: organizations and API keys. JSON on stdout; errors as JSON on stderr with exit code 1
 // (2 for a usage mistake). The raw key is printed once, at creation or rotation, and never stored.
 //
-//   npm run admin -- org create --name N --plan lite|starter|pro|enterprise
-//   npm run admin -- org list
-//   npm run admin -- org set-plan ORG_ID --plan P
-//   npm run admin -- key create --org ORG_ID --scope read|read-write --quota N
-//   npm run admin -- key list --org ORG_ID
-//   npm run admin -- key rotate KEY_ID [--grace-seconds S]
-//   npm run admin -- key revoke KEY_ID
+//   npm run -s admin -- org create --name N --plan lite|starter|pro|enterprise
+//   npm run -s admin -- org list
+//   npm run -s admin -- org set-plan ORG_ID --plan P
+//   npm run -s admin -- key create --org ORG_ID --scope read|read-write --quota N
+//   npm run -s admin -- key list --org ORG_ID
+//   npm run -s admin -- key rotate KEY_ID [--grace-seconds S]
+//   npm run -s admin -- key revoke KEY_ID
 import { parseArgs } from 'node:util';
 import { ApiError, Bus, connectRedis, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
 import { planSchema, scopeSchema } from '@voice/proto';

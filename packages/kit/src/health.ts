@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
@@ -17,6 +19,55 @@ export interface HealthOptions {
    */
   showErrors?: boolean;
   registry?: Registry;
+  /**
+   * Serve `/metrics` on this app (true by default: the services' ports are reached only inside the cluster).
+   * The gateway's port is public, so its metrics are served on a port of their own (startMetricsServer).
+   */
+  serveMetrics?: boolean;
+}
+
+/** The registry each app's health plugin fills, for a metrics server of its own. */
+const registries = new WeakMap<FastifyInstance, Registry>();
+
+/** The registry an app's request durations and process metrics go to. */
+export function metricsRegistryOf(app: FastifyInstance): Registry {
+  const registry = registries.get(app);
+  if (!registry) throw new Error('this app has no health plugin, so no metrics registry');
+  return registry;
+}
+
+export interface MetricsServer {
+  /** e.g. http://127.0.0.1:9464/metrics */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves a registry's Prometheus text at `/metrics` on a port of its own; every other path is 404. */
+export async function startMetricsServer(registry: Registry, host: string, port: number): Promise<MetricsServer> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || (request.url ?? '').split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (error: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /**
@@ -26,6 +77,7 @@ export interface HealthOptions {
 export const healthPlugin = fp<HealthOptions>(
   async (app: FastifyInstance, options) => {
     const registry = options.registry ?? new Registry();
+    registries.set(app, registry);
     // prom-client samples the event loop's delay every 10 ms by default. Those hundred wake-ups a second cost
     // an idle gateway about 6 ms of CPU per second (measured); every 100 ms still sees the stalls that matter.
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
@@ -82,9 +134,11 @@ export const healthPlugin = fp<HealthOptions>(
       return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
     });
 
-    app.get('/metrics', { logLevel: 'silent', schema: { hide: true } }, async (_request, reply) => {
-      return reply.type(registry.contentType).send(await registry.metrics());
-    });
+    if (options.serveMetrics ?? true) {
+      app.get('/metrics', { logLevel: 'silent', schema: { hide: true } }, async (_request, reply) => {
+        return reply.type(registry.contentType).send(await registry.metrics());
+      });
+    }
   },
   { name: 'voice-health' },
 );

@@ -31,6 +31,8 @@ export interface HttpAppOptions {
   readiness: Record<string, ReadinessCheck>;
   /** The registry `/metrics` serves, for a deployable that adds metrics of its own; a new one by default. */
   metrics?: Registry;
+  /** Serve `/metrics` on the app's own port (the default); the gateway, whose port is public, does not. */
+  serveMetrics?: boolean;
   /** Development only: `/readyz` shows each failed dependency's error text (hosts, ports, server messages). */
   showDependencyErrors?: boolean;
   /** Largest accepted request body; larger ones get 413. */
@@ -134,6 +136,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   await app.register(healthPlugin, {
     checks: options.readiness,
     showErrors: options.showDependencyErrors ?? false,
+    serveMetrics: options.serveMetrics ?? true,
     ...(options.metrics ? { registry: options.metrics } : {}),
   });
   // Every route's zod schemas become its OpenAPI description; the gateway merges these into the public

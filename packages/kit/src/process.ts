@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { assertBackingServices } from './dependencies.js';
 import { type BaseEnv, parseProcessEnv } from './env.js';
+import { type MetricsServer, metricsRegistryOf, startMetricsServer } from './health.js';
 import { createLogger } from './logger.js';
 
 export interface RunOptions {
@@ -17,6 +18,8 @@ export interface RunOptions {
    * hooks stop the background work): the connections, NATS, Redis, Prisma.
    */
   closers: Array<() => Promise<unknown>>;
+  /** Serve the app's metrics on this port of their own (the gateway's, whose main port is public). */
+  metricsPort?: number | undefined;
 }
 
 /**
@@ -25,15 +28,21 @@ export interface RunOptions {
  */
 export async function runProcess(options: RunOptions): Promise<string> {
   const { app, logger } = options;
+  let metricsServer: MetricsServer | undefined;
   closeWithGrace({ delay: options.graceMs, logger }, async ({ signal, err }) => {
     if (err) logger.fatal({ err }, 'crashing on an unexpected error');
     else logger.info({ signal }, 'shutting down');
     await app.close();
+    await metricsServer?.close();
     for (const close of options.closers) {
       await close().catch((error: unknown) => logger.warn({ err: error }, 'error while closing'));
     }
   });
   const address = await app.listen({ host: options.host, port: options.port });
+  if (options.metricsPort !== undefined) {
+    metricsServer = await startMetricsServer(metricsRegistryOf(app), options.host, options.metricsPort);
+    logger.info({ url: metricsServer.url }, 'metrics served on their own port');
+  }
   return address;
 }
 
@@ -46,6 +55,8 @@ export interface ServiceEnv {
   DATABASE_URL: string;
   REDIS_URL: string;
   NATS_URL: string;
+  /** Where the metrics are served when not on PORT (the gateway's; see RunOptions.metricsPort). */
+  METRICS_PORT?: number;
 }
 
 export interface ServiceOptions {
@@ -79,5 +90,13 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
   });
   const deps = await connect(env, logger);
   const app = await buildApp(deps);
-  return runProcess({ app, logger, host: env.HOST, port: env.PORT, graceMs: env.SHUTDOWN_GRACE_MS, closers: [deps.close] });
+  return runProcess({
+    app,
+    logger,
+    host: env.HOST,
+    port: env.PORT,
+    graceMs: env.SHUTDOWN_GRACE_MS,
+    closers: [deps.close],
+    metricsPort: env.METRICS_PORT,
+  });
 }

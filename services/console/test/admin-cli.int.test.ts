@@ -1,4 +1,4 @@
-// `npm run admin -- user invite`, run as the operator runs it, against a gateway that knows organizations
+// `npm run -s admin -- user invite`, run as the operator runs it, against a gateway that knows organizations
 // (they are the gateway's; the console's CLI asks it over NATS before making an invitation).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,7 +11,7 @@ import { newOrgId } from './support/harness.js';
 const day = 24 * 60 * 60_000;
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
-describe('npm run admin -- user invite', () => {
+describe('npm run -s admin -- user invite', () => {
   let platform: Platform<'console'>;
 
   before(async () => {

@@ -17,7 +17,7 @@ describe('the console in a browser', () => {
   const { openBrowser, acceptInvitation, signIn, formToken, shownInvitationLink } = steps;
 
   test('from the operator’s invitation to signing out: an owner invites a member, who can look but not change', async () => {
-    // An organization the gateway knows, as the operator's `npm run admin -- org create` makes it; pages name it.
+    // An organization the gateway knows, as the operator's `npm run -s admin -- org create` makes it; pages name it.
     const orgName = 'Olivia’s Calls & Co';
     const { id: orgId } = (await app.platform.gateway.admin({ kind: 'org.create', name: orgName, plan: 'starter' })) as { id: string };
     const ownerEmail = uniqueEmail('owner');

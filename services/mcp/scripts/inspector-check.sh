@@ -12,7 +12,7 @@
 set -euo pipefail
 
 URL="${URL:-http://127.0.0.1:8080/api/mcp}"
-KEY="${KEY:?set KEY to an API key (npm run admin -- key create --org ORG --scope read-write --quota 1000)}"
+KEY="${KEY:?set KEY to an API key (npm run -s admin -- key create --org ORG --scope read-write --quota 1000)}"
 SCOPE="${SCOPE:-read-write}"
 if [ -z "${EXPECTED:-}" ]; then
   EXPECTED="$(cd "$(dirname "$0")/.." && URL="$URL" SCOPE="$SCOPE" node --conditions=source --import tsx --input-type=module -e '

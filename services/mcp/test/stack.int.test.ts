@@ -398,8 +398,13 @@ describe('MCP through the gateway with the SDK client', () => {
       ['service_get_approval', { approval_id: deletion.approval_id }],
     ];
     for (const [name, args] of crossOrg) {
-      assert.match(failure(await call(clientB, name, args), `${name} across organizations`), /^not_found: /, name);
+      const text = failure(await call(clientB, name, args), `${name} across organizations`);
+      assert.match(text, /^not_found: /, name);
+      // The argument named is one the agent wrote (`lead_id`), never the operation's own field (`id`).
+      const named = /\(argument ([\w.]+)\)/.exec(text)?.[1];
+      if (named !== undefined) assert.ok((named.split('.')[0] as string) in args, `${name}: ${text}`);
     }
+    assert.match(failure(await call(clientB, 'service_get_lead', { lead_id: lead.id }), 'get_lead'), /\(argument lead_id\)/);
     for (const name of [
       'service_list_leads',
       'service_list_calls',

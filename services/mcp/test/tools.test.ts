@@ -6,7 +6,7 @@ import { ApiError } from '@voice/kit';
 import { testIdentity } from '@voice/kit/testing';
 import { approvalTools, mcpToolsets } from '@voice/proto';
 import { ToolCatalog } from '../src/mcp/catalog.js';
-import { toolError } from '../src/mcp/tool-errors.js';
+import { inToolTerms, toolError } from '../src/mcp/tool-errors.js';
 
 /** MCP-TOOLS.md, row by row: name, scope (R/W), approval. The names are the contract; they must not drift. */
 const specification: Array<[string, 'R' | 'W', boolean]> = [
@@ -198,6 +198,21 @@ describe('tool errors', () => {
     assert.match(scope.content[0]?.text ?? '', /^forbidden_scope: .*this tool needs a read-write key; ask the operator for one\.$/);
     const missing = toolError(new ApiError('not_found', 'No such lead.', { param: 'id' }), 'req_1');
     assert.match(missing.content[0]?.text ?? '', /^not_found: No such lead \(argument id\); check the id/);
+  });
+
+  test("name the tool's argument, not the operation's field it was renamed to", () => {
+    const args = { lead_id: 'lead_12345678', note: 'x' };
+    const input = { id: 'lead_12345678', note: 'x' };
+    const renamed = inToolTerms(new ApiError('not_found', 'No such lead.', { param: 'id' }), args, input);
+    assert.match(toolError(renamed, 'req_1').content[0]?.text ?? '', /^not_found: No such lead \(argument lead_id\); check the id/);
+    const validation = inToolTerms(new ApiError('invalid_request', 'id: too short', { param: 'id' }), args, input) as ApiError;
+    assert.equal(validation.message, 'lead_id: too short');
+    assert.equal(validation.param, 'lead_id');
+    // Arguments of the same name, and fields no single argument holds, stay as they are.
+    const same = new ApiError('invalid_request', 'note: too long', { param: 'note' });
+    assert.equal(inToolTerms(same, args, input), same);
+    const ambiguous = new ApiError('not_found', 'No such lead.', { param: 'id' });
+    assert.equal(inToolTerms(ambiguous, { a_id: 'lead_1', b_id: 'lead_1' }, { id: 'lead_1' }), ambiguous);
   });
 
   test('hide unexpected errors behind internal, with the request id to report', () => {

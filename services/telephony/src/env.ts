@@ -34,9 +34,10 @@ export const envSchema = baseEnvSchema
       }),
     /**
      * The public address carriers reach this service at (through the gateway), e.g. https://api.example.com.
-     * Callback URLs are built from it, and Twilio signs the exact URL it requested.
+     * Callback URLs are built from it, and Twilio signs the exact URL it requested. Unset: the gateway's
+     * default address (`npm start` passes the gateway's own, whatever its PORT).
      */
-    PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:8080'),
+    PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
     TWILIO_ACCOUNT_SID: z
       .string()
       .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC…)')

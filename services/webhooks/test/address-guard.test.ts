@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { guardedLookup, isForbiddenAddress, urlProblem } from '@voice/kit';
+import { endpointUrlRefusal } from '../src/domain/endpoint-url.js';
 
 describe('address guard', () => {
   test('refuses loopback, private, link-local, CGNAT, metadata and reserved addresses', () => {
@@ -58,6 +59,20 @@ describe('address guard', () => {
 
   test('the local-test setting allows private addresses and http outside production', () => {
     assert.equal(urlProblem('http://127.0.0.1:4000/in', { requireHttps: false, allowPrivateAddresses: true }), null);
+  });
+
+  test('a local receiver refused in development is told the setting that allows it; production names no setting', () => {
+    const development = { requireHttps: false, allowPrivateAddresses: false };
+    for (const url of ['http://127.0.0.1:4000/in', 'http://localhost:4000/in', 'http://[::1]:4000/in']) {
+      const refusal = endpointUrlRefusal(url, development, false);
+      assert.equal(refusal?.code, 'invalid_request', url);
+      assert.equal(refusal?.param, 'url');
+      assert.match(refusal?.message ?? '', /WEBHOOKS_ALLOW_PRIVATE_ADDRESSES=true/, url);
+    }
+    assert.doesNotMatch(endpointUrlRefusal('http://127.0.0.1:4000/in', development, true)?.message ?? '', /WEBHOOKS_/);
+    // A problem the setting does not solve gets no hint.
+    assert.doesNotMatch(endpointUrlRefusal('ftp://127.0.0.1/in', development, false)?.message ?? '', /WEBHOOKS_/);
+    assert.equal(endpointUrlRefusal('https://hooks.example.com/in', development, false), null);
   });
 
   test('the connection lookup refuses a name that resolves to loopback', async () => {

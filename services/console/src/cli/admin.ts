@@ -1,8 +1,8 @@
 // Operator CLI of the console: the people who sign in. JSON on stdout; errors as JSON on stderr with exit
-// code 1 (2 for a usage mistake). Reached as `npm run admin -- user …` (scripts/admin.mjs picks the owner).
+// code 1 (2 for a usage mistake). Reached as `npm run -s admin -- user …` (scripts/admin.mjs picks the owner).
 // Organizations are the gateway's: an invitation is made only for one the gateway knows, asked over NATS.
 //
-//   npm run admin -- user invite --org ORG_ID --email E --role owner|admin|member
+//   npm run -s admin -- user invite --org ORG_ID --email E --role owner|admin|member
 import { parseArgs } from 'node:util';
 import { ApiError, Bus, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
 import { idSchema } from '@voice/proto';
@@ -63,7 +63,7 @@ async function knownOrganization(orgId: string) {
     if (error instanceof ApiError && error.code === 'not_found')
       fail(
         'not_found',
-        `The gateway knows no organization ${orgId}. Create it first: npm run admin -- org create --name NAME --plan PLAN`,
+        `The gateway knows no organization ${orgId}. Create it first: npm run -s admin -- org create --name NAME --plan PLAN`,
         1,
       );
     if (error instanceof ApiError) fail(error.code, `The gateway could not check organization ${orgId}: ${error.message}`, 1);

@@ -28,7 +28,7 @@ export interface ConsoleInBrowser {
   /** A new browser context (a person's own cookie jar) on the gateway's address; closed with the browser. */
   newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
   /**
-   * A one-time invitation link on the gateway's address, made the way `npm run admin -- user invite` makes it
+   * A one-time invitation link on the gateway's address, made the way `npm run -s admin -- user invite` makes it
    * (the CLI calls the same domain function; the link's host is the configured public one, so only its path is kept).
    */
   invitationLink(orgId: string, email: string, role: Role): Promise<string>;

@@ -58,9 +58,16 @@ export async function deleteSequence(deps: LeadsDeps, identity: Identity, id: st
  * Enrolls leads in a sequence and schedules each new enrollment's first step. A lead already active in
  * the sequence keeps its enrollment (returned as is), so enrolling is safe to retry.
  */
-export async function enrollLeads(deps: LeadsDeps, identity: Identity, sequenceId: string, leadIds: string[]): Promise<Enrollment[]> {
+/** `sequenceParam` names the sequence as the caller does: the REST path's `id`, the NATS operation's `sequence_id`. */
+export async function enrollLeads(
+  deps: LeadsDeps,
+  identity: Identity,
+  sequenceId: string,
+  leadIds: string[],
+  sequenceParam = 'id',
+): Promise<Enrollment[]> {
   const orgId = identity.org_id;
-  const sequence = await findSequence(deps.prisma, orgId, sequenceId);
+  const sequence = await findSequence(deps.prisma, orgId, sequenceId, sequenceParam);
   const uniqueLeadIds = [...new Set(leadIds)];
   const found = new Set(await existingLeadIds(deps.prisma, orgId, uniqueLeadIds));
   const missing = uniqueLeadIds.find((id) => !found.has(id));

@@ -72,7 +72,9 @@ export function serveLeadsRpc(deps: LeadsDeps): void {
   );
   bus.serve(leadsRpc.updateSequence, ({ id, ...input }, identity) => updateSequence(deps, identity, id, input));
   bus.serve(leadsRpc.deleteSequence, (input, identity) => deleteSequence(deps, identity, input.id));
-  bus.serve(leadsRpc.enroll, async (input, identity) => ({ data: await enrollLeads(deps, identity, input.sequence_id, input.lead_ids) }));
+  bus.serve(leadsRpc.enroll, async (input, identity) => ({
+    data: await enrollLeads(deps, identity, input.sequence_id, input.lead_ids, 'sequence_id'),
+  }));
   bus.serve(leadsRpc.unenroll, (input, identity) =>
     stopEnrollment(deps, identity, { sequenceId: input.sequence_id, enrollmentId: input.enrollment_id }, input.reason),
   );

@@ -13,6 +13,7 @@ import {
 import type { z } from 'zod';
 import { approvalBlocks } from '../channels/slack.js';
 import type { McpDeps } from '../deps.js';
+import { inToolTerms } from '../mcp/tool-errors.js';
 import {
   type ApprovalRow,
   claimPending,
@@ -35,8 +36,12 @@ import { approvalActions, type Caller } from './approval-actions.js';
 import { argumentsDigest, canonicalJson } from './canonical.js';
 import { type McpTx, withEvents } from './events.js';
 
-export function callerFor(deps: McpDeps, identity: Identity): Caller {
-  return <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>) => deps.bus.call(rpc, identity, input);
+/** The operations an approval action calls, as the caller; their errors name the tool's arguments (inToolTerms). */
+export function callerFor(deps: McpDeps, identity: Identity, args: Record<string, unknown>): Caller {
+  return <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>) =>
+    deps.bus.call(rpc, identity, input).catch((error: unknown) => {
+      throw inToolTerms(error, args, input);
+    });
 }
 
 function requestText(row: ApprovalRow): string {
@@ -154,7 +159,7 @@ export async function requestApproval(
 ): Promise<PendingApproval> {
   const action = approvalActions[tool];
   // The target first: an id of another organization is not_found, whatever else is wrong.
-  const summary = await action.describe(callerFor(deps, identity), args);
+  const summary = await action.describe(callerFor(deps, identity, args), args);
   const channels = await listChannels(deps.prisma, identity.org_id);
   if (channels.length === 0) {
     throw new ApiError(
@@ -229,7 +234,7 @@ async function execute(deps: McpDeps, row: ApprovalRow): Promise<ApprovalRow> {
     if (standing.status !== 'active') throw new ApiError('revoked', 'The key that asked for this was revoked since; nothing was done.');
     if (standing.scope !== 'read-write')
       throw new ApiError('forbidden_scope', 'The key that asked for this is read-only now; nothing was done.');
-    const result = await action.execute(callerFor(deps, identity), parsed);
+    const result = await action.execute(callerFor(deps, identity, parsed), parsed);
     outcome = { status: 'executed', result };
   } catch (error) {
     const apiError = toApiError(error);

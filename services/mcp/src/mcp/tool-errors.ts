@@ -54,3 +54,24 @@ export function invalidArguments(error: z.ZodError): ApiError {
       : `${param ? `${param}: ` : ''}${issue?.message ?? 'invalid arguments'}`;
   return new ApiError('invalid_request', message, param === undefined ? {} : { param });
 }
+
+/**
+ * An operation's error in the terms of the tool that called it. A tool that renames an argument for its
+ * operation (`lead_id` becomes the operation's `id`) gets errors naming `lead_id`, the argument the agent
+ * wrote, not a field it never saw. The renaming is read off the two objects: the operation's field is the
+ * one argument, under another name, that holds the same value.
+ */
+export function inToolTerms(error: unknown, args: Record<string, unknown>, input: unknown): unknown {
+  if (!(error instanceof ApiError) || error.param === undefined || error.param in args) return error;
+  if (input === null || typeof input !== 'object') return error;
+  const value = (input as Record<string, unknown>)[error.param];
+  if (value === undefined || value === null || typeof value === 'object') return error;
+  const sources = Object.keys(args).filter((name) => args[name] === value);
+  const argument = sources.length === 1 ? sources[0] : undefined;
+  if (argument === undefined) return error;
+  // A message that starts with the field's name ("id: …", as argument validation words it) names the argument instead.
+  const message = error.message.startsWith(`${error.param}: `)
+    ? `${argument}: ${error.message.slice(error.param.length + 2)}`
+    : error.message;
+  return new ApiError(error.code, message, { param: argument, headers: error.headers, cause: error });
+}

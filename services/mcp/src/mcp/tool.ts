@@ -1,6 +1,7 @@
 import type { Identity, McpToolset, RpcDefinition, Scope } from '@voice/proto';
 import { z } from 'zod';
 import type { McpDeps } from '../deps.js';
+import { inToolTerms } from './tool-errors.js';
 
 /** The four MCP tool hints (https://modelcontextprotocol.io/specification, "Tool annotations"), all set. */
 export interface ToolAnnotations {
@@ -124,7 +125,14 @@ export function defineTool<D extends RpcDefinition, I extends z.ZodObject = Extr
     annotations: toolAnnotations(operation.scope, false, tool.annotations),
     input: strictInput(tool.input ?? operation.input, tool.name),
     output: operation.output,
-    run: (args, { call, deps }) => call(operation, rpcInput(args as z.output<I>), timeoutMs ? { timeoutMs: timeoutMs(deps) } : {}),
+    run: async (args, { call, deps }) => {
+      const input = rpcInput(args as z.output<I>);
+      try {
+        return await call(operation, input, timeoutMs ? { timeoutMs: timeoutMs(deps) } : {});
+      } catch (error) {
+        throw inToolTerms(error, args, input);
+      }
+    },
   };
 }
 

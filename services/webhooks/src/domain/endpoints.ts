@@ -1,9 +1,10 @@
-import { ApiError, type IdempotentResult, runIdempotent, urlProblem } from '@voice/kit';
+import { ApiError, type IdempotentResult, runIdempotent } from '@voice/kit';
 import type { CreateWebhookBody, Identity, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint } from '@voice/proto';
 import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
 import { createReplay, createTestDelivery } from '../store/deliveries.js';
 import { createEndpoint, deleteEndpoint, getEndpointRow, rotateSecret, updateEndpoint } from '../store/endpoints.js';
+import { endpointUrlRefusal } from './endpoint-url.js';
 import { assertWebhooksPlan } from './plan.js';
 import { toDelivery, toEndpoint } from './records.js';
 import { maxAttempts } from './retry-schedule.js';
@@ -12,8 +13,8 @@ import { maxAttempts } from './retry-schedule.js';
 export type EndpointWithSecret = WebhookEndpoint & { secret: string };
 
 function assertUrl(deps: WebhooksDeps, url: string): void {
-  const problem = urlProblem(url, deps.urlPolicy);
-  if (problem !== null) throw new ApiError('invalid_request', `url ${problem}.`, { param: 'url' });
+  const refusal = endpointUrlRefusal(url, deps.urlPolicy, deps.env.NODE_ENV === 'production');
+  if (refusal !== null) throw refusal;
 }
 
 /**

@@ -1,0 +1,197 @@
+// The READMEs as a newcomer copies them: the quick start's commands run in a real bash and zsh against a
+// running stack, every shell block parses in both shells and carries no unquoted pattern character, the
+// environment tables name every variable the deployables read, and `npm test`'s pointer leads to a
+// section that exists and says what to run.
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { type Platform, startPlatform } from '@voice/gateway/testing';
+import { assertBackingServices, baseEnvSchema } from '@voice/kit';
+import type { z } from 'zod';
+import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
+import { envSchema as consoleEnv } from '../../services/console/src/env.js';
+import { envSchema as leadsEnv } from '../../services/leads/src/env.js';
+import { envSchema as mcpEnv } from '../../services/mcp/src/env.js';
+import { envSchema as recallEnv } from '../../services/recall/src/env.js';
+import { envSchema as telephonyEnv } from '../../services/telephony/src/env.js';
+import { envSchema as webhooksEnv } from '../../services/webhooks/src/env.js';
+
+const execFileAsync = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(new URL(path, `file://${root}`), 'utf8');
+
+/** The READMEs this test holds to "every command works when copied into bash and zsh". */
+const readmes = ['README.md', 'gateway/README.md', 'services/mcp/README.md', 'services/webhooks/README.md', 'services/console/README.md'];
+
+/** The text of a `##` or `###` section, from its heading to the next heading of the same or a higher level. */
+function section(markdown: string, heading: string): string {
+  const lines = markdown.split('\n');
+  const start = lines.findIndex((line) => /^#{2,3} /.test(line) && line.replace(/^#+ /, '') === heading);
+  assert.ok(start >= 0, `a section "${heading}"`);
+  const level = (lines[start]?.match(/^#+/)?.[0] ?? '').length;
+  const end = lines.findIndex((line, index) => index > start && /^#+ /.test(line) && (line.match(/^#+/)?.[0] ?? '').length <= level);
+  return lines.slice(start, end === -1 ? undefined : end).join('\n');
+}
+
+/** The ```sh (or bash, shell) blocks of a Markdown text. */
+function shellBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+}
+
+/** The command lines of a block: no blank lines; a trailing `# comment` is kept (the shells ignore it). */
+const commands = (block: string) => block.split('\n').filter((line) => line.trim() !== '');
+
+/**
+ * The characters zsh expands as patterns outside quotes (`?`, `*`, `[`), where no file matches and zsh
+ * stops with "no matches found": the text with quoted strings, `$(…)` and comments removed.
+ */
+function unquotedPatterns(line: string): string[] {
+  const bare = line
+    .replace(/'[^']*'/g, "''")
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .replace(/\$\([^)]*\)/g, '')
+    .replace(/(^|\s)#.*$/, '');
+  return [...bare.matchAll(/[?*[]/g)].map((match) => match[0]);
+}
+
+const shells = ['bash', 'zsh'].filter((shell) => spawnSync(shell, ['-c', 'true']).status === 0);
+
+/**
+ * Runs one copied line in a shell: zsh with no startup files (its defaults, NOMATCH on), bash as is. Not
+ * spawnSync: the gateway the line talks to answers from this process's event loop.
+ */
+async function inShell(shell: string, line: string, env: Record<string, string>): Promise<string> {
+  const args = shell === 'zsh' ? ['-f', '-c', line] : ['-c', line];
+  const run = await execFileAsync(shell, args, { cwd: root, env: { ...process.env, ...env }, timeout: 120_000 }).catch(
+    (error: { code: number; stderr: string }) => assert.fail(`${shell} (exit ${error.code}): ${line}\n${error.stderr}`),
+  );
+  return run.stdout;
+}
+
+describe('the READMEs, copied into a shell', () => {
+  test('bash and zsh are both here (.ci/run installs zsh)', () => {
+    assert.deepEqual(shells, ['bash', 'zsh']);
+  });
+
+  for (const path of readmes) {
+    test(`${path}: every shell block parses in bash and zsh, with no unquoted ? * [`, () => {
+      for (const block of shellBlocks(read(path))) {
+        for (const shell of shells) {
+          const parsed = spawnSync(shell, ['-n', '-c', block], { encoding: 'utf8' });
+          assert.equal(parsed.status, 0, `${shell} -n: ${block}\n${parsed.stderr}`);
+        }
+        for (const line of commands(block)) assert.deepEqual(unquotedPatterns(line), [], `${path}: quote it: ${line}`);
+      }
+    });
+  }
+
+  test('no MCP configuration uses a "transport" key (clients take "type": "http")', () => {
+    for (const path of [...readmes, 'services/telephony/README.md', 'services/leads/README.md', 'services/recall/README.md']) {
+      if (existsSync(`${root}${path}`)) assert.doesNotMatch(read(path), /"transport"\s*:/, path);
+    }
+  });
+
+  describe('the quick start, in bash and zsh, against a running gateway', () => {
+    let platform: Platform<'telephony' | 'console'>;
+    before(async () => {
+      platform = await startPlatform({ services: ['telephony', 'console'] });
+    });
+    after(() => platform?.close());
+
+    for (const shell of ['bash', 'zsh']) {
+      test(`${shell}: the organization, the key, the calls list and the invitation, each printing JSON`, async () => {
+        const run = section(read('README.md'), 'Run it');
+        const [, quickStart, invitation] = shellBlocks(run);
+        assert.ok(quickStart && invitation, 'the key block and the invitation block');
+        // The README's placeholders, filled as a reader fills them from what the commands before printed.
+        const values = { org: '', key: '' };
+        const filled = (line: string) =>
+          line.replaceAll('org_…', values.org).replaceAll('vk_live_…', values.key).replaceAll('http://localhost:8080', platform.url);
+        const env = { ...platform.ctx.env, PUBLIC_BASE_URL: platform.url };
+        const [createOrg, createKey, listCalls] = commands(quickStart);
+        assert.match(createOrg ?? '', /^npm run -s admin -- org create /);
+        const org = JSON.parse(await inShell(shell, filled(createOrg ?? ''), env)) as { id: string };
+        values.org = org.id;
+        const key = JSON.parse(await inShell(shell, filled(createKey ?? ''), env)) as { key: string };
+        values.key = key.key;
+        assert.match(listCalls ?? '', /^curl .*\?direction=inbound/);
+        const calls = JSON.parse(await inShell(shell, filled(listCalls ?? ''), env)) as { data: unknown[] };
+        assert.deepEqual(calls.data, []);
+        const [invite] = commands(invitation);
+        const invited = JSON.parse(await inShell(shell, filled(invite ?? ''), env)) as { org_id: string; link: string };
+        assert.equal(invited.org_id, org.id);
+        assert.ok(invited.link.startsWith(`${platform.url}/dashboard/invitations/`), invited.link);
+      });
+    }
+  });
+});
+
+describe('the environment tables', () => {
+  const schemas: Record<string, z.ZodObject> = {
+    gateway: gatewayEnv,
+    telephony: telephonyEnv,
+    leads: leadsEnv,
+    recall: recallEnv,
+    mcp: mcpEnv,
+    webhooks: webhooksEnv,
+    console: consoleEnv,
+  };
+  // What `npm start` reads besides the deployables' variables (each service's port).
+  const startVariables = [...read('scripts/start.ts').matchAll(/process\.env\.([A-Z_]+)/g)].map((match) => match[1] as string);
+  const variables = new Set([
+    ...Object.keys(baseEnvSchema.shape),
+    ...Object.values(schemas).flatMap((schema) => Object.keys(schema.shape)),
+    ...startVariables,
+  ]);
+  const documented = new Set([...section(read('README.md'), 'Environment').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]));
+
+  test("name every variable the deployables' env schemas and npm start read", () => {
+    assert.deepEqual(
+      [...variables].filter((name) => !documented.has(name)),
+      [],
+    );
+  });
+
+  test('name no variable that nothing reads', () => {
+    assert.deepEqual(
+      [...documented].filter((name) => name !== undefined && !variables.has(name)),
+      [],
+    );
+  });
+});
+
+describe('npm test with the backing services down', () => {
+  test('points to a README section that exists and gives the command for each of them', async () => {
+    const closed = {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/voice',
+      REDIS_URL: 'redis://127.0.0.1:1',
+      NATS_URL: 'nats://127.0.0.1:1',
+      // No Docker engine either (testcontainers finds none at this socket).
+      DOCKER_HOST: 'unix:///nonexistent/docker.sock',
+    };
+    const real = spawnSync(process.execPath, ['scripts/test.mjs', 'infra/test/readme'], {
+      cwd: root,
+      env: { ...process.env, ...closed },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(real.status, 1, real.stderr);
+    const pointer = /README\.md, "([^"]+)"/.exec(real.stderr);
+    assert.ok(pointer?.[1], real.stderr);
+    const text = section(read('README.md'), pointer[1]);
+    // The commands `npm start` prints for each service that does not answer are the ones there.
+    const failure = await assertBackingServices(
+      { databaseUrl: closed.DATABASE_URL, redisUrl: closed.REDIS_URL, natsUrl: closed.NATS_URL },
+      1_000,
+    ).then(
+      () => assert.fail('the closed ports answered'),
+      (error: Error) => error.message,
+    );
+    const hostCommands = [...failure.matchAll(/on a (?:Debian )?host: (.+)$/gm)].map((match) => match[1] as string);
+    assert.equal(hostCommands.length, 3, failure);
+    for (const command of hostCommands) assert.ok(text.includes(command), `the section gives: ${command}`);
+  });
+});
