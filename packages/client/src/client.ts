@@ -29,13 +29,10 @@ export type QueryOf<O> = NonNullable<Parameters_<O> extends { query?: infer Q } 
 type PathParamsOf<O> = Parameters_<O> extends { path: infer X } ? X : undefined;
 /** An operation's JSON request body. */
 export type BodyOf<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
-/** What an operation answers on success (its 200 or 201 body). */
+type Success = 200 | 201 | 202;
+/** What an operation answers on success (its 200, 201 or 202 body). */
 export type ResultOf<O> = O extends { responses: infer R }
-  ? R extends { 200: { content: { 'application/json': infer D } } }
-    ? D
-    : R extends { 201: { content: { 'application/json': infer D } } }
-      ? D
-      : never
+  ? { [S in Success & keyof R]: R[S] extends { content: { 'application/json': infer D } } ? D : never }[Success & keyof R]
   : never;
 type ItemOf<O> = ResultOf<O> extends { data: Array<infer I> } ? I : never;
 type Lists = {
