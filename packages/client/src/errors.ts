@@ -1,7 +1,10 @@
+import type { components } from './schema.js';
+
 /** The API's error envelope: `{"error": {"code", "message", "param", "request_id"}}`. */
-export interface ErrorEnvelope {
-  error: { code: string; message: string; param?: string | null; request_id?: string | null };
-}
+export type ErrorEnvelope = components['schemas']['Error'];
+
+/** The codes the API documents, and `unknown` for an answer without the envelope (a proxy's 502 page). */
+export type ErrorCode = ErrorEnvelope['error']['code'] | 'unknown';
 
 /**
  * An error answer of the API, with the envelope's fields: `code` (`not_found`, `invalid_request`,
@@ -10,14 +13,16 @@ export interface ErrorEnvelope {
 export class VoiceApiError extends Error {
   override readonly name = 'VoiceApiError';
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly param: string | undefined;
   readonly requestId: string | undefined;
   /** The response's `Retry-After`, in seconds, where it has one. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(status: number, body: unknown, headers: Headers) {
-    const envelope = isEnvelope(body) ? body.error : undefined;
+    const envelope: { code: ErrorCode; message: string; param?: string | null; request_id?: string | null } | undefined = isEnvelope(body)
+      ? body.error
+      : undefined;
     super(envelope?.message ?? `HTTP ${status} without the error envelope`);
     this.status = status;
     this.code = envelope?.code ?? 'unknown';

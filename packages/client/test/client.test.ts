@@ -45,8 +45,8 @@ const client = () =>
   });
 
 const call = { id: 'call_1', direction: 'inbound' };
-const envelope = (code: string, message: string, param: string | null = null) => ({
-  error: { code, message, param, request_id: 'request_abc' },
+const envelope = (code: string, message: string, param?: string) => ({
+  error: { code, message, ...(param ? { param } : {}), request_id: 'request_abc' },
 });
 
 before(async () => {
