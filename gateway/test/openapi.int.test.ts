@@ -2,11 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { HttpApp } from '@voice/kit';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { isPublicPath, requiredScope } from '../src/auth/scopes.js';
 import { bearerDescription } from '../src/routes/openapi.js';
 import { type Platform, startPlatform } from './support/harness.js';
 
-type Operation = { security?: unknown[]; 'x-scope'?: string; responses?: Record<string, unknown> };
+type Operation = {
+  operationId?: string;
+  security?: unknown[];
+  'x-scope'?: string;
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses?: Record<string, unknown>;
+};
 type Document = {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
@@ -75,6 +82,56 @@ describe('GET /api/v1/openapi.json', () => {
         assert.ok(operation.responses?.['401'] && operation.responses['429'], `${method} ${path} documents its errors`);
       }
     }
+  });
+
+  test('every operation has a unique operationId, named after its operation', () => {
+    const seen = new Map<string, string>();
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.match(operation.operationId ?? '', /^[a-z][A-Za-z]+$/, `${where} has an operationId`);
+        assert.equal(
+          seen.get(operation.operationId as string),
+          undefined,
+          `${where} and ${seen.get(operation.operationId as string)} share one`,
+        );
+        seen.set(operation.operationId as string, where);
+      }
+    }
+    assert.equal(document.paths['/api/v1/phone/calls']?.get?.operationId, 'listCalls');
+    assert.equal(document.paths['/api/v1/leads']?.post?.operationId, 'createLead');
+  });
+
+  test('every component schema is referenced, from an operation or another referenced schema', () => {
+    const text = JSON.stringify(document);
+    for (const name of Object.keys(document.components.schemas)) {
+      assert.ok(text.includes(`"#/components/schemas/${name}"`), `${name} is referenced`);
+    }
+    // And every reference has its component (the document is valid, which already says so; kept explicit).
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      assert.ok(document.components.schemas[name as string], `${name} exists`);
+    }
+  });
+
+  test('the recall body is either {query} or {brand, url} by the schema, as at runtime', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'openapi.json', components: document.components });
+    const body = document.paths['/api/v1/llm-recall']?.post?.requestBody?.content['application/json']?.schema as { $ref: string };
+    const valid = ajv.compile({ $ref: `openapi.json${body.$ref}` });
+    assert.equal(valid({ query: 'opening hours' }), true);
+    assert.equal(valid({ query: 'opening hours', limit: 3 }), true);
+    assert.equal(valid({ brand: 'Acme', url: 'https://acme.example' }), true);
+    assert.equal(valid({}), false, '{} is refused');
+    assert.equal(valid({ query: 'x', brand: 'Acme' }), false, 'a mix is refused');
+    assert.equal(valid({ brand: 'Acme' }), false, 'brand without url is refused');
+    assert.equal(valid({ brand: 'Acme', url: 'https://acme.example', limit: 2 }), false, 'limit is for {query} only');
+  });
+
+  test('a request field with a default is optional in the schema a request is sent by', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'openapi.json', components: document.components });
+    const body = document.paths['/api/v1/phone/dnc']?.post?.requestBody?.content['application/json']?.schema as { $ref: string };
+    assert.equal(ajv.validate({ $ref: `openapi.json${body.$ref}` }, { phone: '+14155550123' }), true, 'channel defaults to all');
   });
 
   test("each service route's declared scope is the one the gateway enforces", async () => {

@@ -3,7 +3,7 @@ import { timestampSchema } from './common.js';
 import { type Plan, planSchema, scopeSchema } from './identity.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
-import { defineRpc } from './rpc.js';
+import { defineRpc, nameOperations } from './rpc.js';
 
 /** What each plan allows (seed, "Limits"). `null` means unlimited. */
 export interface PlanLimits {
@@ -169,7 +169,7 @@ const newKeySchema = z.object({ key: z.string(), record: consoleKeySchema });
  * `user_id` must be set, and the organization is always the identity's), usage and the audit log (MCP tools service_get_usage and
  * service_list_audit_log), and a key's standing (approvals re-check the requester's key before acting).
  */
-export const gatewayRpc = {
+export const gatewayRpc = nameOperations({
   keyStanding: defineRpc('svc.gateway.keys.standing', z.object({ key_id: z.string().min(1).max(64) }), keyStandingSchema, 'read'),
   getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema, 'read'),
   listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read'),
@@ -192,4 +192,4 @@ export const gatewayRpc = {
     'read-write',
   ),
   revokeKey: defineRpc('svc.gateway.keys.revoke', keyIdInputSchema, consoleKeySchema, 'read-write'),
-};
+});

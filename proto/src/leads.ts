@@ -12,7 +12,7 @@ import {
 } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
-import { defineRpc } from './rpc.js';
+import { defineRpc, nameOperations } from './rpc.js';
 import { callListItemSchema } from './telephony.js';
 
 // ── Shared pieces ────────────────────────────────────────────────────────────────────────────────────────
@@ -615,7 +615,7 @@ const idempotencyField = {
     .optional(),
 };
 
-export const leadsRpc = {
+export const leadsRpc = nameOperations({
   listWorkspaces: defineRpc('svc.leads.workspaces.list', listWorkspacesQuerySchema, workspacePageSchema, 'read'),
   getWorkspace: defineRpc('svc.leads.workspaces.get', byId('workspace'), workspaceSchema, 'read'),
   createWorkspace: defineRpc('svc.leads.workspaces.create', createWorkspaceSchema.extend(idempotencyField), workspaceSchema, 'read-write'),
@@ -700,4 +700,4 @@ export const leadsRpc = {
   updateProject: defineRpc('svc.leads.projects.update', byId('project').extend(updateProjectSchema.shape), projectSchema, 'read-write'),
   deleteProject: defineRpc('svc.leads.projects.delete', byId('project'), deletedSchema('project'), 'read-write'),
   deliverProject: defineRpc('svc.leads.projects.deliver', byId('project'), projectSchema, 'read-write', { approval: true }),
-};
+});

@@ -5,7 +5,7 @@ import { timestampSchema } from './common.js';
 import { errorCodeSchema } from './errors.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
-import { defineRpc } from './rpc.js';
+import { defineRpc, nameOperations } from './rpc.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Approvals
@@ -205,7 +205,7 @@ export type ApprovalChannelsOverview = z.infer<typeof approvalChannelsOverviewSc
 
 export const approvalChannelKindParamsSchema = z.object({ kind: z.enum(approvalChannelKinds) });
 
-export const mcpRpc = {
+export const mcpRpc = nameOperations({
   listApprovals: defineRpc('svc.mcp.approvals.list', listApprovalsQuerySchema, approvalPageSchema, 'read'),
   getApproval: defineRpc('svc.mcp.approvals.get', approvalIdParamsSchema, approvalSchema, 'read'),
   /**
@@ -217,4 +217,4 @@ export const mcpRpc = {
   linkTelegram: defineRpc('svc.mcp.channels.link_telegram', putTelegramChannelSchema, approvalChannelSchema, 'read-write'),
   linkSlack: defineRpc('svc.mcp.channels.link_slack', putSlackChannelSchema, approvalChannelSchema, 'read-write'),
   unlinkChannel: defineRpc('svc.mcp.channels.unlink', approvalChannelKindParamsSchema, deletedApprovalChannelSchema, 'read-write'),
-};
+});

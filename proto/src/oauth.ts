@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { timestampSchema } from './common.js';
 import { scopeSchema } from './identity.js';
 import { idSchema } from './ids.js';
-import { defineRpc } from './rpc.js';
+import { defineRpc, nameOperations } from './rpc.js';
 
 /** Access tokens live one hour; a refresh token (the console's) thirty days. */
 export const accessTokenLifetimeSeconds = 3_600;
@@ -61,9 +61,9 @@ export type AccessToken = z.infer<typeof accessTokenSchema>;
  * `issueAccessToken` refuses a revoked grant (`revoked`). Revoking a grant ends all its access tokens on every
  * gateway replica within a second.
  */
-export const oauthRpc = {
+export const oauthRpc = nameOperations({
   createGrant: defineRpc('svc.gateway.grants.create', createGrantInputSchema, oauthGrantSchema, 'read'),
   issueAccessToken: defineRpc('svc.gateway.grants.token', grantIdInputSchema, accessTokenSchema, 'read'),
   listGrants: defineRpc('svc.gateway.grants.list', z.object({}), z.object({ data: z.array(oauthGrantSchema) }), 'read'),
   revokeGrant: defineRpc('svc.gateway.grants.revoke', grantIdInputSchema, oauthGrantSchema, 'read-write'),
-};
+});

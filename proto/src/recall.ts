@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { deletedSchema, idempotencyKeySchema, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
-import { defineRpc } from './rpc.js';
+import { defineRpc, nameOperations } from './rpc.js';
 
 /** Limits of one document, stated once so validation, docs and MCP input schemas agree. */
 export const knowledgeLimits = {
@@ -111,7 +111,7 @@ export const recallQuerySchema = z
 export const brandSchema = z.string().trim().min(1).max(knowledgeLimits.brandMaxLength).describe('Brand name to score');
 
 /**
- * The body of `POST /api/v1/llm-recall`. The two forms share one route, so the schema lists all three
+ * The body of `POST /api/v1/llm-recall`. The two forms share one route, so the schema lists all four
  * fields and the refinement insists on exactly one form, with a message that says which.
  */
 export const llmRecallBodySchema = z
@@ -145,7 +145,19 @@ export const llmRecallBodySchema = z
       context.addIssue({ code: 'custom', path: ['limit'], message: 'limit applies to {query} only' });
     }
   })
-  .meta({ id: 'LlmRecallRequest' });
+  // The refinement's rule, stated for the OpenAPI document and generated clients: exactly one of the two
+  // forms, so `{}` (or a mix) is invalid by the schema as it is at runtime.
+  .meta({
+    id: 'LlmRecallRequest',
+    oneOf: [
+      { title: 'Recall', required: ['query'], properties: { query: { type: 'string' }, brand: false, url: false } },
+      {
+        title: 'Brand score',
+        required: ['brand', 'url'],
+        properties: { brand: { type: 'string' }, url: { type: 'string' }, query: false, limit: false },
+      },
+    ],
+  });
 export type LlmRecallBody = z.infer<typeof llmRecallBodySchema>;
 
 export const recallInputSchema = z.object({
@@ -300,7 +312,7 @@ export type MarketingAudit = z.infer<typeof marketingAuditSchema>;
 // ---------------------------------------------------------------------------------------------------------
 // NATS operations, for the MCP service (service_recall, service_brand_score, service_add_knowledge_document)
 
-export const recallRpc = {
+export const recallRpc = nameOperations({
   recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema, 'read'),
   /** Probes both providers; `unavailable` (503) without one, `upstream_failed` (502) when both fail. */
   brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema, 'read'),
@@ -314,4 +326,4 @@ export const recallRpc = {
     'read-write',
   ),
   deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema, 'read-write'),
-};
+});

@@ -16,6 +16,11 @@ export interface RpcDefinition<Input extends z.ZodType = z.ZodType, Output exten
   scope: Scope;
   /** An MCP agent cannot run it directly: its tool only requests a person's approval (MCP-TOOLS.md). */
   approval: boolean;
+  /**
+   * The operation's name: its key in the service's map (`listCalls`), set by `nameOperations`. The
+   * `operationId` of the REST route that performs it, so a generated client's methods are named after it.
+   */
+  name?: string;
 }
 
 export function defineRpc<Input extends z.ZodType, Output extends z.ZodType>(
@@ -26,6 +31,15 @@ export function defineRpc<Input extends z.ZodType, Output extends z.ZodType>(
   options: { approval?: boolean } = {},
 ): RpcDefinition<Input, Output> {
   return { subject, input, output, scope, approval: options.approval ?? false };
+}
+
+/**
+ * Names each operation of a service's map after its key (`telephonyRpc.listCalls` is `listCalls`), so the
+ * name is stated once, where the operation is declared. Returns the same map.
+ */
+export function nameOperations<T extends Record<string, RpcDefinition>>(operations: T): T {
+  for (const [name, operation] of Object.entries(operations)) operation.name = name;
+  return operations;
 }
 
 export type RpcInput<D extends RpcDefinition> = z.input<D['input']>;

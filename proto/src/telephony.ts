@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { currencySchema, deletedSchema, e164Schema, idempotencyKeySchema, metadataSchema, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
-import { defineRpc } from './rpc.js';
+import { defineRpc, nameOperations } from './rpc.js';
 
 export const callDirections = ['inbound', 'outbound'] as const;
 export const callStatuses = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'canceled', 'no_answer', 'busy'] as const;
@@ -267,7 +267,7 @@ export type DncCheck = z.infer<typeof dncCheckSchema>;
 
 const byCallId = z.object({ id: idSchema('call') });
 
-export const telephonyRpc = {
+export const telephonyRpc = nameOperations({
   listCalls: defineRpc('svc.telephony.calls.list', listCallsQuerySchema, callPageSchema, 'read'),
   getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema, 'read'),
   /** Queues an outbound call; a do-not-call number is `dnc_blocked` (422). */
@@ -284,7 +284,7 @@ export const telephonyRpc = {
   addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema, 'read-write'),
   removeDnc: defineRpc('svc.telephony.dnc.remove', z.object({ id: idSchema('dnc') }), deletedDncSchema, 'read-write', { approval: true }),
   checkDnc: defineRpc('svc.telephony.dnc.check', checkDncQuerySchema, dncCheckSchema, 'read'),
-};
+});
 
 /**
  * The `data` of call events (`call.queued`, `call.ringing`, `call.started`, `call.completed`, `call.failed`,

@@ -4,7 +4,7 @@ import { deletedSchema, idempotencyKeySchema, timestampSchema } from './common.j
 import { type EventType, eventEnvelopeSchema, eventTypeSchema, publicEventTypes } from './events.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
-import { defineRpc } from './rpc.js';
+import { defineRpc, nameOperations } from './rpc.js';
 
 /**
  * The event types an endpoint can subscribe to: the public catalogue minus `webhook.test`, which is only
@@ -148,7 +148,7 @@ export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;
 const byEndpointId = z.object({ id: idSchema('webhook') });
 const byDeliveryId = byEndpointId.extend({ delivery_id: idSchema('delivery') });
 
-export const webhooksRpc = {
+export const webhooksRpc = nameOperations({
   listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema, 'read'),
   getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema, 'read'),
   createEndpoint: defineRpc(
@@ -182,4 +182,4 @@ export const webhooksRpc = {
     'read',
   ),
   replayDelivery: defineRpc('svc.webhooks.deliveries.replay', byDeliveryId, webhookDeliverySchema, 'read-write'),
-};
+});

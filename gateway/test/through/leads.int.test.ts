@@ -2,6 +2,7 @@
 // projects, driven with fetch and a Bearer key.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { VoiceApiError, VoiceClient } from '@voice/client';
 import { eventually } from '@voice/kit/testing';
 import {
   type ApiResponse,
@@ -486,5 +487,57 @@ describe('leads through the gateway', () => {
     assertError(await api.post('/api/v1/invoices', { lead_id: missingId('lead') }), 404, 'not_found');
     assertError(await api.post('/api/v1/leads', { name: 'Big', note: 'x'.repeat(1_100_000) }), 413, 'payload_too_large');
     assertError(await api.post('/api/v1/leads', { name: 'Long', note: 'x'.repeat(10_001) }), 400, 'invalid_request', 'note');
+  });
+
+  test('@voice/client: workspaces, leads and notes, sequences and enrollments, invoices and projects on the real stack', async () => {
+    const own = await platform.org();
+    const voice = new VoiceClient({ apiKey: own.key, baseUrl: platform.url });
+
+    const workspace = await voice.workspaces.create({ name: 'Client Office', timezone: 'Europe/Paris' });
+    assert.equal((await voice.workspaces.update(workspace.id, { name: 'Client HQ' })).name, 'Client HQ');
+    assert.equal((await voice.workspaces.get(workspace.id)).name, 'Client HQ');
+
+    // Creates carry the client's own Idempotency-Key: a create answered once is one lead, however often retried.
+    const lead = await voice.leads.create({ name: 'Grace Hopper', phone: '+14155550177', workspace_id: workspace.id });
+    await voice.leads.notes.create(lead.id, { body: 'Prefers mornings' });
+    const notes: string[] = [];
+    for await (const note of voice.leads.notes.list(lead.id)) notes.push(note.body);
+    assert.deepEqual(notes, ['Prefers mornings']);
+    for (let n = 0; n < 4; n++) await voice.leads.create({ name: `Lead ${n}`, workspace_id: workspace.id });
+    const names: string[] = [];
+    for await (const listed of voice.leads.list({ workspace_id: workspace.id, limit: 2 })) names.push(listed.name ?? '');
+    assert.equal(names.length, 5, 'three pages of two, walked by the iterator');
+    assert.ok(names.includes('Grace Hopper'));
+
+    const sequence = await voice.sequences.create({ name: 'Client follow-up', steps: [{ type: 'sms', body: 'Hi {{first_name}}!' }] });
+    const enrolled = await voice.sequences.enrollments.create(sequence.id, { lead_ids: [lead.id] });
+    const enrollment = enrolled.data[0] as { id: string };
+    const completed = await eventually('the enrollment to complete', async () => {
+      const current = await voice.sequences.enrollments.get(sequence.id, enrollment.id);
+      return current.status === 'completed' ? current : undefined;
+    });
+    assert.equal(completed.history.length, 1);
+    const ofLead: string[] = [];
+    for await (const item of voice.leads.enrollments(lead.id)) ofLead.push(item.id);
+    assert.deepEqual(ofLead, [enrollment.id]);
+
+    const invoice = await voice.invoices.create({ lead_id: lead.id, lines: [{ description: 'Setup', quantity: 1, unit_amount: 5000 }] });
+    assert.equal(invoice.status, 'draft');
+    assert.equal(invoice.total, 5000);
+    const invoices: string[] = [];
+    for await (const listed of voice.invoices.list()) invoices.push(listed.id);
+    assert.deepEqual(invoices, [invoice.id]);
+    assert.equal((await voice.invoices.void(invoice.id)).status, 'void');
+
+    const project = await voice.projects.create({ lead_id: lead.id, name: 'Client site', deliverables: [{ name: 'Home page' }] });
+    assert.equal((await voice.projects.deliver(project.id)).status, 'delivered');
+
+    // Another organization's records are not found, as a typed error.
+    const stranger = new VoiceClient({ apiKey: org.key, baseUrl: platform.url });
+    const error = await stranger.leads.get(lead.id).catch((caught: unknown) => caught);
+    assert.ok(error instanceof VoiceApiError);
+    assert.equal(error.status, 404);
+    assert.equal(error.code, 'not_found');
+    assert.equal(await voice.leads.delete(lead.id).then((deleted) => deleted.deleted), true);
   });
 });

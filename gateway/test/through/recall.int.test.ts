@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { VoiceApiError, VoiceClient } from '@voice/client';
 import { type FakeBehaviour, type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi } from '@voice/kit/testing';
 import {
   assertError,
@@ -298,5 +299,32 @@ describe('recall through the gateway', () => {
     assertError(await api.get('/api/v1/knowledge/documents?limit=abc'), 400, 'invalid_request', 'limit');
     // README: a body over 1 MB is 413.
     assertError(await api.post('/api/v1/knowledge/documents', { title: 'Huge', text: 'x'.repeat(1_100_000) }), 413, 'payload_too_large');
+  });
+
+  test('@voice/client: documents, recall and the brand score on the real stack; {} is refused as it is typed', async () => {
+    const own = await platform.org();
+    const voice = new VoiceClient({ apiKey: own.key, baseUrl: platform.url });
+    const document = await voice.documents.create({
+      title: 'Opening hours',
+      text: 'The office opens at nine and closes at five, Monday to Friday.',
+    });
+    const listed: string[] = [];
+    for await (const item of voice.documents.list()) listed.push(item.id);
+    assert.deepEqual(listed, [document.id]);
+    assert.match((await voice.documents.get(document.id)).text, /opens at nine/);
+
+    const recalled = await voice.recall({ query: 'when does the office open?' });
+    assert.ok('results' in recalled, 'the recall form answers with passages');
+    assert.equal(recalled.results[0]?.document_id, document.id);
+    const scored = await voice.recall({ brand: 'Acme Voice', url: 'https://acmevoice.example' });
+    assert.ok('score' in scored, 'the brand form answers with a score');
+    assert.equal(scored.verdict, 'prominent');
+
+    const refused = await voice.recall({} as never).catch((error: unknown) => error);
+    assert.ok(refused instanceof VoiceApiError);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.code, 'invalid_request');
+    assert.equal(refused.param, 'query');
+    assert.deepEqual(await voice.documents.delete(document.id), { id: document.id, object: 'document', deleted: true });
   });
 });

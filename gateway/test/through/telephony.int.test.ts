@@ -1,6 +1,7 @@
 // Telephony through the gateway: calls, SMS and the do-not-call list, driven with fetch and a Bearer key.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { VoiceApiError, VoiceClient } from '@voice/client';
 import { eventually } from '@voice/kit/testing';
 import {
   assertError,
@@ -276,5 +277,58 @@ describe('telephony through the gateway', () => {
     );
     assertError(await api.post('/api/v1/phone/sms', { to: phone(6), body: 'x'.repeat(2_000) }), 400, 'invalid_request', 'body');
     assertError(await api.post('/api/v1/phone/calls', { to: phone(6) }, { idempotencyKey: 'bad key with spaces' }), 400, 'invalid_request');
+  });
+
+  test('@voice/client: calls, SMS and the do-not-call list on the real stack: creates, every page, defaults, errors, quota figures', async () => {
+    const metered = await platform.org({ quota: 50 });
+    const voice = new VoiceClient({ apiKey: metered.key, baseUrl: platform.url });
+
+    // A create carries an Idempotency-Key of the client's own; one given is sent as is, so a repeat is one call.
+    const call = await voice.calls.create(
+      { to: phone(701), metadata: { sandbox_status: 'completed' } },
+      { idempotencyKey: idemKey('client-call') },
+    );
+    assert.equal(call.status, 'queued');
+    const again = await voice.calls.create(
+      { to: phone(701), metadata: { sandbox_status: 'completed' } },
+      { idempotencyKey: idemKey('client-call') },
+    );
+    assert.notEqual(again.id, call.id, 'another key, another call');
+    const sms = await voice.sms.send({ to: phone(702), body: 'Sent by the typed client.' });
+    assert.equal((await voice.sms.get(sms.id)).body, 'Sent by the typed client.');
+
+    // Every page, through the async iterator, with the filter on each page.
+    for (let n = 0; n < 3; n++) await voice.calls.create({ to: phone(710 + n) });
+    const outbound: string[] = [];
+    for await (const listed of voice.calls.list({ direction: 'outbound', limit: 2 })) outbound.push(listed.id);
+    assert.equal(outbound.length, 5);
+    assert.equal(new Set(outbound).size, 5);
+    assert.ok(outbound.includes(call.id) && outbound.includes(again.id));
+    const sent: string[] = [];
+    for await (const message of voice.sms.list()) sent.push(message.id);
+    assert.deepEqual(sent, [sms.id]);
+
+    // The do-not-call entry's channel has a default, so the typed call leaves it out.
+    const entry = await voice.dnc.add({ phone: phone(703) });
+    assert.equal(entry.channel, 'all');
+    assert.equal((await voice.dnc.check({ phone: phone(703) })).listed, true);
+    const refused = await voice.calls.create({ to: phone(703) }).catch((error: unknown) => error);
+    assert.ok(refused instanceof VoiceApiError);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.code, 'dnc_blocked');
+    assert.equal(refused.param, 'to');
+    assert.match(refused.request_id ?? '', /^req_/);
+    assert.deepEqual(await voice.dnc.remove(entry.id), { id: entry.id, object: 'dnc_entry', deleted: true });
+    const missing = await voice.calls.get(missingId('call')).catch((error: unknown) => error);
+    assert.ok(missing instanceof VoiceApiError && missing.status === 404 && missing.code === 'not_found');
+
+    // The figures of the last response: the monthly quota and what is left of it.
+    const stats = await voice.calls.stats();
+    assert.ok(stats);
+    assert.equal(voice.rateLimit?.limit, 50);
+    const remaining = voice.rateLimit?.remaining as number;
+    await voice.calls.get(call.id);
+    assert.equal(voice.rateLimit?.remaining, remaining - 1);
+    assert.ok((voice.rateLimit?.reset.getTime() ?? 0) > Date.now());
   });
 });

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { VoiceClient, verifyWebhook } from '@voice/client';
 import { eventually } from '@voice/kit/testing';
 import {
   assertError,
@@ -214,6 +215,42 @@ describe('webhooks through the gateway', () => {
     assert.ok(verify(secret, arrival.headers, arrival.raw));
     assert.equal(arrival.event.org_id, org.orgId);
     assert.equal(arrival.event.data.name, 'Grace Hopper');
+  });
+
+  test('@voice/client: an endpoint, a test event verified by verifyWebhook, the delivery log, replay and rotation', async () => {
+    const voice = new VoiceClient({ apiKey: org.key, baseUrl: platform.url });
+    const created = await voice.webhooks.create({ url: `${receiverUrl}/hooks/client`, description: 'Typed client' });
+    const delivery = await voice.webhooks.test(created.id);
+    const [arrival] = await eventually('the test event at the client endpoint', async () => {
+      const found = arrivals('/hooks/client', 'webhook.test');
+      return found.length > 0 ? found : undefined;
+    });
+    assert.ok(arrival);
+    const event = verifyWebhook<{ id: string; type: string }>(arrival.raw, arrival.headers, created.secret);
+    assert.equal(event.id, delivery.event_id);
+    assert.equal(event.type, 'webhook.test');
+    assert.throws(() => verifyWebhook(arrival.raw, arrival.headers, secret), /no signature matches/, 'another endpoint’s secret');
+
+    await eventually('the delivery to succeed', async () =>
+      (await voice.webhooks.deliveries.get(created.id, delivery.id)).status === 'succeeded' ? true : undefined,
+    );
+    const log: string[] = [];
+    for await (const item of voice.webhooks.deliveries.list(created.id, { event_type: 'webhook.test' })) log.push(item.id);
+    assert.deepEqual(log, [delivery.id]);
+    const endpoints: string[] = [];
+    for await (const item of voice.webhooks.list()) endpoints.push(item.id);
+    assert.ok(endpoints.includes(created.id));
+
+    // After a rotation the replay is signed with both secrets, and verifies with either.
+    const rotated = await voice.webhooks.rotateSecret(created.id);
+    await voice.webhooks.deliveries.replay(created.id, delivery.id);
+    const replayed = await eventually('the replay', async () => {
+      const found = arrivals('/hooks/client', 'webhook.test');
+      return found.length > 1 ? found[1] : undefined;
+    });
+    assert.equal(verifyWebhook<{ id: string }>(replayed.raw, replayed.headers, rotated.secret).id, delivery.event_id);
+    assert.equal(verifyWebhook<{ id: string }>(replayed.raw, replayed.headers, created.secret).id, delivery.event_id);
+    assert.equal((await voice.webhooks.delete(created.id)).deleted, true);
   });
 
   test('delete removes the endpoint and its log', async () => {

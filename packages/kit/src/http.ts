@@ -20,7 +20,7 @@ import type { Registry } from 'prom-client';
 import { ApiError, envelope, installErrorHandling, toApiError } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
-import { routeScope } from './service-auth.js';
+import { routeOperationId, routeScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 
 export interface HttpAppOptions {
@@ -147,11 +147,17 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       info: { title: options.name, version: '1.0.0' },
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' } } },
     },
-    // The route's declared scope travels in the document as `x-scope`; the gateway checks it agrees.
+    // The route's declared scope travels in the document as `x-scope`; the gateway checks it agrees. Its
+    // operation names it (`operationId`), so a generated client's methods carry the names proto declares.
     transform: (input) => {
       const output = jsonSchemaTransform(input);
-      const scope = routeScope(input.route.config as FastifyContextConfig | undefined);
-      return scope ? { ...output, schema: { ...output.schema, 'x-scope': scope } } : output;
+      const config = input.route.config as FastifyContextConfig | undefined;
+      const scope = routeScope(config);
+      const operationId = routeOperationId(config);
+      return {
+        ...output,
+        schema: { ...output.schema, ...(scope ? { 'x-scope': scope } : {}), ...(operationId ? { operationId } : {}) },
+      };
     },
     transformObject: jsonSchemaTransformObject,
   });

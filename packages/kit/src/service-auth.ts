@@ -24,12 +24,23 @@ declare module 'fastify' {
      * scoring included), `read-write` for anything that creates, changes, sends or deletes.
      */
     scope?: Scope;
+    /**
+     * The route's `operationId` in the OpenAPI document, only where its operation cannot give it: a
+     * documented route with no operation in `proto/`, or a second route of one. Otherwise it is the
+     * operation's name (`listCalls`).
+     */
+    operationId?: string;
   }
 }
 
 /** The scope a route needs: its operation's, or its own for a route without one. */
 export function routeScope(config: Pick<FastifyContextConfig, 'operation' | 'scope'> | undefined): Scope | undefined {
   return config?.operation?.scope ?? config?.scope;
+}
+
+/** The route's `operationId`: the one it states, or its operation's name. */
+export function routeOperationId(config: Pick<FastifyContextConfig, 'operation' | 'operationId'> | undefined): string | undefined {
+  return config?.operationId ?? config?.operation?.name;
 }
 
 const probePaths = new Set(['/healthz', '/readyz', '/metrics']);

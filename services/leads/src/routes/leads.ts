@@ -144,7 +144,8 @@ export function leadRoutes(app: HttpApp, deps: LeadsDeps): void {
         querystring: listEnrollmentsQuerySchema.omit({ lead_id: true }),
         response: { 200: enrollmentPageSchema },
       },
-      config: { operation: leadsRpc.listEnrollments },
+      // The sequence's enrollments list is this operation's first route (`listEnrollments`).
+      config: { operation: leadsRpc.listEnrollments, operationId: 'listLeadEnrollments' },
     },
     async (request) => listEnrollmentsOf(deps, identityOf(request), { ...request.query, lead_id: request.params.id }),
   );

@@ -17,7 +17,7 @@ export function llmRecallRoutes(app: HttpApp, deps: RecallDeps): void {
         body: llmRecallBodySchema,
         response: { 200: llmRecallResponseSchema },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read', operationId: 'llmRecall' },
     },
     async (request) => {
       const identity = identityOf(request);

@@ -14,7 +14,7 @@ export function marketingAuditRoutes(app: HttpApp, deps: RecallDeps): void {
         body: marketingAuditBodySchema,
         response: { 200: marketingAuditSchema, 429: errorEnvelopeSchema },
       },
-      config: { public: true },
+      config: { public: true, operationId: 'publicMarketingAudit' },
     },
     async (request, reply) => {
       const decision = await deps.auditLimiter.take(clientAddress(request.headers['x-forwarded-for'], request.socket.remoteAddress));
@@ -48,7 +48,7 @@ export function marketingAuditRoutes(app: HttpApp, deps: RecallDeps): void {
         body: marketingAuditBodySchema,
         response: { 501: errorEnvelopeSchema },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read', operationId: 'marketingAudit' },
     },
     async (request) => {
       identityOf(request);

@@ -44,7 +44,7 @@ export function deliveryRoutes(app: HttpApp, deps: WebhooksDeps): void {
         params: byDelivery,
         response: { 200: webhookDeliveryWithEventSchema },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read', operationId: 'getDelivery' },
     },
     async (request) => {
       const row = await getDeliveryWithEvent(prisma, identityOf(request).org_id, request.params.id, request.params.delivery_id);
