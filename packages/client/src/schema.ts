@@ -1800,6 +1800,8 @@ export interface components {
             status: "pending" | "approved" | "rejected" | "expired" | "executed" | "failed" | "withdrawn";
             /** @description The API key that asked for the action */
             requested_by: string;
+            /** @description The person this approval was sent to as an MCP URL elicitation (the requesting key's or grant's owner): only they may decide it in the console; Telegram and Slack taps are unchanged */
+            bound_user_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
