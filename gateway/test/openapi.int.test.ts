@@ -134,6 +134,18 @@ describe('GET /api/v1/openapi.json', () => {
     assert.equal(ajv.validate({ $ref: `openapi.json${body.$ref}` }, { phone: '+14155550123' }), true, 'channel defaults to all');
   });
 
+  test('an endpoint subscribes by the schema only to the event types the API accepts', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'openapi.json', components: document.components });
+    const body = document.paths['/api/v1/webhooks']?.post?.requestBody?.content['application/json']?.schema as { $ref: string };
+    const valid = ajv.compile({ $ref: `openapi.json${body.$ref}` });
+    const endpoint = (eventTypes: string[]) => ({ url: 'https://hooks.example/voice', event_types: eventTypes });
+    assert.equal(valid(endpoint(['*'])), true);
+    assert.equal(valid(endpoint(['call.completed', 'lead.created'])), true);
+    for (const refused of ['webhook.test', 'api.called', 'org.plan_changed', 'call.nope'])
+      assert.equal(valid(endpoint([refused])), false, `${refused} is refused, as at runtime`);
+  });
+
   test("each service route's declared scope is the one the gateway enforces", async () => {
     const services: Array<[string, HttpApp]> = [
       ['telephony', platform.telephony.app],

@@ -53,9 +53,9 @@ export type EventType = z.infer<typeof eventTypeSchema>;
  * Events that are internal plumbing, not part of the public webhook catalogue: the audit feed, and plan
  * changes (which turn features such as webhooks on or off in the services).
  */
-export const internalEventTypes: readonly EventType[] = ['api.called', 'org.plan_changed'];
+export const internalEventTypes = ['api.called', 'org.plan_changed'] as const satisfies readonly EventType[];
 
-export const publicEventTypes = eventTypes.filter((type) => !internalEventTypes.includes(type));
+export const publicEventTypes = eventTypes.filter((type) => !(internalEventTypes as readonly EventType[]).includes(type));
 
 /** The `data` of `webhook.test`. */
 export const webhookTestEventDataSchema = z.object({ endpoint_id: idSchema('webhook'), message: z.string() });

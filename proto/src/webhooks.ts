@@ -1,7 +1,7 @@
 // Records, request schemas and NATS operations of the webhooks service: endpoints and their deliveries.
 import { z } from 'zod';
 import { deletedSchema, idempotencyKeySchema, timestampSchema } from './common.js';
-import { type EventType, eventEnvelopeSchema, eventTypeSchema, publicEventTypes } from './events.js';
+import { eventEnvelopeSchema, eventTypeSchema, eventTypes, internalEventTypes } from './events.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc, nameOperations } from './rpc.js';
@@ -10,15 +10,16 @@ import { defineRpc, nameOperations } from './rpc.js';
  * The event types an endpoint can subscribe to: the public catalogue minus `webhook.test`, which is only
  * ever sent on request, to one endpoint (`POST /api/v1/webhooks/{id}/test`).
  */
-export const subscribableEventTypes: readonly EventType[] = publicEventTypes.filter((type) => type !== 'webhook.test');
-
 /** `*` subscribes to every subscribable type, including types added later. */
 export const allEventTypes = '*';
 
+/** One enum, so that the OpenAPI document (and a client generated from it) offers only what the API accepts. */
 export const webhookEventTypeSchema = z
-  .union([z.literal(allEventTypes), eventTypeSchema])
-  .refine((type) => type === allEventTypes || subscribableEventTypes.includes(type), 'not a subscribable event type')
+  .enum([allEventTypes, ...eventTypes])
+  .exclude([...internalEventTypes, 'webhook.test'], { error: 'not a subscribable event type' })
   .describe('An event type such as `call.completed`, or `*` for all of them');
+
+export const subscribableEventTypes = webhookEventTypeSchema.exclude([allEventTypes]).options;
 
 /** Why a Lite organization cannot create or change endpoints: the service's `plan_required` message, shown by the console too. */
 export const webhooksPlanMessage = 'Webhooks need the Starter, Pro or Enterprise plan; upgrade to create or change endpoints.';

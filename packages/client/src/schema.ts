@@ -1052,7 +1052,7 @@ export interface components {
              * @description Where events are POSTed; https in production
              */
             url: string;
-            event_types?: ("*" | ("call.queued" | "call.started" | "call.completed" | "call.failed" | "call.canceled" | "call.ringing" | "sms.delivered" | "sms.failed" | "sms.sent" | "sms.received" | "dnc.added" | "dnc.removed" | "lead.created" | "lead.updated" | "lead.qualified" | "lead.deleted" | "enrollment.started" | "enrollment.completed" | "enrollment.stopped" | "invoice.sent" | "project.delivered" | "approval.requested" | "approval.resolved" | "recall.brand_scored" | "webhook.test" | "org.plan_changed" | "api.called"))[];
+            event_types?: ("*" | "call.queued" | "call.started" | "call.completed" | "call.failed" | "call.canceled" | "call.ringing" | "sms.delivered" | "sms.failed" | "sms.sent" | "sms.received" | "dnc.added" | "dnc.removed" | "lead.created" | "lead.updated" | "lead.qualified" | "lead.deleted" | "enrollment.started" | "enrollment.completed" | "enrollment.stopped" | "invoice.sent" | "project.delivered" | "approval.requested" | "approval.resolved" | "recall.brand_scored")[];
             description?: string;
         };
         UpdateWebhookRequestInput: {
@@ -1061,7 +1061,7 @@ export interface components {
              * @description Where events are POSTed; https in production
              */
             url?: string;
-            event_types?: ("*" | ("call.queued" | "call.started" | "call.completed" | "call.failed" | "call.canceled" | "call.ringing" | "sms.delivered" | "sms.failed" | "sms.sent" | "sms.received" | "dnc.added" | "dnc.removed" | "lead.created" | "lead.updated" | "lead.qualified" | "lead.deleted" | "enrollment.started" | "enrollment.completed" | "enrollment.stopped" | "invoice.sent" | "project.delivered" | "approval.requested" | "approval.resolved" | "recall.brand_scored" | "webhook.test" | "org.plan_changed" | "api.called"))[];
+            event_types?: ("*" | "call.queued" | "call.started" | "call.completed" | "call.failed" | "call.canceled" | "call.ringing" | "sms.delivered" | "sms.failed" | "sms.sent" | "sms.received" | "dnc.added" | "dnc.removed" | "lead.created" | "lead.updated" | "lead.qualified" | "lead.deleted" | "enrollment.started" | "enrollment.completed" | "enrollment.stopped" | "invoice.sent" | "project.delivered" | "approval.requested" | "approval.resolved" | "recall.brand_scored")[];
             description?: string | null;
             /**
              * @description `enabled` re-enables a disabled endpoint; `disabled` pauses it
