@@ -326,9 +326,20 @@ export class Bus {
       } catch (error) {
         if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
       }
-      if (!existing) await manager.streams.add(config);
-      else if (existing.config.num_replicas !== this.streamReplicas) {
-        await manager.streams.update(config.name, { ...existing.config, num_replicas: this.streamReplicas });
+      try {
+        if (!existing) await manager.streams.add(config);
+        else if (existing.config.num_replicas !== this.streamReplicas) {
+          await manager.streams.update(config.name, { ...existing.config, num_replicas: this.streamReplicas });
+        }
+      } catch (error) {
+        // Say which setting the server refused: "replicas > 1 not supported in non-clustered mode" alone
+        // does not name JETSTREAM_REPLICAS.
+        throw new Error(
+          `NATS refused the events stream with ${this.streamReplicas} replicas (JETSTREAM_REPLICAS): ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
     })().catch((error: unknown) => {
       this.streamReady = undefined;

@@ -16,10 +16,12 @@ import {
   eventually,
   hasProgram,
   type NatsCluster,
+  type NatsClusterNode,
   type RedisCluster,
   sampleEventData,
   startNatsCluster,
   startRedisCluster,
+  testServerUrls,
 } from '../src/testing/index.js';
 
 // A Redis Cluster and a NATS cluster of the test's own (the harness in src/testing/clusters.ts), on ports
@@ -115,6 +117,27 @@ describe('on a Redis Cluster of three primaries, each with a replica', { skip: m
   });
 });
 
+describe('JETSTREAM_REPLICAS on one server', () => {
+  test('above 1, the events stream is refused with a message naming the variable', async () => {
+    const bus = await Bus.connect({
+      url: testServerUrls.nats,
+      name: 'single',
+      namespace: `t${randomBytes(5).toString('hex')}`,
+      logger,
+      secret: testSigningSecret,
+      streamReplicas: 3,
+    });
+    try {
+      await assert.rejects(
+        bus.ensureStream(),
+        /NATS refused the events stream with 3 replicas \(JETSTREAM_REPLICAS\): replicas > 1 not supported/,
+      );
+    } finally {
+      await bus.drain();
+    }
+  });
+});
+
 const echo = defineRpc('svc.cluster.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string() }), 'read');
 
 describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, () => {
@@ -158,7 +181,7 @@ describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, 
     });
   });
 
-  test("events published across the loss of the stream's leader are all consumed; none is stored twice", async () => {
+  test("events published across the loss of the stream's leader, then of the consumer's server, are all consumed; none is stored twice", async () => {
     const publisher = await connectBus('publisher');
     const consumer = await connectBus('consumer');
     const received = new Map<string, number>();
@@ -166,14 +189,24 @@ describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, 
       received.set(event.id, (received.get(event.id) ?? 0) + 1);
     });
     const manager = await jetstreamManager(publisher.connection);
+    const serverNamed = (name: string | undefined) => {
+      const node = cluster.nodes.find((candidate) => candidate.name === name || `127.0.0.1:${candidate.port}` === name);
+      assert.ok(node, `${name} is one of the cluster's servers`);
+      return node;
+    };
     const total = 120;
     const published: string[] = [];
+    let down: NatsClusterNode | undefined;
     for (let index = 0; index < total; index++) {
       if (index === 40) {
-        const leader = (await manager.streams.info(publisher.streamName)).cluster?.leader;
-        const node = cluster.nodes.find((candidate) => candidate.name === leader);
-        assert.ok(node, `the stream's leader ${leader} is one of the cluster's servers`);
-        await cluster.kill(node);
+        down = serverNamed((await manager.streams.info(publisher.streamName)).cluster?.leader);
+        await cluster.kill(down);
+      }
+      if (index === 80) {
+        // One server down at a time: two of three keep the quorum.
+        await cluster.restart(down as NatsClusterNode);
+        down = serverNamed(consumer.connection.getServer());
+        await cluster.kill(down);
       }
       const event = newEvent('lead.created', 'org_cluster', sampleEventData('lead.created'));
       // As the outbox relay does: the same event again until JetStream acknowledges it; its id de-duplicates.
@@ -185,7 +218,7 @@ describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, 
     assert.equal(stored, total, 'JetStream stored each event once');
     assert.deepEqual(new Set(received.keys()), new Set(published));
     await consuming.close();
-    await Promise.all(cluster.nodes.filter((node) => !node.running).map((node) => cluster.restart(node)));
+    await cluster.restart(down as NatsClusterNode);
   });
 
   test('request/reply recovers after the server both sides are connected to is lost', async () => {
