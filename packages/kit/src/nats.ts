@@ -407,7 +407,11 @@ export class Bus {
     }
     const consumer = await this.js.consumers.get(this.streamName, durable);
     const concurrency = Math.max(1, options.concurrency ?? 1);
-    const messages = await consumer.consume({ max_messages: Math.max(64, concurrency * 2) });
+    // Pull requests that expire after 5 s (the library's default is 30 s, heartbeats at half of it): when a
+    // cluster loses the server leading this consumer, or the one this connection used, the client notices
+    // (two missed heartbeats, or the reconnect) and pulls again from the new leader, retrying every `expires`;
+    // with the default, events waited up to half a minute after a server's loss.
+    const messages = await consumer.consume({ max_messages: Math.max(64, concurrency * 2), expires: 5_000 });
     const done = (async () => {
       const inFlight = new Set<Promise<void>>();
       for await (const message of messages) {

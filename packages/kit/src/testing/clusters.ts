@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -257,6 +257,116 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     throw error;
   }
   return cluster;
+}
+
+// ---- Redis Sentinel -------------------------------------------------------------------------------------
+
+export interface RedisSentinel {
+  /** The data servers: the first starts as primary, the others as its replicas. */
+  readonly servers: readonly ClusterNode[];
+  readonly sentinels: readonly ClusterNode[];
+  /** The name the sentinels know the primary by. */
+  readonly name: string;
+  /** The variables a deployable under test takes to use it: the sentinels' URLs, REDIS_MODE=sentinel and the name. */
+  readonly env: { REDIS_URL: string; REDIS_MODE: 'sentinel'; REDIS_SENTINEL_NAME: string };
+  /** The data server the sentinels name as primary now. */
+  primary(): Promise<ClusterNode>;
+  /** Asks the sentinels for a failover (SENTINEL FAILOVER) and waits until another server is the primary. */
+  failover(): Promise<ClusterNode>;
+  /** Stops every server and sentinel and deletes their folders. */
+  stop(): Promise<void>;
+}
+
+/** A primary with replicas and sentinels watching it (quorum 1), on ports from `freePort()`, for REDIS_MODE=sentinel. */
+export async function startRedisSentinel(options: { replicas?: number; sentinels?: number } = {}): Promise<RedisSentinel> {
+  const replicas = options.replicas ?? 1;
+  const sentinelCount = options.sentinels ?? 1;
+  const name = 'voice';
+  const ports = await distinctFreePorts(1 + replicas + sentinelCount);
+  const root = mkdtempSync(join(tmpdir(), 'redis-sentinel-'));
+  const primaryPort = ports[0] as number;
+  const folder = (port: number) => {
+    const dir = join(root, String(port));
+    mkdirSync(dir);
+    return dir;
+  };
+  const servers = ports.slice(0, 1 + replicas).map((port, index) => {
+    const dir = folder(port);
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
+    if (index > 0) args.push('--replicaof', '127.0.0.1', String(primaryPort));
+    return nodeProcess(index, port, `redis://127.0.0.1:${port}`, dir, 'redis-server', args);
+  });
+  const sentinels = ports.slice(1 + replicas).map((port, index) => {
+    const dir = folder(port);
+    // Sentinel rewrites its configuration file as it learns (replicas, other sentinels, failovers).
+    const config = join(dir, 'sentinel.conf');
+    writeFileSync(
+      config,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 1`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 5000`,
+        '',
+      ].join('\n'),
+    );
+    return nodeProcess(index, port, `redis://127.0.0.1:${port}`, dir, 'redis-server', [config, '--sentinel']);
+  });
+  const all = [...servers, ...sentinels];
+
+  const primaryPortNow = async () => {
+    const answer = await redisCli((sentinels[0] as NodeProcess).port, 'sentinel', 'get-master-addr-by-name', name);
+    return Number(answer.trim().split('\n')[1]);
+  };
+  /** Every running replica in sync with the primary the sentinels name, and every sentinel knowing them all. */
+  const settled = async () => {
+    const port = await primaryPortNow();
+    if (!(await redisCli(port, 'role')).startsWith('master')) return false;
+    for (const server of servers.filter((candidate) => candidate.running && candidate.port !== port)) {
+      const replication = await redisCli(server.port, 'info', 'replication');
+      if (!replication.includes(`master_port:${port}`) || !replication.includes('master_link_status:up')) return false;
+    }
+    for (const sentinel of sentinels) {
+      const known = await redisCli(sentinel.port, 'sentinel', 'replicas', name);
+      if (servers.some((server) => server.port !== port && !known.includes(String(server.port)))) return false;
+    }
+    return true;
+  };
+
+  const sentinel: RedisSentinel = {
+    servers,
+    sentinels,
+    name,
+    env: { REDIS_URL: sentinels.map((node) => node.url).join(','), REDIS_MODE: 'sentinel', REDIS_SENTINEL_NAME: name },
+    async primary() {
+      const port = await primaryPortNow();
+      const found = servers.find((server) => server.port === port);
+      if (!found) throw new Error(`the sentinels name ${port} as primary, none of this test's servers`);
+      return found;
+    },
+    async failover() {
+      const before = await primaryPortNow();
+      await redisCli((sentinels[0] as NodeProcess).port, 'sentinel', 'failover', name);
+      await waitFor('the failover', 30_000, async () => (await primaryPortNow()) !== before && (await settled()));
+      return sentinel.primary();
+    },
+    async stop() {
+      await Promise.all(all.map((node) => node.kill()));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+
+  try {
+    for (const server of servers) await server.start();
+    for (const node of sentinels) await node.start();
+    await waitFor('the sentinels to see the primary and its replicas', 30_000, settled);
+  } catch (error) {
+    await sentinel.stop();
+    throw error;
+  }
+  return sentinel;
 }
 
 // ---- NATS cluster ---------------------------------------------------------------------------------------
