@@ -81,7 +81,8 @@ export function createRedisClient(where: RedisEnv | string, options: RedisOption
     return new Redis({ ...options, ...auth, sentinels: nodes, name: env.REDIS_SENTINEL_NAME });
   }
   if (nodes.length > 1) throw new Error('REDIS_URL lists several servers: set REDIS_MODE=cluster or REDIS_MODE=sentinel');
-  return new Redis({ ...options, ...auth, ...(nodes[0] as { host: string; port: number }) });
+  // One server: ioredis reads the URL itself, as it always has (query options such as `?family=6` included).
+  return new Redis(env.REDIS_URL.trim(), options);
 }
 
 /**
