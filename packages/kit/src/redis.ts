@@ -70,6 +70,11 @@ export function createRedisClient(where: RedisEnv | string, options: RedisOption
       retryDelayOnFailover: 200,
       retryDelayOnClusterDown: 200,
       redisOptions: { ...nodeOptions, ...nodeAuth },
+      // With TLS, connect to nodes by the names the cluster gives (not resolved to addresses first), so that
+      // each node's certificate is checked against its host name, as managed clusters require.
+      ...(nodeAuth.tls
+        ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) }
+        : {}),
     };
     // Typed as Redis on purpose (see above): Cluster shares Redis's command interface.
     return new Cluster(nodes, clusterOptions) as unknown as Redis;
