@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { assertBackingServices } from '../src/dependencies.js';
-import { connectRedis } from '../src/redis.js';
+import { bullmqOptions, connectRedis } from '../src/redis.js';
 import { eventually, hasProgram, type RedisSentinel, startRedisSentinel } from '../src/testing/index.js';
 
 // A primary, its replica and a sentinel of the test's own, on ports from TEST_OWN_PORTS: REDIS_MODE=sentinel
@@ -36,6 +36,11 @@ describe('through Redis Sentinel (REDIS_MODE=sentinel)', { skip: missingRedis },
       const direct = new Redis(promoted.url);
       assert.equal(await direct.get('sentinel:key'), 'after', 'the write reached the promoted primary');
       direct.disconnect();
+      // BullMQ makes its connections from these settings, as here: through the sentinels, to the primary.
+      const settings = bullmqOptions({ ...sentinel.env, REDIS_PREFIX: 'test:' }).connection as RedisOptions;
+      const queueConnection = new Redis(settings);
+      assert.equal(await queueConnection.call('role').then((role) => (role as string[])[0]), 'master');
+      queueConnection.disconnect();
     } finally {
       redis.disconnect();
     }
