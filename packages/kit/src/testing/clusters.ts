@@ -29,7 +29,6 @@ export interface ClusterNode {
 interface NodeProcess extends ClusterNode {
   start(): Promise<void>;
   kill(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /** Distinct free ports: `freePort()` checks one at a time, so two calls may name the same one. */
@@ -67,7 +66,6 @@ function nodeProcess(index: number, port: number, url: string, dir: string, comm
       await waitForPort(port, child, `${command} ${index}`);
     },
     kill: () => stopChild(child, 'SIGKILL'),
-    stop: () => stopChild(child, 'SIGTERM'),
   };
 }
 
