@@ -6,6 +6,7 @@ import { assertBackingServices } from './dependencies.js';
 import { type BaseEnv, parseProcessEnv } from './env.js';
 import { type MetricsServer, metricsRegistryOf, startMetricsServer } from './health.js';
 import { createLogger } from './logger.js';
+import { closeBullmqConnections, type RedisMode } from './redis.js';
 
 export interface RunOptions {
   app: FastifyInstance;
@@ -54,6 +55,8 @@ export interface ServiceEnv {
   SHUTDOWN_GRACE_MS: number;
   DATABASE_URL: string;
   REDIS_URL: string;
+  REDIS_MODE: RedisMode;
+  REDIS_SENTINEL_NAME?: string | undefined;
   NATS_URL: string;
   /** Where the metrics are served when not on PORT (the gateway's; see RunOptions.metricsPort). */
   METRICS_PORT?: number;
@@ -82,7 +85,7 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
   const uses = new Set(options.uses ?? ['postgres', 'redis', 'nats']);
   await assertBackingServices({
     ...(uses.has('postgres') ? { databaseUrl: env.DATABASE_URL } : {}),
-    ...(uses.has('redis') ? { redisUrl: env.REDIS_URL } : {}),
+    ...(uses.has('redis') ? { redisUrl: env.REDIS_URL, redisMode: env.REDIS_MODE, redisSentinelName: env.REDIS_SENTINEL_NAME } : {}),
     ...(uses.has('nats') ? { natsUrl: env.NATS_URL } : {}),
   }).catch((error: Error) => {
     logger.fatal(error.message);
@@ -96,7 +99,7 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
     host: env.HOST,
     port: env.PORT,
     graceMs: env.SHUTDOWN_GRACE_MS,
-    closers: [deps.close],
+    closers: [deps.close, closeBullmqConnections],
     metricsPort: env.METRICS_PORT,
   });
 }

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { defineRpc, type EventEnvelope } from '@voice/proto';
+import { z } from 'zod';
+import { createLogger } from '../src/logger.js';
+import { Bus, newEvent } from '../src/nats.js';
+import { testIdentity, testSigningSecret } from '../src/testing/identity.js';
+import {
+  eventually,
+  hasProgram,
+  type NatsCluster,
+  type NatsClusterNode,
+  sampleEventData,
+  startNatsCluster,
+  testServerUrls,
+} from '../src/testing/index.js';
+
+// A NATS cluster of the test's own (the harness in src/testing/clusters.ts), on ports from TEST_OWN_PORTS:
+// the event stream with JETSTREAM_REPLICAS copies and request/reply on three JetStream servers, losing one
+// server at a time.
+
+const logger = createLogger('test', 'silent');
+const missingNats = !(await hasProgram('nats-server')) ? 'nats-server is not installed; the NATS cluster tests need it' : false;
+
+describe('JETSTREAM_REPLICAS on one server', () => {
+  test('above 1, the events stream is refused with a message naming the variable', async () => {
+    const bus = await Bus.connect({
+      url: testServerUrls.nats,
+      name: 'single',
+      namespace: `t${randomBytes(5).toString('hex')}`,
+      logger,
+      secret: testSigningSecret,
+      streamReplicas: 3,
+    });
+    try {
+      await assert.rejects(
+        bus.ensureStream(),
+        /NATS refused the events stream with 3 replicas \(JETSTREAM_REPLICAS\): replicas > 1 not supported/,
+      );
+    } finally {
+      await bus.drain();
+    }
+  });
+});
+
+const echo = defineRpc('svc.cluster.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string() }), 'read');
+
+describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, () => {
+  let cluster: NatsCluster;
+  const buses: Bus[] = [];
+  const namespace = `t${randomBytes(5).toString('hex')}`;
+  const connectBus = async (name: string, streamReplicas = 3) => {
+    const bus = await Bus.connect({
+      url: cluster.url,
+      name,
+      namespace,
+      logger,
+      secret: testSigningSecret,
+      streamReplicas,
+      requestTimeoutMs: 1_000,
+    });
+    buses.push(bus);
+    return bus;
+  };
+
+  before(async () => {
+    cluster = await startNatsCluster(3);
+  });
+  after(async () => {
+    await Promise.allSettled(buses.map((bus) => bus.drain()));
+    await cluster?.stop();
+  });
+
+  test('the events stream is made with JETSTREAM_REPLICAS copies; a stream made with one is raised to three', async () => {
+    const single = await connectBus('first-start', 1);
+    await single.ensureStream();
+    const manager = await jetstreamManager(single.connection);
+    assert.equal((await manager.streams.info(single.streamName)).config.num_replicas, 1);
+    const replicated = await connectBus('next-start', Number(cluster.env.JETSTREAM_REPLICAS));
+    await replicated.ensureStream();
+    const info = await manager.streams.info(replicated.streamName);
+    assert.equal(info.config.num_replicas, 3);
+    await eventually('two replicas beside the leader', async () => {
+      const replicas = (await manager.streams.info(replicated.streamName)).cluster?.replicas ?? [];
+      return replicas.length === 2 && replicas.every((replica) => replica.current);
+    });
+  });
+
+  test("events published across the loss of the stream's leader, then of the consumer's server, are all consumed; none is stored twice", async () => {
+    const publisher = await connectBus('publisher');
+    const consumer = await connectBus('consumer');
+    const received = new Map<string, number>();
+    const consuming = await consumer.consume({ durable: 'cluster-test', types: ['lead.created'] }, async (event: EventEnvelope) => {
+      received.set(event.id, (received.get(event.id) ?? 0) + 1);
+    });
+    const manager = await jetstreamManager(publisher.connection);
+    const serverNamed = (name: string | undefined) => {
+      const node = cluster.nodes.find((candidate) => candidate.name === name || `127.0.0.1:${candidate.port}` === name);
+      assert.ok(node, `${name} is one of the cluster's servers`);
+      return node;
+    };
+    const total = 120;
+    const published: string[] = [];
+    let down: NatsClusterNode | undefined;
+    for (let index = 0; index < total; index++) {
+      if (index === 40) {
+        down = serverNamed((await manager.streams.info(publisher.streamName)).cluster?.leader);
+        await cluster.kill(down);
+      }
+      if (index === 80) {
+        // One server down at a time: two of three keep the quorum.
+        await cluster.restart(down as NatsClusterNode);
+        down = serverNamed(consumer.connection.getServer());
+        await cluster.kill(down);
+      }
+      const event = newEvent('lead.created', 'org_cluster', sampleEventData('lead.created'));
+      // As the outbox relay does: the same event again until JetStream acknowledges it; its id de-duplicates.
+      await eventually(`event ${index} acknowledged`, () => publisher.publishEnvelope(event, { timeoutMs: 1_000 }).then(() => true));
+      published.push(event.id);
+    }
+    await eventually('every event consumed', () => published.every((id) => received.has(id)), { timeoutMs: 30_000 });
+    const stored = (await manager.streams.info(publisher.streamName)).state.messages;
+    assert.equal(stored, total, 'JetStream stored each event once');
+    assert.deepEqual(new Set(received.keys()), new Set(published));
+    await consuming.close();
+    await cluster.restart(down as NatsClusterNode);
+  });
+
+  test('request/reply recovers after the server both sides are connected to is lost', async () => {
+    const server = await connectBus('server', 3);
+    const client = await connectBus('client', 3);
+    server.serve(echo, async (input) => ({ text: input.text.toUpperCase() }));
+    await server.flush();
+    assert.deepEqual(await client.call(echo, testIdentity(), { text: 'before' }), { text: 'BEFORE' });
+    const connectedTo = new Set([server.connection.getServer(), client.connection.getServer()]);
+    const lost = cluster.nodes.filter((node) => connectedTo.has(`127.0.0.1:${node.port}`));
+    assert.ok(lost.length > 0, `the buses are connected to ${[...connectedTo].join(', ')}`);
+    // Killing one of them: the other two keep the cluster's quorum, and the buses reconnect to one of them.
+    await cluster.kill(lost[0] as (typeof lost)[number]);
+    const answer = await eventually('an answer after the loss', () => client.call(echo, testIdentity(), { text: 'after' }), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    assert.deepEqual(answer, { text: 'AFTER' });
+    await cluster.restart(lost[0] as (typeof lost)[number]);
+  });
+});
