@@ -208,6 +208,7 @@ export async function createTestContext(): Promise<TestContext> {
     },
   };
 }
+export * from './clusters.js';
 export * from './eventually.js';
 export * from './fake-llm-providers.js';
 export * from './fake-messaging.js';

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ownChild, stopChild, waitForPort } from './processes.js';
 
 /**
  * Servers a test owns, for the faults it must cause itself (a Redis that restarts without its data, a NATS
@@ -32,29 +33,6 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port in TEST_OWN_PORTS=${process.env.TEST_OWN_PORTS}`);
 }
 
-async function waitForPort(port: number, child: ChildProcess, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => resolve(true));
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    }).catch(() => false);
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
-
 export interface OwnServer {
   url: string;
   port: number;
@@ -79,7 +57,7 @@ function ownServer(name: string, command: string, args: (port: number, dir: stri
       port,
       async start() {
         if (child && child.exitCode === null && child.signalCode === null) return;
-        child = spawn(command, args(port, dir), { stdio: 'ignore' });
+        child = ownChild(spawn(command, args(port, dir), { stdio: 'ignore' }));
         await waitForPort(port, child, name);
       },
       kill: () => stopChild(child, 'SIGKILL'),
