@@ -38,10 +38,11 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
   });
   // A connection lost while idle is replaced on next use; unhandled, the pool's error would end the process.
   auditPool.on('error', (error) => logger.warn({ err: error }, 'audit database connection lost'));
-  const redis = await connectRedis(env.REDIS_URL, { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS });
+  const redis = await connectRedis(env, { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS });
   defineQuotaCommand(redis);
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'gateway',
     namespace: env.NATS_NAMESPACE,
     logger,

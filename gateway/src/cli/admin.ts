@@ -60,6 +60,7 @@ const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'gate
 // their cache entry expires (KEY_CACHE_TTL_MS).
 const bus = await Bus.connect({
   url: env.NATS_URL,
+  streamReplicas: env.JETSTREAM_REPLICAS,
   name: 'gateway-admin',
   namespace: env.NATS_NAMESPACE,
   logger,
@@ -69,7 +70,7 @@ const bus = await Bus.connect({
 // connected only by the commands that need it, and failing them loudly when Redis does not answer.
 let redis: Promise<Redis> | undefined;
 const recordEnd: RecordKeyEnd = async (end) => {
-  redis ??= connectRedis(env.REDIS_URL, { failFast: true, startupTimeoutMs: 5_000 });
+  redis ??= connectRedis(env, { failFast: true, startupTimeoutMs: 5_000 });
   await recordKeyEnd(await redis, { prefix: env.REDIS_PREFIX, ...end });
 };
 const run = (command: AdminCommand) => runAdminCommand(prisma, bus, command, recordEnd);

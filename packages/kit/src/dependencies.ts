@@ -1,11 +1,14 @@
 import { connect as connectNats } from '@nats-io/transport-node';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { natsServer } from './nats.js';
+import { createRedisClient, type RedisMode } from './redis.js';
 
 export interface BackingServices {
   databaseUrl?: string;
   redisUrl?: string;
+  /** How the servers redisUrl lists are run (REDIS_MODE; one server when unset). */
+  redisMode?: RedisMode;
+  redisSentinelName?: string | undefined;
   natsUrl?: string;
 }
 
@@ -20,14 +23,19 @@ export class DependencyError extends Error {
   override readonly name = 'DependencyError';
 }
 
-/** Host and port of a server URL, for messages: never its credentials. */
+/** Host and port of a server URL (of each, for a comma-separated list), for messages: never its credentials. */
 export function serverAddress(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port}`;
-  } catch {
-    return url;
-  }
+  return url
+    .split(',')
+    .map((one) => {
+      try {
+        const parsed = new URL(one.trim());
+        return `${parsed.hostname}:${parsed.port}`;
+      } catch {
+        return one;
+      }
+    })
+    .join(',');
 }
 
 function reason(error: unknown): string {
@@ -48,8 +56,14 @@ async function checkPostgres(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-async function checkRedis(url: string, timeoutMs: number): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+async function checkRedis(services: BackingServices, timeoutMs: number): Promise<void> {
+  const where = { REDIS_URL: services.redisUrl as string, REDIS_MODE: services.redisMode, REDIS_SENTINEL_NAME: services.redisSentinelName };
+  const redis = createRedisClient(where, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();
@@ -71,7 +85,7 @@ async function checkNats(url: string, timeoutMs: number): Promise<void> {
 export async function assertBackingServices(services: BackingServices, timeoutMs = 3_000): Promise<void> {
   const checks: Array<[keyof typeof howToStart, string, (url: string, timeoutMs: number) => Promise<void>]> = [];
   if (services.databaseUrl) checks.push(['postgres', services.databaseUrl, checkPostgres]);
-  if (services.redisUrl) checks.push(['redis', services.redisUrl, checkRedis]);
+  if (services.redisUrl) checks.push(['redis', services.redisUrl, (_url, timeout) => checkRedis(services, timeout)]);
   if (services.natsUrl) checks.push(['nats', services.natsUrl, checkNats]);
   const results = await Promise.allSettled(checks.map(([, url, check]) => check(url, timeoutMs)));
   const failures = results.flatMap((result, index) => {

@@ -23,10 +23,34 @@ export function parseEnv<S extends z.ZodObject>(schema: S, source: NodeJS.Proces
     }
   }
   const result = schema.safeParse(present);
+  if (result.success) problems.push(...redisModeProblems(result.data));
   if (result.success && problems.length === 0) return result.data;
   for (const issue of result.error?.issues ?? []) problems.push(`${issue.path.join('.') || '(environment)'}: ${issue.message}`);
   throw new EnvError(`Invalid environment: ${problems.join('; ')}`);
 }
+
+/** REDIS_URL, REDIS_MODE and REDIS_SENTINEL_NAME must agree; one variable's schema cannot see the others. */
+function redisModeProblems(env: Record<string, unknown>): string[] {
+  if (typeof env.REDIS_URL !== 'string') return [];
+  const several = env.REDIS_URL.includes(',');
+  if (env.REDIS_MODE === 'single' && several) return ['REDIS_URL: lists several servers; set REDIS_MODE=cluster or REDIS_MODE=sentinel'];
+  if (env.REDIS_MODE === 'sentinel' && !env.REDIS_SENTINEL_NAME)
+    return ['REDIS_SENTINEL_NAME: required with REDIS_MODE=sentinel (the name of the primary the sentinels watch)'];
+  return [];
+}
+
+/** A REDIS_URL: one redis:// or rediss:// URL, or several comma separated (the nodes of a cluster, or the sentinels). */
+const redisUrlList = z.string().refine(
+  (value) =>
+    value.split(',').every((one) => {
+      try {
+        return /^rediss?:$/.test(new URL(one.trim()).protocol);
+      } catch {
+        return false;
+      }
+    }),
+  'one redis:// or rediss:// URL, or several separated by commas',
+);
 
 /** The development values of secrets, by the schema that declares them (see developmentSecret). */
 const developmentSecrets = new WeakMap<z.ZodType, string>();
@@ -62,15 +86,32 @@ export const baseEnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/voice'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  REDIS_URL: redisUrlList.default('redis://127.0.0.1:6379'),
+  /** How the servers REDIS_URL lists are run: one server, a Redis Cluster, or a primary found through Sentinel. */
+  REDIS_MODE: z.enum(['single', 'cluster', 'sentinel']).default('single'),
+  /** With REDIS_MODE=sentinel: the name the sentinels know the primary by (`sentinel monitor <name> …`). */
+  REDIS_SENTINEL_NAME: z.string().min(1).optional(),
+  /** One NATS server, or the servers of a cluster, comma separated. */
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /**
+   * Copies JetStream keeps of the events stream (and its consumers): 1 on one server, 3 on a cluster of
+   * three or more, so losing a server loses no event. A running stream is changed to this number.
+   */
+  JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** Prefix for every NATS subject, stream and consumer; empty in production, unique per test. */
   NATS_NAMESPACE: z
     .string()
     .regex(/^[a-z0-9_]*$/, 'lowercase letters, digits and underscores only')
     .default(''),
-  /** Prefix for every Redis key this process writes; lets tests and tenants of one Redis stay apart. */
-  REDIS_PREFIX: z.string().default('voice:'),
+  /**
+   * Prefix for every Redis key this process writes; lets tests and tenants of one Redis stay apart. No
+   * braces: the keys' own hash tags (`{org_x}`) choose their Redis Cluster slot, and a tag in the prefix
+   * would come first and put every key in one slot.
+   */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[^{}]*$/, "no braces (a hash tag in the prefix would override every key's own)")
+    .default('voice:'),
   /** Shared secret the gateway signs identity headers (and every NATS request) with; at least 32 characters. */
   INTERNAL_SIGNING_SECRET: developmentSecret(
     z.string().min(32, 'must be at least 32 characters'),

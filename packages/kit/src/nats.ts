@@ -1,6 +1,8 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -8,6 +10,7 @@ import {
   jetstreamManager,
   RetentionPolicy,
   StorageType,
+  type StreamInfo,
 } from '@nats-io/jetstream';
 import { headers, type Msg, type NatsConnection, type Subscription, TimeoutError } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
@@ -53,6 +56,11 @@ export interface BusOptions {
   secret: string;
   /** How long a request waits for a reply before it fails as `unavailable`. */
   requestTimeoutMs?: number;
+  /**
+   * JETSTREAM_REPLICAS: copies of the events stream (and of its consumers, which follow the stream) the
+   * servers keep; 1 by default, 3 on a cluster, so that losing one server loses nothing.
+   */
+  streamReplicas?: number;
   /** How long the first connection may take, attempts that time out retried, before connecting fails. */
   startupTimeoutMs?: number;
 }
@@ -85,22 +93,33 @@ export interface ConsumeOptions<T extends EventType = EventType> {
 const day = 24 * 60 * 60 * 1000;
 
 /**
- * Connection options for a NATS URL. The client library ignores credentials in a URL, so they are taken
- * out of it here: `nats://user:password@host:4222` authenticates with user and password,
- * `nats://token@host:4222` with a token. The server list keeps no credentials (it shows in errors).
+ * Connection options for NATS_URL: one server, or several comma separated (the servers of a cluster, tried
+ * in turn at the start and after losing one; the client also learns the others from whichever answers).
+ * The client library ignores credentials in a URL, so they are taken out of it here:
+ * `nats://user:password@host:4222` authenticates with user and password, `nats://token@host:4222` with a
+ * token; with several servers the first credentials given are used for all. The server list keeps no
+ * credentials (it shows in errors).
  */
-export function natsServer(url: string): { servers: string; user?: string; pass?: string; token?: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.includes('://') ? url : `nats://${url}`);
-  } catch {
-    return { servers: url };
-  }
-  if (!parsed.username) return { servers: url };
-  const user = decodeURIComponent(parsed.username);
-  const pass = decodeURIComponent(parsed.password);
-  const servers = `${parsed.protocol}//${parsed.host}`;
-  return pass ? { servers, user, pass } : { servers, token: user };
+export function natsServer(url: string): { servers: string | string[]; user?: string; pass?: string; token?: string } {
+  const list = url
+    .split(',')
+    .map((one) => one.trim())
+    .filter(Boolean);
+  let credentials: { user?: string; pass?: string; token?: string } = {};
+  const servers = list.map((one) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(one.includes('://') ? one : `nats://${one}`);
+    } catch {
+      return one;
+    }
+    if (!parsed.username) return one;
+    const user = decodeURIComponent(parsed.username);
+    const pass = decodeURIComponent(parsed.password);
+    if (!credentials.user && !credentials.token) credentials = pass ? { user, pass } : { token: user };
+    return `${parsed.protocol}//${parsed.host}`;
+  });
+  return { servers: servers.length === 1 ? (servers[0] as string) : servers, ...credentials };
 }
 
 /** A new event of a type, with its data as given; `id` fixed by the caller makes a retry the same event. */
@@ -120,6 +139,7 @@ export class Bus {
   private readonly namespace: string;
   private readonly secret: string;
   private readonly requestTimeoutMs: number;
+  private readonly streamReplicas: number;
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: Array<{ stop: () => Promise<void> }> = [];
   private streamReady: Promise<void> | undefined;
@@ -131,6 +151,7 @@ export class Bus {
     this.namespace = options.namespace;
     this.secret = options.secret;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
+    this.streamReplicas = options.streamReplicas ?? 1;
   }
 
   static async connect(options: BusOptions): Promise<Bus> {
@@ -280,7 +301,11 @@ export class Bus {
     await this.connection.flush();
   }
 
-  /** Creates the events stream if it is missing. Idempotent, and shared by every caller in this process. */
+  /**
+   * Creates the events stream if it is missing, with `streamReplicas` copies; a stream that exists with
+   * another number is changed to it (JetStream copies the data to the new replicas, or drops the extra
+   * ones, while the stream keeps serving). Idempotent, and shared by every caller in this process.
+   */
   ensureStream(): Promise<void> {
     this.streamReady ??= (async () => {
       const manager = await this.manager();
@@ -293,11 +318,17 @@ export class Bus {
         max_age: 7 * day * 1_000_000,
         // Deduplicates a retried publish of the same event id.
         duplicate_window: 2 * 60 * 1_000_000_000,
+        num_replicas: this.streamReplicas,
       };
+      let existing: StreamInfo | undefined;
       try {
-        await manager.streams.info(config.name);
-      } catch {
-        await manager.streams.add(config);
+        existing = await manager.streams.info(config.name);
+      } catch (error) {
+        if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
+      }
+      if (!existing) await manager.streams.add(config);
+      else if (existing.config.num_replicas !== this.streamReplicas) {
+        await manager.streams.update(config.name, { ...existing.config, num_replicas: this.streamReplicas });
       }
     })().catch((error: unknown) => {
       this.streamReady = undefined;

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { assertBackingServices } from './dependencies.js';
 import { type BaseEnv, parseProcessEnv } from './env.js';
 import { createLogger } from './logger.js';
+import { closeBullmqConnections, type RedisMode } from './redis.js';
 
 export interface RunOptions {
   app: FastifyInstance;
@@ -45,6 +46,8 @@ export interface ServiceEnv {
   SHUTDOWN_GRACE_MS: number;
   DATABASE_URL: string;
   REDIS_URL: string;
+  REDIS_MODE: RedisMode;
+  REDIS_SENTINEL_NAME?: string | undefined;
   NATS_URL: string;
 }
 
@@ -71,7 +74,7 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
   const uses = new Set(options.uses ?? ['postgres', 'redis', 'nats']);
   await assertBackingServices({
     ...(uses.has('postgres') ? { databaseUrl: env.DATABASE_URL } : {}),
-    ...(uses.has('redis') ? { redisUrl: env.REDIS_URL } : {}),
+    ...(uses.has('redis') ? { redisUrl: env.REDIS_URL, redisMode: env.REDIS_MODE, redisSentinelName: env.REDIS_SENTINEL_NAME } : {}),
     ...(uses.has('nats') ? { natsUrl: env.NATS_URL } : {}),
   }).catch((error: Error) => {
     logger.fatal(error.message);
@@ -79,5 +82,12 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
   });
   const deps = await connect(env, logger);
   const app = await buildApp(deps);
-  return runProcess({ app, logger, host: env.HOST, port: env.PORT, graceMs: env.SHUTDOWN_GRACE_MS, closers: [deps.close] });
+  return runProcess({
+    app,
+    logger,
+    host: env.HOST,
+    port: env.PORT,
+    graceMs: env.SHUTDOWN_GRACE_MS,
+    closers: [deps.close, closeBullmqConnections],
+  });
 }

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { EnvError, parseEnv } from '../src/env.js';
+import { baseEnvSchema, EnvError, parseEnv } from '../src/env.js';
 import { ApiError, envelope, toApiError } from '../src/errors.js';
 import { signIdentity, verifyIdentity } from '../src/identity.js';
 import { newId, randomBase62 } from '../src/ids.js';
 import { natsServer } from '../src/nats.js';
 import { afterPosition, createdBetween, decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
+import { bullmqOptions, createRedisClient, redisNodes } from '../src/redis.js';
 import { testIdentity } from '../src/testing/identity.js';
 
 describe('env', () => {
@@ -25,6 +26,54 @@ describe('env', () => {
   });
 });
 
+describe('Redis configuration', () => {
+  const nodes = 'redis://127.0.0.1:7001,redis://127.0.0.1:7002,redis://127.0.0.1:7003';
+
+  test('REDIS_URL lists several nodes only with REDIS_MODE cluster or sentinel, and sentinel names its primary', () => {
+    assert.equal(parseEnv(baseEnvSchema, {}).REDIS_MODE, 'single');
+    assert.equal(parseEnv(baseEnvSchema, { REDIS_URL: nodes, REDIS_MODE: 'cluster' }).REDIS_URL, nodes);
+    const refused = (env: Record<string, string>, pattern: RegExp) =>
+      assert.throws(
+        () => parseEnv(baseEnvSchema, env),
+        (error: unknown) => error instanceof EnvError && pattern.test(error.message),
+      );
+    refused({ REDIS_URL: nodes }, /REDIS_URL: lists several servers; set REDIS_MODE=cluster/);
+    refused({ REDIS_URL: nodes, REDIS_MODE: 'sentinel' }, /REDIS_SENTINEL_NAME: required with REDIS_MODE=sentinel/);
+    refused({ REDIS_URL: 'redis://a:1,http://b:2', REDIS_MODE: 'cluster' }, /REDIS_URL: one redis:\/\/ or rediss:\/\/ URL/);
+    refused({ REDIS_MODE: 'ring' }, /REDIS_MODE: /);
+    refused({ REDIS_PREFIX: 'voice:{a}:' }, /REDIS_PREFIX: no braces/);
+    refused({ JETSTREAM_REPLICAS: '0' }, /JETSTREAM_REPLICAS: /);
+  });
+
+  test('the first URL carries credentials, database and TLS for every node', () => {
+    assert.deepEqual(redisNodes('rediss://app:p%40ss@10.0.0.1:7001/2,rediss://10.0.0.2'), {
+      nodes: [
+        { host: '10.0.0.1', port: 7001 },
+        { host: '10.0.0.2', port: 6379 },
+      ],
+      auth: { username: 'app', password: 'p@ss', db: 2, tls: {} },
+    });
+  });
+
+  test('the client follows the mode: a Cluster for cluster, Sentinel for sentinel, and several URLs alone are refused', () => {
+    const cluster = createRedisClient({ REDIS_URL: nodes, REDIS_MODE: 'cluster' }, { lazyConnect: true });
+    assert.equal((cluster as unknown as { isCluster: boolean }).isCluster, true);
+    cluster.disconnect();
+    const sentinel = createRedisClient({ REDIS_URL: nodes, REDIS_MODE: 'sentinel', REDIS_SENTINEL_NAME: 'voice' }, { lazyConnect: true });
+    assert.deepEqual(sentinel.options.sentinels, redisNodes(nodes).nodes);
+    assert.equal(sentinel.options.name, 'voice');
+    sentinel.disconnect();
+    assert.throws(() => createRedisClient(nodes), /REDIS_MODE=cluster or REDIS_MODE=sentinel/);
+  });
+
+  test('BullMQ keys share one hash tag on a Cluster, and keep their names elsewhere', () => {
+    assert.equal(bullmqOptions({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: 'voice:' }).prefix, 'voice:bull');
+    const onCluster = bullmqOptions({ REDIS_URL: nodes, REDIS_MODE: 'cluster', REDIS_PREFIX: 'voice:' });
+    assert.equal(onCluster.prefix, '{voice:bull}');
+    (onCluster.connection as { disconnect(): void }).disconnect();
+  });
+});
+
 describe('NATS URL', () => {
   test('credentials in the URL become connection options, and leave the server address', () => {
     assert.deepEqual(natsServer('nats://127.0.0.1:4222'), { servers: 'nats://127.0.0.1:4222' });
@@ -34,6 +83,14 @@ describe('NATS URL', () => {
       pass: 'p@ss',
     });
     assert.deepEqual(natsServer('tls://s3cr3t-token@nats.internal:4222'), { servers: 'tls://nats.internal:4222', token: 's3cr3t-token' });
+  });
+
+  test('several servers, comma separated, become the server list; the first credentials apply to all', () => {
+    assert.deepEqual(natsServer('nats://voice:pw@10.0.0.1:4222, nats://10.0.0.2:4222,nats://10.0.0.3:4222'), {
+      servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222', 'nats://10.0.0.3:4222'],
+      user: 'voice',
+      pass: 'pw',
+    });
   });
 });
 

@@ -17,9 +17,10 @@ export interface ConsoleDeps extends ConsoleContext {
 
 export async function connectDeps(env: ConsoleEnv, logger: Logger = createLogger('console', env.LOG_LEVEL)): Promise<ConsoleDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'console') });
-  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
+  const redis = await connectRedis(env, { failFast: true });
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'console',
     namespace: env.NATS_NAMESPACE,
     logger,

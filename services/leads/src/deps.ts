@@ -23,13 +23,14 @@ export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'leads') });
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'leads',
     namespace: env.NATS_NAMESPACE,
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
   const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'leads' });
-  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
+  const redis = await connectRedis(env, { failFast: true });
   const stepQueue = createStepQueue(env);
   return {
     env,

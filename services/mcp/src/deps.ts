@@ -29,6 +29,7 @@ export async function connectDeps(
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'mcp') });
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'mcp',
     namespace: env.NATS_NAMESPACE,
     logger,

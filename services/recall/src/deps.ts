@@ -56,9 +56,10 @@ export function configuredProviders(env: RecallEnv): LlmProvider[] {
 
 export async function connectDeps(env: RecallEnv, logger: Logger = createLogger('recall', env.LOG_LEVEL)): Promise<RecallDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'recall') });
-  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
+  const redis = await connectRedis(env, { failFast: true });
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'recall',
     namespace: env.NATS_NAMESPACE,
     logger,

@@ -35,9 +35,10 @@ function createCarrier(env: TelephonyEnv, queues: DialerQueues): CarrierAdapter 
 
 export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogger('telephony', env.LOG_LEVEL)): Promise<TelephonyDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'telephony') });
-  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
+  const redis = await connectRedis(env, { failFast: true });
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'telephony',
     namespace: env.NATS_NAMESPACE,
     logger,

@@ -27,12 +27,13 @@ export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogge
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'webhooks') });
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'webhooks',
     namespace: env.NATS_NAMESPACE,
     logger,
     secret: env.INTERNAL_SIGNING_SECRET,
   });
-  const redis = await connectRedis(env.REDIS_URL, { failFast: true });
+  const redis = await connectRedis(env, { failFast: true });
   const queue = new Queue<DeliveryJob>(deliveryQueueName, bullmqOptions(env));
   queue.on('error', (error) => logger.warn({ err: error }, 'delivery queue error'));
   return {

@@ -52,6 +52,7 @@ const env = parseEnv(envSchema);
 async function knownOrganization(orgId: string) {
   const bus = await Bus.connect({
     url: env.NATS_URL,
+    streamReplicas: env.JETSTREAM_REPLICAS,
     name: 'console-admin',
     namespace: env.NATS_NAMESPACE,
     logger: createLogger('console-admin', 'silent'),
