@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseEnv } from '@voice/kit';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
 import { envSchema as consoleEnv } from '../../services/console/src/env.js';
@@ -211,11 +211,18 @@ const secretValues: Record<string, string> = {
 /** Variables a pod gets that are for Node itself, not the process's schema. */
 const runtimeVariables = new Set(['NODE_OPTIONS']);
 
-/** The environment a deployable's pod would see: its ConfigMaps, its literal values and the Secret's keys. */
-function podEnvironment(container: Container, secrets: Record<string, string>): Record<string, string> {
+/**
+ * The environment a deployable's pod would see: its ConfigMaps (as base has them, or as `configMaps` gives
+ * them), its literal values and the Secret's keys.
+ */
+function podEnvironment(
+  container: Container,
+  secrets: Record<string, string>,
+  configMaps: (name: string) => Record<string, string> = (name) => find('ConfigMap', name).data ?? {},
+): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const source of container.envFrom ?? []) {
-    if (source.configMapRef) Object.assign(environment, find('ConfigMap', source.configMapRef.name).data ?? {});
+    if (source.configMapRef) Object.assign(environment, configMaps(source.configMapRef.name));
   }
   for (const variable of container.env ?? []) {
     if (variable.value !== undefined) environment[variable.name] = variable.value;
@@ -561,7 +568,7 @@ describe('infra/k8s/base: API replicas and worker replicas', () => {
   }
 });
 
-describe('infra/k8s: the example Secret, the production overlay, the README', () => {
+describe('infra/k8s: the example Secret, the overlays, the README', () => {
   const example = readYaml(new URL('secret.example.yaml', k8s));
 
   test('the example Secret holds every key the manifests reference, and lives outside any kustomization', () => {
@@ -612,6 +619,62 @@ describe('infra/k8s: the example Secret, the production overlay, the README', ()
         path.path.startsWith('/api') || path.path === '/dashboard',
         'only /api and the console are public: probes and /metrics stay inside',
       );
+    }
+  });
+
+  test('the clustered overlay: production, with REDIS_MODE=cluster and JETSTREAM_REPLICAS=3, and every process parses it', () => {
+    const overlay = new URL('overlays/clustered/', k8s);
+    const clustered = readYaml(new URL('kustomization.yaml', overlay))[0] as unknown as Kustomization;
+    assert.deepEqual(clustered.resources, ['../production']);
+    // Its patches are JSON patches of ConfigMaps' data: applied here to base's ConfigMaps.
+    const data = new Map<string, Record<string, string>>();
+    for (const patch of clustered.patches ?? []) {
+      assert.equal(patch.target?.kind, 'ConfigMap', 'configuration only: the backing servers are not deployed here');
+      const name = patch.target?.name ?? '';
+      const patched = { ...(data.get(name) ?? find('ConfigMap', name).data) };
+      const ops = parse(patch.patch ?? '[]') as { op: string; path: string; value: string }[];
+      for (const op of ops) {
+        assert.ok(['add', 'replace'].includes(op.op) && op.path.startsWith('/data/'), JSON.stringify(op));
+        patched[op.path.slice('/data/'.length)] = op.value;
+      }
+      data.set(name, patched);
+    }
+    const configMaps = (name: string) => data.get(name) ?? find('ConfigMap', name).data ?? {};
+    // The Secret's URLs list the nodes, as the overlay's header and the README show.
+    const nodes = (scheme: string, host: string, port: number) =>
+      [0, 1, 2].map((index) => `${scheme}://voice:password@${host}-${index}.${host}-headless.voice-data.svc:${port}`).join(',');
+    const secrets = {
+      ...secretValues,
+      REDIS_URL: nodes('redis', 'voice-redis-redis-cluster', 6379),
+      NATS_URL: nodes('nats', 'voice-nats', 4222),
+    };
+    const overlayText = readFileSync(new URL('kustomization.yaml', overlay), 'utf8');
+    for (const url of [
+      'voice-redis-redis-cluster-2.voice-redis-redis-cluster-headless.voice-data.svc:6379',
+      'voice-nats-2.voice-nats-headless.voice-data.svc:4222',
+    ]) {
+      assert.ok(overlayText.includes(url), `the overlay's header lists ${url}`);
+    }
+    const containers = manifests.filter((manifest) => manifest.kind === 'Deployment');
+    assert.ok(containers.length > Object.keys(deployables).length, 'API and worker Deployments');
+    for (const deployment of containers) {
+      const name = deployment.metadata.name.replace(/-worker$/, '');
+      const expected = deployables[name] as Expected;
+      const environment = podEnvironment(onlyContainer(deployment), secrets, configMaps);
+      const parsed = parseEnv(expected.schema, environment) as Record<string, unknown>;
+      assert.equal(parsed.REDIS_MODE, 'cluster', deployment.metadata.name);
+      assert.equal(parsed.JETSTREAM_REPLICAS, 3, deployment.metadata.name);
+      assert.equal(parsed.NATS_URL, secrets.NATS_URL);
+    }
+    const readme = readFileSync(new URL('README.md', k8s), 'utf8');
+    for (const phrase of [
+      'REDIS_MODE',
+      'JETSTREAM_REPLICAS',
+      'REDIS_SENTINEL_NAME',
+      'helm install voice-redis',
+      'helm install voice-nats',
+    ]) {
+      assert.ok(readme.includes(phrase), `README mentions ${phrase}`);
     }
   });
 
