@@ -44,6 +44,8 @@ export interface StackOptions {
   dir: string;
   /** DATABASE_URL, REDIS_URL, NATS_URL and whatever else the backing servers need (REDIS_MODE, JETSTREAM_REPLICAS). */
   backing: { DATABASE_URL: string; REDIS_URL: string; NATS_URL: string } & Record<string, string>;
+  /** Variables of the run's own that every process gets on top of the defaults here. */
+  settings?: Record<string, string>;
   gateways: number;
   /** Processes of each service. Gateway replica i sends to replica i of each service (modulo their count), as
    * a Kubernetes Service would spread them; NATS queue groups, consumers and queues are shared by all. */
@@ -176,6 +178,7 @@ export async function startStack(options: StackOptions) {
     // the drain window and only what is lost counts as missing.
     WEBHOOK_WORKER_LOCK_MS: '10000',
     WEBHOOK_MAINTENANCE_INTERVAL_MS: '10000',
+    ...options.settings,
   };
   const run = (command: string, args: string[]) =>
     execFileSync(command, args, { cwd: root, env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
