@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseEnv } from '@voice/kit';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
 import { envSchema as consoleEnv } from '../../services/console/src/env.js';
@@ -91,7 +91,8 @@ interface Manifest {
 interface Kustomization {
   resources?: string[];
   images?: { name: string; newName?: string; newTag?: string }[];
-  patches?: { path?: string }[];
+  patches?: { path?: string; target?: { kind: string; name: string }; patch?: string }[];
+  replicas?: unknown[];
 }
 
 function readYaml(url: URL): Manifest[] {
@@ -212,11 +213,18 @@ const secretValues: Record<string, string> = {
 /** Variables a pod gets that are for Node itself, not the process's schema. */
 const runtimeVariables = new Set(['NODE_OPTIONS']);
 
-/** The environment a deployable's pod would see: its ConfigMaps, its literal values and the Secret's keys. */
-function podEnvironment(container: Container, secrets: Record<string, string>): Record<string, string> {
+/**
+ * The environment a deployable's pod would see: its ConfigMaps (as base has them, or as `configMaps` gives
+ * them), its literal values and the Secret's keys.
+ */
+function podEnvironment(
+  container: Container,
+  secrets: Record<string, string>,
+  configMaps: (name: string) => Record<string, string> = (name) => find('ConfigMap', name).data ?? {},
+): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const source of container.envFrom ?? []) {
-    if (source.configMapRef) Object.assign(environment, find('ConfigMap', source.configMapRef.name).data ?? {});
+    if (source.configMapRef) Object.assign(environment, configMaps(source.configMapRef.name));
   }
   for (const variable of container.env ?? []) {
     if (variable.value !== undefined) environment[variable.name] = variable.value;
@@ -295,17 +303,13 @@ describe('infra/k8s/base', () => {
         assert.ok(selects(deployment().spec?.selector, deployment().spec?.template?.metadata.labels ?? {}), 'selector matches the pods');
       });
 
-      test('two replicas at least (the gateway through its autoscaler)', () => {
-        if (name === 'gateway') {
-          // A fixed count would be reset by every apply, undoing the autoscaler.
-          assert.equal(deployment().spec?.replicas, undefined);
-          const hpa = find('HorizontalPodAutoscaler', 'gateway');
-          assert.deepEqual(hpa.spec?.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'gateway' });
-          assert.ok((hpa.spec?.minReplicas ?? 0) >= 2);
-          assert.ok((hpa.spec?.maxReplicas ?? 0) > (hpa.spec?.minReplicas ?? 0));
-        } else {
-          assert.equal(deployment().spec?.replicas, 2);
-        }
+      test('scaled by its HorizontalPodAutoscaler, two replicas at least, and no replicas field', () => {
+        // A fixed count would be reset by every apply, undoing the autoscaler.
+        assert.equal(deployment().spec?.replicas, undefined);
+        const hpa = find('HorizontalPodAutoscaler', name);
+        assert.deepEqual(hpa.spec?.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name });
+        assert.ok((hpa.spec?.minReplicas ?? 0) >= 2);
+        assert.ok((hpa.spec?.maxReplicas ?? 0) > (hpa.spec?.minReplicas ?? 0));
       });
 
       test('probes: startup and liveness on /healthz, readiness on /readyz, on the http port', () => {
@@ -463,12 +467,15 @@ describe('infra/k8s/base', () => {
     });
   }
 
-  test('only the gateway has an autoscaler', () => {
+  test('every Deployment, API or worker, has one autoscaler, and every autoscaler scales a Deployment', () => {
     const autoscalers = manifests.filter((manifest) => manifest.kind === 'HorizontalPodAutoscaler');
-    assert.deepEqual(
-      autoscalers.map((manifest) => manifest.metadata.name),
-      ['gateway'],
-    );
+    const deployments = manifests.filter((manifest) => manifest.kind === 'Deployment').map((manifest) => manifest.metadata.name);
+    assert.deepEqual(autoscalers.map((hpa) => hpa.spec?.scaleTargetRef?.name).sort(), [...deployments].sort());
+    for (const hpa of autoscalers) {
+      assert.equal(hpa.spec?.scaleTargetRef?.kind, 'Deployment');
+      assert.ok((hpa.spec?.minReplicas ?? 0) >= 1 && (hpa.spec?.maxReplicas ?? 0) > (hpa.spec?.minReplicas ?? 0), hpa.metadata.name);
+      assert.equal(find('Deployment', hpa.spec?.scaleTargetRef?.name ?? '').spec?.replicas, undefined, 'the autoscaler owns the count');
+    }
   });
 
   test('migration Job: the gateway image, the migrate command, DATABASE_URL from the Secret', () => {
@@ -494,7 +501,80 @@ describe('infra/k8s/base', () => {
   });
 });
 
-describe('infra/k8s: the example Secret, the production overlay, the README', () => {
+/** The worker kinds a container's environment selects (its WORKERS parsed by the deployable's own schema). */
+function workerKinds(expected: Expected, container: Container): string[] {
+  const parsed = parseEnv(expected.schema, podEnvironment(container, secretValues)) as { WORKERS: ReadonlySet<string> };
+  return [...parsed.WORKERS].sort();
+}
+
+describe('infra/k8s/base: API replicas and worker replicas', () => {
+  for (const [name, expected] of Object.entries(deployables)) {
+    test(`${name}: every worker kind runs in exactly one of the API and worker Deployments; the outbox relay stays with the API`, () => {
+      const all = [...(parseEnv(expected.schema, { WORKERS: 'all' }) as { WORKERS: ReadonlySet<string> }).WORKERS].sort();
+      const api = workerKinds(expected, onlyContainer(find('Deployment', name)));
+      const workerDeployment = manifests.find((manifest) => manifest.kind === 'Deployment' && manifest.metadata.name === `${name}-worker`);
+      const worker = workerDeployment ? workerKinds(expected, onlyContainer(workerDeployment)) : [];
+      assert.deepEqual([...api, ...worker].sort(), all, 'each kind once, none missing');
+      if (all.includes('outbox')) assert.ok(api.includes('outbox'), 'events of API writes go out at once, not at the next poll');
+      if (workerDeployment) assert.ok(worker.length > 0, `${name}-worker runs some work`);
+      else assert.deepEqual(api, all, 'without a worker Deployment the API replicas run everything');
+    });
+  }
+
+  const workerDeployments = manifests.filter((manifest) => manifest.kind === 'Deployment' && manifest.metadata.name.endsWith('-worker'));
+
+  test('worker Deployments exist for every deployable with work beyond the outbox relay', () => {
+    assert.deepEqual(
+      workerDeployments.map((manifest) => manifest.metadata.name).sort(),
+      ['console', 'gateway', 'leads', 'mcp', 'telephony', 'webhooks'].map((name) => `${name}-worker`),
+    );
+  });
+
+  for (const worker of workerDeployments) {
+    const name = worker.metadata.name.replace(/-worker$/, '');
+    test(`${worker.metadata.name} is the ${name} Deployment but for its name, labels and WORKERS`, () => {
+      const api = find('Deployment', name);
+      const copy = structuredClone(api) as Manifest & { spec: { template: { spec: Record<string, unknown> } } };
+      const relabel = (labels: Record<string, string> | undefined) => {
+        if (labels?.['app.kubernetes.io/name']) labels['app.kubernetes.io/name'] = worker.metadata.name;
+        if (labels?.['app.kubernetes.io/component']) labels['app.kubernetes.io/component'] = 'worker';
+      };
+      copy.metadata.name = worker.metadata.name;
+      relabel(copy.metadata.labels);
+      relabel(copy.spec.selector?.matchLabels);
+      relabel(copy.spec.template.metadata.labels);
+      const spread = copy.spec.template.spec.topologySpreadConstraints as { labelSelector: LabelSelector }[] | undefined;
+      for (const constraint of spread ?? []) relabel(constraint.labelSelector.matchLabels);
+      const container = copy.spec.template.spec.containers as Container[];
+      const workers = onlyContainer(worker).env?.find((variable) => variable.name === 'WORKERS');
+      assert.ok(workers?.value, 'WORKERS set on the container, after envFrom, so it wins over the API value');
+      (container[0] as Container).env = [{ name: 'WORKERS', value: workers.value }, ...((container[0] as Container).env ?? [])];
+      assert.deepEqual(worker, copy);
+    });
+
+    test(`${worker.metadata.name} takes no traffic: no Service, budget or gateway rule selects it; Prometheus may scrape it`, () => {
+      const labels = worker.spec?.template?.metadata.labels ?? {};
+      for (const kind of ['Service', 'PodDisruptionBudget']) {
+        for (const other of manifests.filter((manifest) => manifest.kind === kind)) {
+          const selector = kind === 'Service' ? { matchLabels: other.spec?.selector as Record<string, string> } : other.spec?.selector;
+          assert.ok(!selects(selector, labels), `${kind} ${other.metadata.name} does not select ${worker.metadata.name}`);
+        }
+      }
+      const policies = manifests.filter((manifest) => manifest.kind === 'NetworkPolicy' && selects(manifest.spec?.podSelector, labels));
+      assert.deepEqual(
+        policies.map((policy) => policy.metadata.name),
+        ['workers'],
+      );
+      const peers = policies[0]?.spec?.ingress?.flatMap((rule) => rule.from ?? []) ?? [];
+      assert.deepEqual(
+        peers.map((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']),
+        ['monitoring'],
+      );
+    });
+  }
+});
+
+describe('infra/k8s: the example Secret, the overlays, the README', () => {
   const example = readYaml(new URL('secret.example.yaml', k8s));
 
   test('the example Secret holds every key the manifests reference, and lives outside any kustomization', () => {
@@ -535,6 +615,7 @@ describe('infra/k8s: the example Secret, the production overlay, the README', ()
         .sort(),
     );
     for (const image of production.images ?? []) assert.ok(image.newTag, `${image.name} has a release tag`);
+    assert.equal(production.replicas, undefined, 'the autoscalers own the replica counts: the overlay sets their bounds');
     const ingress = readYaml(new URL('ingress.yaml', overlay)).find((manifest) => manifest.kind === 'Ingress');
     const paths = ingress?.spec?.rules?.flatMap((rule) => rule.http?.paths ?? []) ?? [];
     assert.ok(paths.length > 0);
@@ -544,6 +625,62 @@ describe('infra/k8s: the example Secret, the production overlay, the README', ()
         path.path.startsWith('/api') || path.path === '/dashboard',
         'only /api and the console are public: probes and /metrics stay inside',
       );
+    }
+  });
+
+  test('the clustered overlay: production, with REDIS_MODE=cluster and JETSTREAM_REPLICAS=3, and every process parses it', () => {
+    const overlay = new URL('overlays/clustered/', k8s);
+    const clustered = readYaml(new URL('kustomization.yaml', overlay))[0] as unknown as Kustomization;
+    assert.deepEqual(clustered.resources, ['../production']);
+    // Its patches are JSON patches of ConfigMaps' data: applied here to base's ConfigMaps.
+    const data = new Map<string, Record<string, string>>();
+    for (const patch of clustered.patches ?? []) {
+      assert.equal(patch.target?.kind, 'ConfigMap', 'configuration only: the backing servers are not deployed here');
+      const name = patch.target?.name ?? '';
+      const patched = { ...(data.get(name) ?? find('ConfigMap', name).data) };
+      const ops = parse(patch.patch ?? '[]') as { op: string; path: string; value: string }[];
+      for (const op of ops) {
+        assert.ok(['add', 'replace'].includes(op.op) && op.path.startsWith('/data/'), JSON.stringify(op));
+        patched[op.path.slice('/data/'.length)] = op.value;
+      }
+      data.set(name, patched);
+    }
+    const configMaps = (name: string) => data.get(name) ?? find('ConfigMap', name).data ?? {};
+    // The Secret's URLs list the nodes, as the overlay's header and the README show.
+    const nodes = (scheme: string, host: string, port: number) =>
+      [0, 1, 2].map((index) => `${scheme}://voice:password@${host}-${index}.${host}-headless.voice-data.svc:${port}`).join(',');
+    const secrets = {
+      ...secretValues,
+      REDIS_URL: nodes('redis', 'voice-redis-redis-cluster', 6379),
+      NATS_URL: nodes('nats', 'voice-nats', 4222),
+    };
+    const overlayText = readFileSync(new URL('kustomization.yaml', overlay), 'utf8');
+    for (const url of [
+      'voice-redis-redis-cluster-2.voice-redis-redis-cluster-headless.voice-data.svc:6379',
+      'voice-nats-2.voice-nats-headless.voice-data.svc:4222',
+    ]) {
+      assert.ok(overlayText.includes(url), `the overlay's header lists ${url}`);
+    }
+    const containers = manifests.filter((manifest) => manifest.kind === 'Deployment');
+    assert.ok(containers.length > Object.keys(deployables).length, 'API and worker Deployments');
+    for (const deployment of containers) {
+      const name = deployment.metadata.name.replace(/-worker$/, '');
+      const expected = deployables[name] as Expected;
+      const environment = podEnvironment(onlyContainer(deployment), secrets, configMaps);
+      const parsed = parseEnv(expected.schema, environment) as Record<string, unknown>;
+      assert.equal(parsed.REDIS_MODE, 'cluster', deployment.metadata.name);
+      assert.equal(parsed.JETSTREAM_REPLICAS, 3, deployment.metadata.name);
+      assert.equal(parsed.NATS_URL, secrets.NATS_URL);
+    }
+    const readme = readFileSync(new URL('README.md', k8s), 'utf8');
+    for (const phrase of [
+      'REDIS_MODE',
+      'JETSTREAM_REPLICAS',
+      'REDIS_SENTINEL_NAME',
+      'helm install voice-redis',
+      'helm install voice-nats',
+    ]) {
+      assert.ok(readme.includes(phrase), `README mentions ${phrase}`);
     }
   });
 

@@ -8,8 +8,8 @@ export interface Sample {
   replica: number;
   startedAt: number;
   endedAt: number;
-  /** HTTP status, or `timeout` / `error` when no answer came. */
-  status: number | 'timeout' | 'error';
+  /** HTTP status, `timeout` / `error` when no answer came, `rpc-error` for a 200 that carries a JSON-RPC or tool error. */
+  status: number | 'timeout' | 'error' | 'rpc-error';
   requestId: string | undefined;
   /** Passed key, scope and quota checks (the rate-limit headers are set and it is no 429): owes an audit record. */
   authenticated: boolean;
@@ -19,7 +19,9 @@ export interface Sample {
 interface Operation {
   name: string;
   weight: number;
-  request(sequence: number): { method: string; path: string; body?: unknown };
+  request(sequence: number): { method: string; path: string; body?: unknown; headers?: Record<string, string> };
+  /** Whether a 2xx answer's body is a success (MCP answers 200 with an error inside). */
+  succeeded?(body: string): boolean;
 }
 
 /** Every write carries the phase's tag, so the rows a phase committed can be found in the database. */
@@ -37,6 +39,28 @@ export function operations(tag: string, nextPhone: () => string): Operation[] {
       weight: 1,
       request: () => ({ method: 'POST', path: '/api/v1/phone/dnc', body: { phone: nextPhone(), reason: tag } }),
     },
+  ];
+}
+
+/** MCP over the gateway (stateless JSON-RPC), a read tool and a writing one; the write carries the tag as the DNC reason. */
+export function mcpOperations(tag: string, nextPhone: () => string): Operation[] {
+  const call = (name: string, args: Record<string, unknown>) => ({
+    method: 'POST',
+    path: '/api/mcp',
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+  });
+  const succeeded = (body: string) => {
+    try {
+      const answer = JSON.parse(body) as { result?: { isError?: boolean } };
+      return answer.result !== undefined && answer.result.isError !== true;
+    } catch {
+      return false;
+    }
+  };
+  return [
+    { name: 'mcp list leads', weight: 2, request: () => call('service_list_leads', { limit: 20 }), succeeded },
+    { name: 'mcp add dnc', weight: 1, request: () => call('service_add_dnc', { phone: nextPhone(), reason: tag }), succeeded },
   ];
 }
 
@@ -83,7 +107,7 @@ export class Load {
     const sequence = this.sequence++;
     const op = this.picks[sequence % this.picks.length] as Operation;
     const replica = sequence % this.gateways.length;
-    const { method, path, body } = op.request(sequence);
+    const { method, path, body, headers } = op.request(sequence);
     const startedAt = Date.now();
     const record = (status: Sample['status'], headers?: Headers) =>
       this.samples.push({
@@ -99,13 +123,14 @@ export class Load {
       });
     const work = fetch(`${this.gateways[replica]}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${this.key}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(this.options.timeoutMs),
     })
       .then(async (response) => {
-        await response.arrayBuffer();
-        record(response.status, response.headers);
+        const text = await response.text();
+        const failedInside = response.ok && op.succeeded !== undefined && !op.succeeded(text);
+        record(failedInside ? 'rpc-error' : response.status, response.headers);
       })
       .catch((error: Error) => {
         record(error.name === 'TimeoutError' ? 'timeout' : 'error');
