@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Identity, identitySchema } from '@voice/proto';
 import { ApiError } from './errors.js';
 
@@ -9,25 +9,9 @@ export const signatureHeader = 'x-voice-signature';
 /** A signature older than this is refused, which bounds the replay of a captured request. */
 const maxSkewSeconds = 300;
 
-/**
- * The secret as a key object, made once per secret: an HMAC keyed with a string imports the key again on
- * every call, which costs about twice the MAC itself (every proxied request is signed and verified once).
- */
-const keyObjects = new Map<string, KeyObject>();
-function keyObject(secret: string): KeyObject {
-  let key = keyObjects.get(secret);
-  if (key === undefined) {
-    key = createSecretKey(Buffer.from(secret, 'utf8'));
-    // A process uses one secret; tests a few. Bounded all the same.
-    if (keyObjects.size >= 16) keyObjects.clear();
-    keyObjects.set(secret, key);
-  }
-  return key;
-}
-
 /** The one MAC of internal requests: HMAC-SHA256 of the signed parts, in order. */
 function mac(secret: string, parts: ReadonlyArray<string | Uint8Array>): string {
-  const hmac = createHmac('sha256', keyObject(secret));
+  const hmac = createHmac('sha256', secret);
   for (const part of parts) hmac.update(part);
   return hmac.digest('hex');
 }
