@@ -13,7 +13,8 @@ const required = (name) => {
   return value;
 };
 
-const redis = new Redis(required('REDIS_URL'));
+// BARE_AUTO_PIPELINING=1: ioredis sends the commands of one event-loop turn in one write (case (b+)).
+const redis = new Redis(required('REDIS_URL'), { enableAutoPipelining: process.env.BARE_AUTO_PIPELINING === '1' });
 defineQuotaCommand(redis);
 const counted = { prefix: `${required('REDIS_PREFIX')}bare:`, orgId: required('BARE_ORG_ID'), keyId: 'bench', lineageId: 'bench' };
 // No durable record here: the counters start from zero, once, as the gateway's would in a new month.

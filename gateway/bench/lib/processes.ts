@@ -14,6 +14,12 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
+/** A server started elsewhere (nginx) is killed with the others if the bench fails. */
+export function killOnExit(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+}
+
 export interface BenchProcess {
   name: string;
   url: string;
@@ -81,7 +87,7 @@ export function cpuMsOfCommand(name: string): number | undefined {
   }
 }
 
-function cpuMsOf(pid: number | undefined): number | undefined {
+export function cpuMsOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     // The command name (field 2) is parenthesised and may hold spaces; utime and stime follow it as the

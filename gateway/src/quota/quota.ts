@@ -30,7 +30,18 @@ export interface QuotaDecision {
 }
 
 /** The UTC calendar periods a moment falls in, and when each ends. */
-export function periodsAt(now: Date) {
+export function periodsAt(now: Date): Periods {
+  // The same for a whole day: made once a day, not on every request.
+  const ms = now.getTime();
+  if (lastPeriods && ms >= lastPeriods.dayStart.getTime() && ms < lastPeriods.dayEnd.getTime()) return lastPeriods;
+  lastPeriods = computePeriods(now);
+  return lastPeriods;
+}
+
+type Periods = ReturnType<typeof computePeriods>;
+let lastPeriods: Periods | undefined;
+
+function computePeriods(now: Date) {
   const year = now.getUTCFullYear();
   const month = now.getUTCMonth();
   const day = now.getUTCDate();

@@ -43,11 +43,16 @@ export function oauthRoutes(app: HttpApp, env: GatewayEnv): void {
     return protectedResourceMetadata(env, resourcePath);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Runs on every request, so a `done` hook: no promise for the API calls it lets through untouched.
+  app.addHook('onRequest', (request, reply, done) => {
     const path = urlPath(request.url);
-    if (!crossOriginPaths.has(path) && !mcpPathOfMetadata(path)) return;
+    if (!crossOriginPaths.has(path) && !mcpPathOfMetadata(path)) {
+      done();
+      return;
+    }
     void reply.headers(corsHeaders);
-    // A preflight is answered here: the console and the routes above need not know about it.
-    if (request.method === 'OPTIONS') return reply.code(204).send();
+    // A preflight is answered here (and `done` not called): the console and the routes above need not know about it.
+    if (request.method === 'OPTIONS') void reply.code(204).send();
+    else done();
   });
 }
