@@ -4,13 +4,7 @@ import { describe, test } from 'node:test';
 import { parseEnv } from '@voice/kit';
 import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
-import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
-import { envSchema as consoleEnv } from '../../services/console/src/env.js';
-import { envSchema as leadsEnv } from '../../services/leads/src/env.js';
-import { envSchema as mcpEnv } from '../../services/mcp/src/env.js';
-import { envSchema as recallEnv } from '../../services/recall/src/env.js';
-import { envSchema as telephonyEnv } from '../../services/telephony/src/env.js';
-import { envSchema as webhooksEnv } from '../../services/webhooks/src/env.js';
+import { envSchemas } from './support/env-schemas.js';
 
 // No cluster and no kubectl are assumed: the manifests are checked by reading them. `kubectl kustomize
 // infra/k8s/base` renders them where kubectl exists (see infra/k8s/README.md).
@@ -166,21 +160,28 @@ interface Expected {
 
 const backing = ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'INTERNAL_SIGNING_SECRET'];
 const deployables: Record<string, Expected> = {
-  gateway: { dir: 'gateway', port: 8080, metricsPort: 9464, schema: gatewayEnv, requiredWithoutDefault: [], productionSecrets: backing },
+  gateway: {
+    dir: 'gateway',
+    port: 8080,
+    metricsPort: 9464,
+    schema: envSchemas.gateway,
+    requiredWithoutDefault: [],
+    productionSecrets: backing,
+  },
   telephony: {
     dir: 'services/telephony',
     port: 8081,
-    schema: telephonyEnv,
+    schema: envSchemas.telephony,
     requiredWithoutDefault: [],
     productionSecrets: backing,
     pairs: [['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN']],
   },
-  leads: { dir: 'services/leads', port: 8082, schema: leadsEnv, requiredWithoutDefault: [], productionSecrets: backing },
-  recall: { dir: 'services/recall', port: 8083, schema: recallEnv, requiredWithoutDefault: [], productionSecrets: backing },
+  leads: { dir: 'services/leads', port: 8082, schema: envSchemas.leads, requiredWithoutDefault: [], productionSecrets: backing },
+  recall: { dir: 'services/recall', port: 8083, schema: envSchemas.recall, requiredWithoutDefault: [], productionSecrets: backing },
   mcp: {
     dir: 'services/mcp',
     port: 8084,
-    schema: mcpEnv,
+    schema: envSchemas.mcp,
     requiredWithoutDefault: [],
     // The MCP service uses no Redis (services/mcp/src/deps.ts connects Postgres and NATS only).
     productionSecrets: ['DATABASE_URL', 'NATS_URL', 'INTERNAL_SIGNING_SECRET'],
@@ -192,11 +193,11 @@ const deployables: Record<string, Expected> = {
   webhooks: {
     dir: 'services/webhooks',
     port: 8085,
-    schema: webhooksEnv,
+    schema: envSchemas.webhooks,
     requiredWithoutDefault: [],
     productionSecrets: [...backing, 'WEBHOOK_SECRET_ENCRYPTION_KEY'],
   },
-  console: { dir: 'services/console', port: 8086, schema: consoleEnv, requiredWithoutDefault: [], productionSecrets: backing },
+  console: { dir: 'services/console', port: 8086, schema: envSchemas.console, requiredWithoutDefault: [], productionSecrets: backing },
 };
 
 /** Realistic values for the Secret's keys, to parse each deployable's environment with its real schema. */
@@ -591,14 +592,17 @@ describe('infra/k8s: the example Secret, the overlays, the README', () => {
 
   test('an unedited example cannot run: its signing secret and encryption key are refused by the processes', () => {
     const placeholders = (example[0] as Manifest).stringData ?? {};
-    assert.throws(() => parseEnv(gatewayEnv, { INTERNAL_SIGNING_SECRET: placeholders.INTERNAL_SIGNING_SECRET }), /INTERNAL_SIGNING_SECRET/);
     assert.throws(
-      () => parseEnv(webhooksEnv, { WEBHOOK_SECRET_ENCRYPTION_KEY: placeholders.WEBHOOK_SECRET_ENCRYPTION_KEY }),
+      () => parseEnv(envSchemas.gateway, { INTERNAL_SIGNING_SECRET: placeholders.INTERNAL_SIGNING_SECRET }),
+      /INTERNAL_SIGNING_SECRET/,
+    );
+    assert.throws(
+      () => parseEnv(envSchemas.webhooks, { WEBHOOK_SECRET_ENCRYPTION_KEY: placeholders.WEBHOOK_SECRET_ENCRYPTION_KEY }),
       /WEBHOOK_SECRET_ENCRYPTION_KEY/,
     );
     // The URLs are well-formed, so only the credentials need replacing.
     const urls = { DATABASE_URL: placeholders.DATABASE_URL, REDIS_URL: placeholders.REDIS_URL, NATS_URL: placeholders.NATS_URL };
-    assert.doesNotThrow(() => parseEnv(gatewayEnv, urls));
+    assert.doesNotThrow(() => parseEnv(envSchemas.gateway, urls));
   });
 
   test('the production overlay: base, namespace, one image per deployable, the Ingress to the gateway', () => {

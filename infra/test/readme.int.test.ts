@@ -10,14 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { assertBackingServices, baseEnvSchema } from '@voice/kit';
-import type { z } from 'zod';
-import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
-import { envSchema as consoleEnv } from '../../services/console/src/env.js';
-import { envSchema as leadsEnv } from '../../services/leads/src/env.js';
-import { envSchema as mcpEnv } from '../../services/mcp/src/env.js';
-import { envSchema as recallEnv } from '../../services/recall/src/env.js';
-import { envSchema as telephonyEnv } from '../../services/telephony/src/env.js';
-import { envSchema as webhooksEnv } from '../../services/webhooks/src/env.js';
+import { envSchemas } from './support/env-schemas.js';
 
 const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -130,20 +123,11 @@ describe('the READMEs, copied into a shell', () => {
 });
 
 describe('the environment tables', () => {
-  const schemas: Record<string, z.ZodObject> = {
-    gateway: gatewayEnv,
-    telephony: telephonyEnv,
-    leads: leadsEnv,
-    recall: recallEnv,
-    mcp: mcpEnv,
-    webhooks: webhooksEnv,
-    console: consoleEnv,
-  };
   // What `npm start` reads besides the deployables' variables (each service's port).
   const startVariables = [...read('scripts/start.ts').matchAll(/process\.env\.([A-Z_]+)/g)].map((match) => match[1] as string);
   const variables = new Set([
     ...Object.keys(baseEnvSchema.shape),
-    ...Object.values(schemas).flatMap((schema) => Object.keys(schema.shape)),
+    ...Object.values(envSchemas).flatMap((schema) => Object.keys(schema.shape)),
     ...startVariables,
   ]);
   const documented = new Set([...section(read('README.md'), 'Environment').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]));

@@ -5,25 +5,10 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { EnvError, parseEnv } from '@voice/kit';
 import type { z } from 'zod';
-import { envSchema as gatewayEnv } from '../../gateway/src/env.js';
-import { envSchema as consoleEnv } from '../../services/console/src/env.js';
-import { envSchema as leadsEnv } from '../../services/leads/src/env.js';
-import { envSchema as mcpEnv } from '../../services/mcp/src/env.js';
-import { envSchema as recallEnv } from '../../services/recall/src/env.js';
-import { envSchema as telephonyEnv } from '../../services/telephony/src/env.js';
-import { envSchema as webhooksEnv } from '../../services/webhooks/src/env.js';
+import { envSchemas } from './support/env-schemas.js';
 
 // Fail closed: in production every process refuses to start without the secrets it needs, naming them;
 // in development and test the published defaults still apply.
-const schemas: Record<string, z.ZodObject> = {
-  gateway: gatewayEnv,
-  telephony: telephonyEnv,
-  leads: leadsEnv,
-  recall: recallEnv,
-  mcp: mcpEnv,
-  webhooks: webhooksEnv,
-  console: consoleEnv,
-};
 
 /** A complete production environment for every deployable; each test takes one variable away. */
 const production: Record<string, string> = {
@@ -47,7 +32,7 @@ function refuses(schema: z.ZodObject, environment: Record<string, string>, varia
 }
 
 describe('production refuses to start without its secrets', () => {
-  for (const [name, schema] of Object.entries(schemas)) {
+  for (const [name, schema] of Object.entries(envSchemas)) {
     test(`${name}: INTERNAL_SIGNING_SECRET missing, or the published development value, is refused`, () => {
       assert.doesNotThrow(() => parseEnv(schema, production));
       refuses(schema, without('INTERNAL_SIGNING_SECRET'), 'INTERNAL_SIGNING_SECRET');
@@ -65,27 +50,30 @@ describe('production refuses to start without its secrets', () => {
   }
 
   test('webhooks: WEBHOOK_SECRET_ENCRYPTION_KEY missing or the published value is refused', () => {
-    refuses(webhooksEnv, without('WEBHOOK_SECRET_ENCRYPTION_KEY'), 'WEBHOOK_SECRET_ENCRYPTION_KEY');
-    const published = parseEnv(webhooksEnv, { NODE_ENV: 'test' }).WEBHOOK_SECRET_ENCRYPTION_KEY;
-    refuses(webhooksEnv, { ...production, WEBHOOK_SECRET_ENCRYPTION_KEY: published }, 'WEBHOOK_SECRET_ENCRYPTION_KEY');
+    refuses(envSchemas.webhooks, without('WEBHOOK_SECRET_ENCRYPTION_KEY'), 'WEBHOOK_SECRET_ENCRYPTION_KEY');
+    const published = parseEnv(envSchemas.webhooks, { NODE_ENV: 'test' }).WEBHOOK_SECRET_ENCRYPTION_KEY;
+    refuses(envSchemas.webhooks, { ...production, WEBHOOK_SECRET_ENCRYPTION_KEY: published }, 'WEBHOOK_SECRET_ENCRYPTION_KEY');
   });
 
   test('recall: production needs a model provider key, either one', () => {
-    refuses(recallEnv, without('OPENAI_API_KEY'), 'OPENAI_API_KEY');
-    assert.throws(() => parseEnv(recallEnv, without('OPENAI_API_KEY')), /ANTHROPIC_API_KEY/);
-    assert.equal(parseEnv(recallEnv, { ...without('OPENAI_API_KEY'), ANTHROPIC_API_KEY: 'sk-ant-test' }).ANTHROPIC_API_KEY, 'sk-ant-test');
-    assert.equal(parseEnv(recallEnv, { NODE_ENV: 'test' }).OPENAI_API_KEY, undefined);
+    refuses(envSchemas.recall, without('OPENAI_API_KEY'), 'OPENAI_API_KEY');
+    assert.throws(() => parseEnv(envSchemas.recall, without('OPENAI_API_KEY')), /ANTHROPIC_API_KEY/);
+    assert.equal(
+      parseEnv(envSchemas.recall, { ...without('OPENAI_API_KEY'), ANTHROPIC_API_KEY: 'sk-ant-test' }).ANTHROPIC_API_KEY,
+      'sk-ant-test',
+    );
+    assert.equal(parseEnv(envSchemas.recall, { NODE_ENV: 'test' }).OPENAI_API_KEY, undefined);
   });
 
   test('telephony: the Twilio carrier needs its credentials', () => {
     const twilio = { ...production, TELEPHONY_CARRIER: 'twilio' };
-    refuses(telephonyEnv, twilio, 'TWILIO_ACCOUNT_SID');
-    refuses(telephonyEnv, { ...twilio, TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}` }, 'TWILIO_AUTH_TOKEN');
+    refuses(envSchemas.telephony, twilio, 'TWILIO_ACCOUNT_SID');
+    refuses(envSchemas.telephony, { ...twilio, TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}` }, 'TWILIO_AUTH_TOKEN');
   });
 
   test('mcp: an enabled channel needs its secret', () => {
-    refuses(mcpEnv, { ...production, TELEGRAM_BOT_TOKEN: '123:abc' }, 'TELEGRAM_WEBHOOK_SECRET');
-    refuses(mcpEnv, { ...production, SLACK_BOT_TOKEN: 'xoxb-1' }, 'SLACK_SIGNING_SECRET');
+    refuses(envSchemas.mcp, { ...production, TELEGRAM_BOT_TOKEN: '123:abc' }, 'TELEGRAM_WEBHOOK_SECRET');
+    refuses(envSchemas.mcp, { ...production, SLACK_BOT_TOKEN: 'xoxb-1' }, 'SLACK_SIGNING_SECRET');
   });
 
   test('a process started without its secret exits with one line naming it, not a stack trace', async () => {
