@@ -50,7 +50,7 @@ const withNginx = nginxAvailable();
 buildWorkspaces(['proto', 'packages/kit', 'gateway', 'services/telephony']);
 const ctx = await createTestContext();
 // Each server runs as in production, on a test context's database and NATS namespace.
-const productionEnv = (context: typeof ctx) => ({ ...context.env, NODE_ENV: 'production' });
+const productionEnv = (context: typeof ctx): Record<string, string> => ({ ...context.env, NODE_ENV: 'production' });
 const env = productionEnv(ctx);
 
 // The organization and key, made with the operator commands of an in-process gateway that serves nothing;
