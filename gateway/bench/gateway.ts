@@ -264,7 +264,9 @@ for (const benchCase of cases) {
       '|',
       ' '.repeat(13),
       // Well below the fixed rate in its slowest round: the machine did not keep up, the latencies are queueing.
-      Math.min(...paced.map((run) => run.achieved)).toFixed(0).padStart(13),
+      Math.min(...paced.map((run) => run.achieved))
+        .toFixed(0)
+        .padStart(13),
       ms(medianOf(paced.map((run) => run.p50))).padStart(7),
       ms(medianOf(paced.map((run) => run.p99))).padStart(7),
       String(paced.reduce((sum, run) => sum + run.failed, 0)).padStart(7),
