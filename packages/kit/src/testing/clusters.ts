@@ -387,11 +387,37 @@ export interface NatsCluster {
   kill(node: NatsClusterNode | number): Promise<void>;
   /** Starts the server again (killing it first if it runs), then waits until the cluster is ready. */
   restart(node: NatsClusterNode | number): Promise<void>;
-  /** Waits until every running server is routed to the others, sees a JetStream meta leader and reports healthy. */
+  /**
+   * Waits until every running server is routed to the others and answers its readiness check
+   * (`/healthz?js-server-only=true`: serving, JetStream on, current with the meta leader), as the NATS Helm
+   * chart's readiness probe does.
+   */
   waitUntilReady(timeoutMs?: number): Promise<void>;
+  /** One answer of the server's `/healthz` with the given check (see `NatsHealthCheck`); `ok` on a 200. */
+  health(node: NatsClusterNode | number, check: NatsHealthCheck): Promise<{ ok: boolean; error?: string }>;
+  /** Waits until the server's full `/healthz` answers 200 once: each stream and consumer it holds current. */
+  waitUntilAssetsCurrent(node: NatsClusterNode | number, timeoutMs?: number): Promise<void>;
   /** Stops every server and deletes their stores. */
   stop(): Promise<void>;
 }
+
+/**
+ * The `/healthz` checks of nats-server, as the NATS Helm chart uses them: `enabled`
+ * (`?js-enabled-only=true`, its liveness probe: serving, JetStream on), `server` (`?js-server-only=true`, its
+ * readiness probe: also current with the JetStream meta leader), `full` (no parameter, its startup probe: also
+ * every stream and consumer replica on the server current). `full` is an instant's view: in nats-server 2.9 a
+ * follower replica counts as current only while it has applied all it committed and has heard from its leader
+ * within 2 s, and a leader with nothing to replicate sends a heartbeat only after 1 s without sending, so
+ * under load one of the many consumer replicas is often "not current" for a moment, on any server, restarted
+ * or not. A readiness probe on it takes a healthy server out of service and back at random.
+ */
+export type NatsHealthCheck = 'enabled' | 'server' | 'full';
+
+const healthzPaths: Record<NatsHealthCheck, string> = {
+  enabled: '/healthz?js-enabled-only=true',
+  server: '/healthz?js-server-only=true',
+  full: '/healthz',
+};
 
 async function monitor<T>(port: number, path: string): Promise<T> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(2_000) });
@@ -440,11 +466,18 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
         for (const node of up) {
           const routez = await monitor<{ num_routes: number }>(node.monitorPort, '/routez');
           if (routez.num_routes < up.length - 1) return false;
-          const jsz = await monitor<{ meta_cluster?: { leader?: string } }>(node.monitorPort, '/jsz');
-          if (!jsz.meta_cluster?.leader) return false;
-          const health = await monitor<{ status?: string }>(node.monitorPort, '/healthz');
-          if (health.status !== 'ok') return false;
+          if (!(await cluster.health(node, 'server')).ok) return false;
         }
+        return true;
+      }),
+    async health(node, check) {
+      const answer = await monitor<{ status?: string; error?: string }>(nodeOf(nodes, node).monitorPort, healthzPaths[check]);
+      return answer.status === 'ok' ? { ok: true } : { ok: false, error: answer.error ?? answer.status ?? 'no status' };
+    },
+    waitUntilAssetsCurrent: (node, timeoutMs = 60_000) =>
+      waitFor(`every stream and consumer on ${nodeOf(nodes, node).name} to be current`, timeoutMs, async () => {
+        const health = await cluster.health(node, 'full');
+        if (!health.ok) throw new Error(health.error);
         return true;
       }),
     async stop() {
