@@ -34,6 +34,23 @@ export interface BenchProcess {
 const portRange = /^(\d+)-(\d+)$/.exec(process.env.BENCH_PORTS ?? '');
 let nextInRange = Number(portRange?.[1]);
 
+// A port the kernel may hand out as the local end of an outgoing connection (its ephemeral range) can be
+// taken between the check below and the server's listen, which then fails with EADDRINUSE.
+function ephemeralPorts(): [number, number] | undefined {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return low && high ? [low, high] : undefined;
+  } catch {
+    return undefined; // not Linux
+  }
+}
+const ephemeral = ephemeralPorts();
+if (portRange && ephemeral && Number(portRange[1]) <= ephemeral[1] && Number(portRange[2]) >= ephemeral[0]) {
+  console.warn(
+    `BENCH_PORTS=${process.env.BENCH_PORTS} overlaps the kernel's ephemeral ports (${ephemeral.join('-')}): a server may find its port taken; prefer a range below ${ephemeral[0]}.`,
+  );
+}
+
 async function listensOn(port: number): Promise<number | undefined> {
   const server = createServer();
   const bound = await new Promise<boolean>((resolve) => {
