@@ -12,6 +12,7 @@ import { invitationRoutes } from './routes/invitations.js';
 import { memberRoutes } from './routes/members.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthPageRoutes } from './routes/oauth-pages.js';
+import { preferenceRoutes } from './routes/preferences.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { staticRoutes } from './routes/static.js';
 import { usageAuditRoutes } from './routes/usage-audit.js';
@@ -47,6 +48,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       approvalRoutes(pages, deps);
       usageAuditRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
+      preferenceRoutes(pages, deps);
     },
     { prefix: '/dashboard' },
   );

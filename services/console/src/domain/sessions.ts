@@ -10,7 +10,11 @@ import { hashToken, newToken } from './tokens.js';
 export interface SignedIn {
   sessionHash: string;
   csrfToken: string;
-  user: { id: string; name: string; email: string };
+  user: { id: string; name: string; email: string; timeZone: string };
+  /** The browser's language (Accept-Language), set by http/session.ts; with `user.timeZone`, how pages format. */
+  locale?: string;
+  /** A done action's message for this page view (http/flash.ts), shown by the layout as a toast. */
+  toast?: string | undefined;
   orgId: string;
   role: Role;
   /** Every organization of the user, for the switcher. */

@@ -5,7 +5,9 @@ import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
 import { resumeSession, type SignedIn } from '../domain/sessions.js';
 import { newToken, sameSecret } from '../domain/tokens.js';
+import { localeFrom } from '../views/format.js';
 import { formCookie, readCookie, sessionCookie, setCookie } from './cookies.js';
+import { takeFlash } from './flash.js';
 import { formOf } from './forms.js';
 
 /**
@@ -58,6 +60,10 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
     if (access === undefined) return;
     const token = readCookie(request, sessionCookie);
     if (token) request.signedIn = await resumeSession(ctx, token);
+    // How the pages write numbers and dates for this person: their browser's language, their time zone.
+    if (request.signedIn) request.signedIn.locale = localeFrom(request.headers['accept-language']);
+    // A done action's message, from the POST that redirected here (http/flash.ts).
+    if (request.signedIn && request.method === 'GET') request.signedIn.toast = takeFlash(request, reply, ctx.env);
     const changes = stateChanging.has(request.method);
     const posted = formOf(request.body)._csrf;
     if (access === 'public') {

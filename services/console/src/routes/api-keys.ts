@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { creatorNames, keysFor, type OrganizationKeys } from '../domain/api-keys.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { canManage } from '../domain/roles.js';
+import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
@@ -40,6 +41,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
       organization: keys.organization,
       keys: page.data,
       nextCursor: page.next_cursor,
+      olderPage: cursor !== undefined,
       creators: await creatorNames(ctx.prisma, page.data),
       now: ctx.now(),
     };
@@ -57,7 +59,12 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     const keys = await gatewayFor(request);
     const form = createForm.safeParse(formOf(request.body));
     if (!form.success) {
-      return sendPage(reply, 400, apiKeysPage(signedIn, await view(keys), { error: form.error.issues[0]?.message ?? 'Check the form.' }));
+      const issue = form.error.issues[0];
+      return sendPage(
+        reply,
+        400,
+        apiKeysPage(signedIn, await view(keys), { error: issue?.message ?? 'Check the form.', param: issue?.path[0]?.toString() }),
+      );
     }
     const { expires_on, ...input } = form.data;
     try {
@@ -70,7 +77,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     } catch (error) {
       if (!(error instanceof ApiError && formErrors.has(error.code))) throw error;
       const message = error.code === 'key_limit_reached' ? limitOf(keys.organization).limitMessage : error.message;
-      return sendPage(reply, error.status, apiKeysPage(signedIn, await view(keys), { error: message }));
+      return sendPage(reply, error.status, apiKeysPage(signedIn, await view(keys), { error: message, param: error.param }));
     }
   });
 
@@ -106,6 +113,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   app.post('/settings/api/keys/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = keyParams.parse(request.params);
     await (await gatewayFor(request)).revoke(id);
+    flash(request, reply, ctx.env, 'key-revoked');
     return reply.redirect('/dashboard/settings/api', 303);
   });
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ConsoleContext } from '../domain/context.js';
 import { changeMemberRole, inviteMember, removeMember } from '../domain/members.js';
 import { roles } from '../domain/roles.js';
+import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
@@ -43,12 +44,14 @@ export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
     const form = roleForm.safeParse(formOf(request.body));
     if (!form.success) throw new ApiError('invalid_request', 'Choose owner, admin or member.', { param: 'role' });
     await changeMemberRole(ctx, signedInOf(request), id, form.data.role);
+    flash(request, reply, ctx.env, 'role-changed');
     return reply.redirect('/dashboard/members', 303);
   });
 
   app.post('/members/:id/remove', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = membershipParams.parse(request.params);
     await removeMember(ctx, signedInOf(request), id);
+    flash(request, reply, ctx.env, 'member-removed');
     return reply.redirect('/dashboard/members', 303);
   });
 }

@@ -14,6 +14,7 @@ import {
 import { OAuthError } from '../domain/oauth-errors.js';
 import { createGrant, grantableOrganizations, grantsFor, inOrganization } from '../domain/oauth-grants.js';
 import { canManage } from '../domain/roles.js';
+import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { contentSecurityPolicy, sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
@@ -144,6 +145,7 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
     if (!(await grants.list()).some((candidate) => candidate.id === id))
       throw new ApiError('not_found', 'There is no such app in this organization.');
     await grants.revoke(id);
+    flash(request, reply, ctx.env, 'app-revoked');
     return reply.redirect(connectedAppsPath, 303);
   });
 }

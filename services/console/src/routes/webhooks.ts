@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { canManage } from '../domain/roles.js';
 import { type OrganizationWebhooks, webhooksFor } from '../domain/webhooks.js';
+import type { ConsoleEnv } from '../env.js';
+import { flash } from '../http/flash.js';
 import { type FormFields, formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
@@ -41,7 +43,7 @@ function endpointInput(fields: FormFields): { error: string } | { input: Endpoin
  * action is a NATS call for the signed-in person. A signing secret is only ever in the body of the POST's
  * answer that created, rotated or revealed it.
  */
-export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
+export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus; env: ConsoleEnv }): void {
   const serviceFor = (request: FastifyRequest) => webhooksFor(ctx, signedInOf(request), request.id);
   const listPage = async (request: FastifyRequest, reply: FastifyReply, webhooks: OrganizationWebhooks, status = 200, error?: string) =>
     sendPage(
@@ -62,7 +64,13 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
   ) => {
     const endpoint = await webhooks.get(id);
     const log = await webhooks.deliveries(endpoint.id, options.cursor);
-    const view = { offered: webhooks.offered, endpoint, deliveries: log.data, olderCursor: log.has_more ? log.next_cursor : null };
+    const view = {
+      offered: webhooks.offered,
+      endpoint,
+      deliveries: log.data,
+      olderCursor: log.has_more ? log.next_cursor : null,
+      olderPage: options.cursor !== undefined,
+    };
     return sendPage(reply, options.status ?? 200, endpointPage(signedInOf(request), view, { error: options.error }));
   };
   /** Runs a change; a refusal the person can act on is shown on the page `onRefusal` renders. */
@@ -175,7 +183,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
       request,
       reply,
       (webhooks, id) => webhooks.remove(id),
-      () => reply.redirect(webhooksPath, 303),
+      () => {
+        flash(request, reply, ctx.env, 'endpoint-deleted');
+        return reply.redirect(webhooksPath, 303);
+      },
     ),
   );
 }

@@ -16,8 +16,11 @@ export function errorPage(status: number, message: string, signedIn?: SignedIn) 
   return page({
     title,
     ...(signedIn ? { signedIn } : {}),
-    body: html`<h1>${title}</h1>
+    body: html`<div class="empty">
+      <p class="muted">Error ${status}</p>
+      <h1>${title}</h1>
       <p>${message}</p>
-      <p><a href="/dashboard">Back to the console</a></p>`,
+      <p><a href="/dashboard" class="button">Back to the console</a></p>
+    </div>`,
   });
 }
