@@ -5,7 +5,7 @@ import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
 import { resumeSession, type SignedIn } from '../domain/sessions.js';
 import { newToken, sameSecret } from '../domain/tokens.js';
-import { formCookie, readCookie, sessionCookie, setCookie } from './cookies.js';
+import { formCookie, readToken, sessionCookie, setCookie } from './cookies.js';
 import { formOf } from './forms.js';
 
 /**
@@ -38,7 +38,7 @@ export function signedInOf(request: FastifyRequest): SignedIn {
  * cannot read it, and SameSite=Lax keeps the cookie off their posts, so a forged sign-in post is refused.
  */
 export function preSessionFormToken(ctx: ConsoleContext, request: FastifyRequest, reply: FastifyReply): string {
-  const existing = readCookie(request, formCookie);
+  const existing = readToken(request, formCookie);
   if (existing) return existing;
   const token = newToken();
   setCookie(request, reply, ctx.env, { name: formCookie, value: token, maxAgeSeconds: 24 * 60 * 60 });
@@ -56,12 +56,12 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
   app.addHook('preHandler', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
-    const token = readCookie(request, sessionCookie);
+    const token = readToken(request, sessionCookie);
     if (token) request.signedIn = await resumeSession(ctx, token);
     const changes = stateChanging.has(request.method);
     const posted = formOf(request.body)._csrf;
     if (access === 'public') {
-      const expected = readCookie(request, formCookie);
+      const expected = readToken(request, formCookie);
       if (changes && !(expected && sameSecret(posted, expected))) throw formTokenError();
       return;
     }
