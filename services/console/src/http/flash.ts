@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleEnv } from '../env.js';
-import { clearCookie, readCookie, setCookie } from './cookies.js';
+import { clearCookie, setCookie } from './cookies.js';
 
 /**
  * "Done" messages carried through a POST's redirect to the page it leads to, shown there as a toast. The
@@ -28,7 +28,8 @@ export function flash(request: FastifyRequest, reply: FastifyReply, env: Console
 
 /** The message waiting for this page view, if any; it is shown once (the cookie is cleared). */
 export function takeFlash(request: FastifyRequest, reply: FastifyReply, env: ConsoleEnv): string | undefined {
-  const code = readCookie(request, flashCookie);
+  // Any value is safe to read: only a code of the table above is ever shown.
+  const code = request.cookies[flashCookie];
   if (code === undefined) return undefined;
   clearCookie(request, reply, env, flashCookie);
   return Object.hasOwn(flashMessages, code) ? flashMessages[code as FlashCode] : undefined;

@@ -6,7 +6,7 @@ import { canManage } from '../domain/roles.js';
 import { resumeSession, type SignedIn } from '../domain/sessions.js';
 import { newToken, sameSecret } from '../domain/tokens.js';
 import { localeFrom } from '../views/format.js';
-import { formCookie, readCookie, sessionCookie, setCookie } from './cookies.js';
+import { formCookie, readToken, sessionCookie, setCookie } from './cookies.js';
 import { takeFlash } from './flash.js';
 import { formOf } from './forms.js';
 
@@ -40,7 +40,7 @@ export function signedInOf(request: FastifyRequest): SignedIn {
  * cannot read it, and SameSite=Lax keeps the cookie off their posts, so a forged sign-in post is refused.
  */
 export function preSessionFormToken(ctx: ConsoleContext, request: FastifyRequest, reply: FastifyReply): string {
-  const existing = readCookie(request, formCookie);
+  const existing = readToken(request, formCookie);
   if (existing) return existing;
   const token = newToken();
   setCookie(request, reply, ctx.env, { name: formCookie, value: token, maxAgeSeconds: 24 * 60 * 60 });
@@ -58,7 +58,7 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
   app.addHook('preHandler', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
-    const token = readCookie(request, sessionCookie);
+    const token = readToken(request, sessionCookie);
     if (token) request.signedIn = await resumeSession(ctx, token);
     // How the pages write numbers and dates for this person: their browser's language, their time zone.
     if (request.signedIn) request.signedIn.locale = localeFrom(request.headers['accept-language']);
@@ -67,7 +67,7 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
     const changes = stateChanging.has(request.method);
     const posted = formOf(request.body)._csrf;
     if (access === 'public') {
-      const expected = readCookie(request, formCookie);
+      const expected = readToken(request, formCookie);
       if (changes && !(expected && sameSecret(posted, expected))) throw formTokenError();
       return;
     }

@@ -8,6 +8,7 @@ import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { apiKeysPage, limitOf, newKeyPage, revokeConfirmPage } from '../views/api-keys.js';
 
@@ -82,7 +83,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   });
 
   app.post('/settings/api/keys/:id/rotate', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = keyParams.parse(request.params);
+    const { id } = paramsOf(keyParams, request.params);
     const form = rotateForm.safeParse(formOf(request.body));
     if (!form.success)
       throw new ApiError('invalid_request', 'Choose a grace period: now, 1 hour, 24 hours or 7 days.', { param: 'grace_seconds' });
@@ -103,7 +104,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
 
   // The confirmation is a page of its own, so revoking needs no JavaScript; members get no such page.
   app.get('/settings/api/keys/:id/revoke', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = keyParams.parse(request.params);
+    const { id } = paramsOf(keyParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can revoke keys.');
     const keys = await gatewayFor(request);
@@ -111,7 +112,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   });
 
   app.post('/settings/api/keys/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = keyParams.parse(request.params);
+    const { id } = paramsOf(keyParams, request.params);
     await (await gatewayFor(request)).revoke(id);
     flash(request, reply, ctx.env, 'key-revoked');
     return reply.redirect('/dashboard/settings/api', 303);

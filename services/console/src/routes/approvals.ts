@@ -8,6 +8,7 @@ import { canManage } from '../domain/roles.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { approvalPage, approvalsPage, approvalsPath, unlinkConfirmPage } from '../views/approvals.js';
 
@@ -89,13 +90,13 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
   });
 
   app.get('/approvals/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = approvalParams.parse(request.params);
+    const { id } = paramsOf(approvalParams, request.params);
     return sendPage(reply, 200, await onePage(request, await (await serviceFor(request)).get(id)));
   });
 
   // Owners and admins only (`manager`); a member's identity is `read` and the mcp service refuses it too.
   app.post('/approvals/:id/decide', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = approvalParams.parse(request.params);
+    const { id } = paramsOf(approvalParams, request.params);
     const form = decisionForm.safeParse(formOf(request.body));
     if (!form.success) throw new ApiError('invalid_request', 'Choose approve or reject.', { param: 'decision' });
     const outcome = await (await serviceFor(request)).decide(id, form.data.decision);
@@ -126,7 +127,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
 
   // The confirmation is a page of its own, so unlinking needs no JavaScript; members get no such page.
   app.get('/approvals/channels/:kind/unlink', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { kind } = kindParams.parse(request.params);
+    const { kind } = paramsOf(kindParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can unlink approval channels.');
     const channel = (await (await serviceFor(request)).channels()).data.find((linked) => linked.kind === kind);
@@ -135,7 +136,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
   });
 
   app.post('/approvals/channels/:kind/unlink', { config: { access: 'manager' } }, (request, reply) => {
-    const { kind } = kindParams.parse(request.params);
+    const { kind } = paramsOf(kindParams, request.params);
     return changeChannel(request, reply, (approvals) => approvals.unlink(kind));
   });
 }

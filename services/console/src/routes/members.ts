@@ -7,6 +7,7 @@ import { roles } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { listPendingInvitations } from '../store/invitations.js';
 import { listOrgMembers } from '../store/memberships.js';
@@ -40,7 +41,7 @@ export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   });
 
   app.post('/members/:id/role', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = membershipParams.parse(request.params);
+    const { id } = paramsOf(membershipParams, request.params);
     const form = roleForm.safeParse(formOf(request.body));
     if (!form.success) throw new ApiError('invalid_request', 'Choose owner, admin or member.', { param: 'role' });
     await changeMemberRole(ctx, signedInOf(request), id, form.data.role);
@@ -49,7 +50,7 @@ export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   });
 
   app.post('/members/:id/remove', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = membershipParams.parse(request.params);
+    const { id } = paramsOf(membershipParams, request.params);
     await removeMember(ctx, signedInOf(request), id);
     flash(request, reply, ctx.env, 'member-removed');
     return reply.redirect('/dashboard/members', 303);

@@ -8,6 +8,7 @@ import type { ConsoleEnv } from '../env.js';
 import { flash } from '../http/flash.js';
 import { type FormFields, formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf, queryOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { deleteConfirmPage, endpointPage, secretPage, webhooksPage, webhooksPath } from '../views/webhooks.js';
 
@@ -89,7 +90,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus; env: Consol
     work: (webhooks: OrganizationWebhooks, id: string) => Promise<T>,
     done: (result: T, id: string) => FastifyReply | Promise<FastifyReply> = (_result, id) => reply.redirect(`${webhooksPath}/${id}`, 303),
   ) => {
-    const { id } = endpointParams.parse(request.params);
+    const { id } = paramsOf(endpointParams, request.params);
     const webhooks = await serviceFor(request);
     const result = await attempt(
       () => work(webhooks, id),
@@ -114,8 +115,8 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus; env: Consol
   });
 
   app.get('/webhooks/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = endpointParams.parse(request.params);
-    const { cursor } = logQuery.parse(request.query);
+    const { id } = paramsOf(endpointParams, request.params);
+    const { cursor } = queryOf(logQuery, request.query);
     return detailPage(request, reply, await serviceFor(request), id, cursor ? { cursor } : {});
   });
 
@@ -138,7 +139,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus; env: Consol
   );
 
   app.post('/webhooks/:id/deliveries/:delivery_id/replay', { config: { access: 'manager' } }, (request, reply) => {
-    const { delivery_id } = deliveryParams.parse(request.params);
+    const { delivery_id } = paramsOf(deliveryParams, request.params);
     return changeEndpoint(request, reply, (webhooks, id) => webhooks.replay(id, delivery_id));
   });
 
@@ -172,7 +173,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus; env: Consol
 
   // The confirmation is a page of its own, so deleting needs no JavaScript; members get no such page.
   app.get('/webhooks/:id/delete', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = endpointParams.parse(request.params);
+    const { id } = paramsOf(endpointParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can delete endpoints.');
     return sendPage(reply, 200, deleteConfirmPage(signedIn, await (await serviceFor(request)).get(id)));

@@ -7,6 +7,7 @@ const titles: Record<number, string> = {
   403: 'Not allowed',
   404: 'Not found',
   409: 'That change is not possible',
+  413: 'That was too much to send',
   429: 'Too many attempts',
   503: 'Temporarily unavailable',
 };
