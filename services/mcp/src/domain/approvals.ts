@@ -1,4 +1,4 @@
-import { ApiError, newId, type PendingEvents, toApiError } from '@voice/kit';
+import { ApiError, eventId, newId, type PendingEvents, toApiError } from '@voice/kit';
 import {
   type ApprovalChannelKind,
   type ApprovalDecision,
@@ -118,7 +118,8 @@ async function deliver(deps: McpDeps, row: ApprovalRow): Promise<Delivery[]> {
 function recordApprovalEvent(events: PendingEvents, type: 'approval.requested' | 'approval.resolved', row: ApprovalRow, now: Date) {
   const { result: _result, ...approval } = toApproval(row, now);
   events.add(type, row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
-    id: `evt_${type === 'approval.requested' ? 'req' : 'res'}_${row.id}`,
+    // Derived, so a retried change records the same event; one of each type per approval.
+    id: eventId(`${type}:${row.id}`),
     aggregateId: row.id,
   });
 }
