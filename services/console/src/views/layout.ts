@@ -11,6 +11,8 @@ export function notice(kind: 'error' | 'info', text: string | undefined): Html {
   return kind === 'error' ? html`<p class="notice error" role="alert">${text}</p>` : html`<p class="notice" role="status">${text}</p>`;
 }
 
+const approvalsHref = '/dashboard/approvals';
+
 /** The pages the nav links to. Later pages (keys, usage, audit log, …) add themselves here when they exist. */
 const navigation = [
   { href: '/dashboard', label: 'Home' },
@@ -19,9 +21,13 @@ const navigation = [
   { href: '/dashboard/usage', label: 'Usage' },
   { href: '/dashboard/audit-log', label: 'Audit log' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
-  { href: '/dashboard/approvals', label: 'Approvals' },
+  { href: approvalsHref, label: 'Approvals' },
   { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
 ];
+
+/** The count of approvals waiting for a person, after the Approvals link (none when nothing waits or it is unknown). */
+const waitingCount = (pending: number | undefined) =>
+  pending ? html` <span class="nav-count" id="nav-approvals-waiting">(${String(pending)} waiting)</span>` : '';
 
 function header(signedIn: SignedIn, currentPath: string): Html {
   const switcher =
@@ -44,7 +50,8 @@ function header(signedIn: SignedIn, currentPath: string): Html {
     <nav aria-label="Main">
       <ul>
         ${navigation.map(
-          (item) => html`<li><a href="${item.href}" ${item.href === currentPath ? html`aria-current="page"` : ''}>${item.label}</a></li>`,
+          (item) =>
+            html`<li><a href="${item.href}" ${item.href === currentPath ? html`aria-current="page"` : ''}>${item.label}${item.href === approvalsHref ? waitingCount(signedIn.pendingApprovals) : ''}</a></li>`,
         )}
       </ul>
     </nav>
