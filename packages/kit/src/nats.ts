@@ -34,7 +34,7 @@ import type { z } from 'zod';
 import { withDeadline } from './deadline.js';
 import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
-import { newId } from './ids.js';
+import { type EventId, eventId } from './ids.js';
 import { requireScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 import type { BackgroundWork } from './workers.js';
@@ -133,9 +133,9 @@ export function natsServer(url: string): { servers: string | string[]; user?: st
 }
 
 /** A new event of a type, with its data as given; `id` fixed by the caller makes a retry the same event. */
-export function newEvent<T extends EventType>(type: T, orgId: string, data: EventData<T>, id?: string): EventEnvelope<T> {
+export function newEvent<T extends EventType>(type: T, orgId: string, data: EventData<T>, id?: EventId): EventEnvelope<T> {
   // The mapped type does not see that `type` and `data` belong together for a generic `T`; the signature does.
-  return { id: id ?? newId('event'), type, created_at: new Date().toISOString(), org_id: orgId, data } as EventEnvelope<T>;
+  return { id: id ?? eventId(), type, created_at: new Date().toISOString(), org_id: orgId, data } as EventEnvelope<T>;
 }
 
 /**
@@ -403,7 +403,12 @@ export class Bus {
   }
 
   /** Publishes a domain event durably; resolves once JetStream has stored it. */
-  async publish<T extends EventType>(type: T, orgId: string, data: EventData<T>, options: { id?: string } = {}): Promise<EventEnvelope<T>> {
+  async publish<T extends EventType>(
+    type: T,
+    orgId: string,
+    data: EventData<T>,
+    options: { id?: EventId } = {},
+  ): Promise<EventEnvelope<T>> {
     const event = newEvent(type, orgId, data, options.id);
     await this.publishEnvelope(event);
     return event;

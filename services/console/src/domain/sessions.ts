@@ -21,6 +21,8 @@ export interface SignedIn {
   memberships: Array<{ orgId: string; role: Role }>;
   /** What the gateway said of those organizations for this request (names; the current one's plan), set by http/session.ts. */
   organizations?: OrganizationsSeen;
+  /** How many of the organization's approvals wait for a person, for the navigation; set by http/session.ts for pages. */
+  pendingApprovals?: number;
 }
 
 /** Writing `last_seen_at` on every page view would be a write per request; within a minute is precise enough. */

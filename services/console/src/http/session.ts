@@ -1,5 +1,6 @@
 import { ApiError, type Bus } from '@voice/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { waitingApprovals } from '../domain/approvals.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
@@ -80,8 +81,14 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
     if (access === 'manager' && changes && !canManage(signedIn.role)) {
       throw new ApiError('forbidden', 'Only owners and admins can make changes in this organization.');
     }
-    // Names for the header and the pages, and the current organization for the gateway calls that follow.
-    signedIn.organizations = await seeOrganizations(ctx, signedIn, request.id);
+    // Names for the header and the pages, and the current organization for the gateway calls that follow;
+    // for a page, the count of approvals waiting for a person, which the navigation shows.
+    const [organizations, pendingApprovals] = await Promise.all([
+      seeOrganizations(ctx, signedIn, request.id),
+      request.method === 'GET' ? waitingApprovals(ctx, signedIn, request.id) : undefined,
+    ]);
+    signedIn.organizations = organizations;
+    if (pendingApprovals !== undefined) signedIn.pendingApprovals = pendingApprovals;
   });
 }
 

@@ -3,7 +3,7 @@ import type { Approval } from '@voice/proto';
 import { approvalChannelKinds, approvalStatuses, approvalTools } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { approvalsFor, boundMemberName, type OrganizationApprovals } from '../domain/approvals.js';
+import { approvalsFor, boundMemberName, type OrganizationApprovals, waitingApprovals } from '../domain/approvals.js';
 import { canManage } from '../domain/roles.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { formOf } from '../http/forms.js';
@@ -100,6 +100,10 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
     const form = decisionForm.safeParse(formOf(request.body));
     if (!form.success) throw new ApiError('invalid_request', 'Choose approve or reject.', { param: 'decision' });
     const outcome = await (await serviceFor(request)).decide(id, form.data.decision);
+    // The navigation counts what still waits, and this decision just changed it.
+    const signedIn = signedInOf(request);
+    const pendingApprovals = await waitingApprovals({ bus: ctx.bus, logger: request.log }, signedIn, request.id);
+    if (pendingApprovals !== undefined) signedIn.pendingApprovals = pendingApprovals;
     // A decision that changed nothing (decided already, expired) is a conflict, shown with its reason.
     return sendPage(
       reply,

@@ -139,7 +139,7 @@ function channelsSection(signedIn: SignedIn, channels: ApprovalChannelsOverview)
   const manage = canManage(signedIn.role);
   return html`<section aria-labelledby="channels-heading" id="channels">
       <h2 id="channels-heading">Approval channels</h2>
-      <p>Approval requests are sent to these chats, with Approve and Reject buttons. Without one, an agent's destructive action is refused, since nobody could approve it.</p>
+      <p>Approval requests are also sent to these chats, with Approve and Reject buttons, so that approvers hear of them at once. Linking one is optional: every request waits on this page either way.</p>
       ${
         channels.data.length === 0
           ? html`<p id="channels-none">No channel is linked.</p>`
@@ -168,7 +168,7 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
     body: html`<h1>Approvals</h1>
       ${notice('error', options.error)}
       ${notice('info', options.info)}
-      <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: in Telegram or Slack, or on the approval’s page here (owners and admins). Each approval is decided once, wherever that happens first.</p>
+      <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: on the approval’s page here (owners and admins), or in a linked Telegram or Slack chat. Each approval is decided once, wherever that happens first.</p>
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">Requests</h2>
         ${filterForm(view.filters)}
@@ -245,7 +245,7 @@ export function approvalPage(signedIn: SignedIn, approval: Approval, options: { 
         <h2 id="deliveries-heading">Sent to</h2>
         ${
           approval.deliveries.length === 0
-            ? html`<p>Not sent to any channel.</p>`
+            ? html`<p id="approval-no-chat">No chat is linked, so it waits for a decision on this page only.</p>`
             : html`<ul id="approval-deliveries">${approval.deliveries.map(
                 (delivery) =>
                   html`<li>${delivery.channel === 'telegram' ? 'Telegram' : 'Slack'}: ${delivery.status}${delivery.error ? ` (${delivery.error})` : ''}</li>`,

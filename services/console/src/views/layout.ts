@@ -66,7 +66,7 @@ function navList(frame: Frame): Html {
           .map((item) => {
             const pending = item.href === approvalsHref && frame.pendingApprovals ? frame.pendingApprovals : 0;
             return html`<li><a href="${item.href}" ${item.href === frame.currentPath ? html`aria-current="page"` : ''}>${item.label}${
-              pending ? html` <span class="count">${pending}<span class="visually-hidden"> pending</span></span>` : ''
+              pending ? html` <span class="count">${pending}<span class="visually-hidden"> waiting</span></span>` : ''
             }</a></li>`;
           })}
       </ul>
@@ -158,7 +158,7 @@ function frame(signedIn: SignedIn, current: Frame, body: Renderable): Html {
  * A whole page. A signed-in person's page gets the frame; the pages before sign-in (sign-in, invitations)
  * a narrow centred column under the brand.
  */
-export function page(options: { title: string; signedIn?: SignedIn; path?: string; pendingApprovals?: number; body: Renderable }): Html {
+export function page(options: { title: string; signedIn?: SignedIn; path?: string; body: Renderable }): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -172,7 +172,7 @@ export function page(options: { title: string; signedIn?: SignedIn; path?: strin
 <a class="skip" href="#main">Skip to content</a>
 ${
   options.signedIn
-    ? frame(options.signedIn, { currentPath: options.path ?? '', pendingApprovals: options.pendingApprovals }, options.body)
+    ? frame(options.signedIn, { currentPath: options.path ?? '', pendingApprovals: options.signedIn.pendingApprovals }, options.body)
     : html`<header class="topbar">${brand()}</header>
 <main id="main">
 ${options.body}
