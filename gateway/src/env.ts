@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
+import { baseEnvSchema, defaultLingeringLimits, portSchema, workersSchema } from '@voice/kit';
 import { accessTokenLifetimeSeconds } from '@voice/proto';
 import { z } from 'zod';
 
@@ -49,6 +49,14 @@ export const envSchema = baseEnvSchema.extend({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** How long an OAuth access token lives (default one hour, the contract's); tests shorten it. */
   OAUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().positive().default(accessTokenLifetimeSeconds),
+  /**
+   * After a 413, the connection is read and discarded for at most this long, this many bytes, and while the
+   * client keeps sending at least every LINGERING_TIMEOUT_MS, then closed (nginx's lingering close): closed at
+   * once, the client still sending would get a reset instead of the answer.
+   */
+  LINGERING_TIME_MS: z.coerce.number().int().positive().default(defaultLingeringLimits.timeMs),
+  LINGERING_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultLingeringLimits.idleMs),
+  LINGERING_MAX_BYTES: z.coerce.number().int().nonnegative().default(defaultLingeringLimits.maxBytes),
   /** Where clients come from: trust X-Forwarded-For from this many proxies (the ingress), or none. */
   TRUST_PROXY_HOPS: z.coerce.number().int().nonnegative().default(0),
 });
