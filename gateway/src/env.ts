@@ -1,11 +1,11 @@
-import { baseEnvSchema, defaultLingeringLimits, portSchema, workersSchema } from '@voice/kit';
+import { baseEnvSchema, defaultGatewayPort, defaultLingeringLimits, portSchema, publicAddress, workersSchema } from '@voice/kit';
 import { accessTokenLifetimeSeconds } from '@voice/proto';
 import { z } from 'zod';
 
 const upstream = (defaultUrl: string) => z.url({ protocol: /^https?$/ }).default(defaultUrl);
 
 export const envSchema = baseEnvSchema.extend({
-  PORT: portSchema(8080),
+  PORT: portSchema(defaultGatewayPort),
   /** Where Prometheus scrapes `/metrics`: a port of its own, never the public PORT. */
   METRICS_PORT: portSchema(9464),
   TELEPHONY_URL: upstream('http://127.0.0.1:8081'),
@@ -65,5 +65,5 @@ export type GatewayEnv = z.infer<typeof envSchema>;
 
 /** The public base URL without a trailing slash: PUBLIC_BASE_URL, or this process's port on localhost. */
 export function publicBaseUrl(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>): string {
-  return (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  return publicAddress(env.PUBLIC_BASE_URL, env.PORT);
 }
