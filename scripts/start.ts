@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertBackingServices, DependencyError } from '@voice/kit';
+import { assertBackingServices, DependencyError, defaultGatewayPort, publicAddress } from '@voice/kit';
 import { generateClients, migrateDatabase } from '@voice/migrator';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -26,7 +26,7 @@ const deployables = [
   { name: 'mcp', dir: 'services/mcp', port: Number(process.env.MCP_PORT ?? 8084) },
   { name: 'webhooks', dir: 'services/webhooks', port: Number(process.env.WEBHOOKS_PORT ?? 8085) },
   { name: 'console', dir: 'services/console', port: Number(process.env.CONSOLE_PORT ?? 8086) },
-  { name: 'gateway', dir: 'gateway', port: Number(process.env.PORT ?? 8080) },
+  { name: 'gateway', dir: 'gateway', port: Number(process.env.PORT || defaultGatewayPort) },
 ].filter((deployable) => existsSync(join(root, deployable.dir, 'src/main.ts')));
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -50,7 +50,7 @@ if (missingClients.length > 0) {
 say('migrating');
 await migrateDatabase({ databaseUrl: env.DATABASE_URL, rootDir: root });
 
-const gatewayPort = deployables.find((deployable) => deployable.name === 'gateway')?.port ?? 8080;
+const gatewayPort = deployables.find((deployable) => deployable.name === 'gateway')?.port ?? defaultGatewayPort;
 const upstreamEnv = Object.fromEntries(
   deployables
     .filter((deployable) => deployable.name !== 'gateway')
@@ -58,7 +58,7 @@ const upstreamEnv = Object.fromEntries(
 );
 // The platform's public address is the gateway's: the console's links, the approvals' pages and the URLs
 // Twilio calls back (and signs) are built from it, so every process gets the one the gateway listens on.
-const publicEnv = { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${gatewayPort}` };
+const publicEnv = { PUBLIC_BASE_URL: publicAddress(process.env.PUBLIC_BASE_URL, gatewayPort) };
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 

@@ -35,6 +35,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
     logger: deps.logger,
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     acceptRequestId: false,
+    lingering: { timeMs: deps.env.LINGERING_TIME_MS, idleMs: deps.env.LINGERING_TIMEOUT_MS, maxBytes: deps.env.LINGERING_MAX_BYTES },
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: { ...readinessChecks(deps), scopes: scopeAgreement.readiness },
   });

@@ -1,11 +1,11 @@
-import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
+import { baseEnvSchema, defaultGatewayPort, defaultLingeringLimits, portSchema, publicAddress, workersSchema } from '@voice/kit';
 import { accessTokenLifetimeSeconds } from '@voice/proto';
 import { z } from 'zod';
 
 const upstream = (defaultUrl: string) => z.url({ protocol: /^https?$/ }).default(defaultUrl);
 
 export const envSchema = baseEnvSchema.extend({
-  PORT: portSchema(8080),
+  PORT: portSchema(defaultGatewayPort),
   /** Where Prometheus scrapes `/metrics`: a port of its own, never the public PORT. */
   METRICS_PORT: portSchema(9464),
   TELEPHONY_URL: upstream('http://127.0.0.1:8081'),
@@ -49,6 +49,14 @@ export const envSchema = baseEnvSchema.extend({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** How long an OAuth access token lives (default one hour, the contract's); tests shorten it. */
   OAUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().positive().default(accessTokenLifetimeSeconds),
+  /**
+   * After a 413, the connection is read and discarded for at most this long, this many bytes, and while the
+   * client keeps sending at least every LINGERING_TIMEOUT_MS, then closed (nginx's lingering close): closed at
+   * once, the client still sending would get a reset instead of the answer.
+   */
+  LINGERING_TIME_MS: z.coerce.number().int().positive().default(defaultLingeringLimits.timeMs),
+  LINGERING_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultLingeringLimits.idleMs),
+  LINGERING_MAX_BYTES: z.coerce.number().int().nonnegative().default(defaultLingeringLimits.maxBytes),
   /** Where clients come from: trust X-Forwarded-For from this many proxies (the ingress), or none. */
   TRUST_PROXY_HOPS: z.coerce.number().int().nonnegative().default(0),
 });
@@ -57,5 +65,5 @@ export type GatewayEnv = z.infer<typeof envSchema>;
 
 /** The public base URL without a trailing slash: PUBLIC_BASE_URL, or this process's port on localhost. */
 export function publicBaseUrl(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>): string {
-  return (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  return publicAddress(env.PUBLIC_BASE_URL, env.PORT);
 }

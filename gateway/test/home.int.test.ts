@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { metricsRegistryOf, startMetricsServer } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import { chromium } from 'playwright-core';
+import { authorizationServerMetadata } from '../../services/console/src/routes/oauth.js';
 import { blockingViolations, describeViolations } from '../../services/console/test/support/axe.js';
 import { chromiumArgs, chromiumPath } from '../../services/console/test/support/browser.js';
 import { acceptsHtml } from '../src/routes/home.js';
@@ -43,6 +44,14 @@ describe('GET / and /metrics on the gateway', () => {
     // The configuration names this deployment's public MCP address, as a client must write it.
     assert.ok(page.includes('&#34;type&#34;: &#34;http&#34;'), 'the configuration says type http');
     assert.ok(page.includes('https://api.example.com/api/mcp'), 'the public MCP URL');
+  });
+
+  test("the authorization server's service_documentation is this page's MCP section, 200 in a browser", async () => {
+    const documentation = new URL(authorizationServerMetadata(url).service_documentation);
+    assert.equal(documentation.origin, url);
+    const response = await fetch(documentation, { headers: { accept: browserAccept } });
+    assert.equal(response.status, 200);
+    assert.ok((await response.text()).includes(`id="${documentation.hash.slice(1)}"`), documentation.hash);
   });
 
   test('an API client (JSON, a wildcard, or no Accept) gets the usual 404 envelope', async () => {

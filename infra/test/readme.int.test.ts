@@ -3,39 +3,16 @@
 // environment tables name every variable the deployables read, and `npm test`'s pointer leads to a
 // section that exists and says what to run.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { assertBackingServices, baseEnvSchema } from '@voice/kit';
 import { envSchemas } from './support/env-schemas.js';
-
-const execFileAsync = promisify(execFile);
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const read = (path: string) => readFileSync(new URL(path, `file://${root}`), 'utf8');
+import { commands, inShell, read, root, section, shellBlocks } from './support/readme.js';
 
 /** The READMEs this test holds to "every command works when copied into bash and zsh". */
 const readmes = ['README.md', 'gateway/README.md', 'services/mcp/README.md', 'services/webhooks/README.md', 'services/console/README.md'];
-
-/** The text of a `##` or `###` section, from its heading to the next heading of the same or a higher level. */
-function section(markdown: string, heading: string): string {
-  const lines = markdown.split('\n');
-  const start = lines.findIndex((line) => /^#{2,3} /.test(line) && line.replace(/^#+ /, '') === heading);
-  assert.ok(start >= 0, `a section "${heading}"`);
-  const level = (lines[start]?.match(/^#+/)?.[0] ?? '').length;
-  const end = lines.findIndex((line, index) => index > start && /^#+ /.test(line) && (line.match(/^#+/)?.[0] ?? '').length <= level);
-  return lines.slice(start, end === -1 ? undefined : end).join('\n');
-}
-
-/** The ```sh (or bash, shell) blocks of a Markdown text. */
-function shellBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
-}
-
-/** The command lines of a block: no blank lines; a trailing `# comment` is kept (the shells ignore it). */
-const commands = (block: string) => block.split('\n').filter((line) => line.trim() !== '');
 
 /**
  * The characters zsh expands as patterns outside quotes (`?`, `*`, `[`), where no file matches and zsh
@@ -51,18 +28,6 @@ function unquotedPatterns(line: string): string[] {
 }
 
 const shells = ['bash', 'zsh'].filter((shell) => spawnSync(shell, ['-c', 'true']).status === 0);
-
-/**
- * Runs one copied line in a shell: zsh with no startup files (its defaults, NOMATCH on), bash as is. Not
- * spawnSync: the gateway the line talks to answers from this process's event loop.
- */
-async function inShell(shell: string, line: string, env: Record<string, string>): Promise<string> {
-  const args = shell === 'zsh' ? ['-f', '-c', line] : ['-c', line];
-  const run = await execFileAsync(shell, args, { cwd: root, env: { ...process.env, ...env }, timeout: 120_000 }).catch(
-    (error: { code: number; stderr: string }) => assert.fail(`${shell} (exit ${error.code}): ${line}\n${error.stderr}`),
-  );
-  return run.stdout;
-}
 
 describe('the READMEs, copied into a shell', () => {
   test('bash and zsh are both here (.ci/run installs zsh)', () => {

@@ -121,6 +121,19 @@ export const baseEnvSchema = z.object({
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 
+/** The gateway's port when PORT does not say: the platform's public port on a developer's machine. */
+export const defaultGatewayPort = 8080;
+
+/**
+ * The platform's public address (scheme, host, port; no trailing slash), worked out here only: PUBLIC_BASE_URL,
+ * else the gateway on this machine at `gatewayPort`. The gateway passes its own PORT, `npm start` and the
+ * operator CLI (`npm run admin`) the PORT they were given (the gateway's, as for `npm start`), and a service's
+ * env schema nothing: it defaults to the gateway's default port, and `npm start` sets its PUBLIC_BASE_URL.
+ */
+export function publicAddress(publicBaseUrl: string | undefined, gatewayPort: number | string = defaultGatewayPort): string {
+  return (publicBaseUrl || `http://localhost:${gatewayPort}`).replace(/\/+$/, '');
+}
+
 export function portSchema(defaultPort: number) {
   return z.coerce.number().int().min(0).max(65_535).default(defaultPort);
 }

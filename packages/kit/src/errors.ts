@@ -1,6 +1,7 @@
 import { type ErrorCode, type ErrorEnvelope, errorStatus, isErrorCode, type WireError } from '@voice/proto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { LingeringClose } from './lingering-close.js';
 import { InputTooDeepError, urlPath } from './text.js';
 
 /** The Retry-After of a 503 whose raiser did not choose one: outages worth retrying pass within seconds. */
@@ -195,14 +196,21 @@ export function dependencyReason(error: unknown): string {
   return `${typeof code === 'string' ? `${code}: ` : ''}${lines.at(-1)?.trim() ?? underlying.name}`;
 }
 
-/** Installs the one error handler and the 404 handler, so every response error is the envelope. */
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * Installs the one error handler and the 404 handler, so every response error is the envelope. A refused
+ * body's connection closes after the answer, with a lingering close (see LingeringClose).
+ */
+export function installErrorHandling(app: FastifyInstance, lingeringClose: LingeringClose): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     if (apiError.code === 'internal') request.log.error({ err: error }, 'unhandled error');
     else if (apiError.status >= 500) request.log.warn({ reason: dependencyReason(error), code: apiError.code }, apiError.message);
-    // The rest of an oversize body is not worth reading: the connection closes once the 413 is written.
-    if (apiError.code === 'payload_too_large') void reply.header('connection', 'close');
+    // The rest of an oversize body is not worth passing on: the connection closes once the 413 is written,
+    // lingering so the client reads it.
+    if (apiError.code === 'payload_too_large') {
+      void reply.header('connection', 'close');
+      lingeringClose.after(request.raw);
+    }
     void reply.status(apiError.status).headers(apiError.headers).send(envelope(apiError, request.id));
   });
   app.setNotFoundHandler((request, reply) => {

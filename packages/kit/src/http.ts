@@ -20,6 +20,7 @@ import type { Registry } from 'prom-client';
 import { ApiError, envelope, installErrorHandling, toApiError } from './errors.js';
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
+import { LingeringClose, type LingeringLimits } from './lingering-close.js';
 import { routeOperationId, routeScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 
@@ -37,6 +38,8 @@ export interface HttpAppOptions {
   showDependencyErrors?: boolean;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
+  /** How long and how much a connection is read after its body was refused (LingeringClose); nginx's by default. */
+  lingering?: LingeringLimits;
   /** Behind this many proxies (a load balancer, the gateway): take the client address from X-Forwarded-For. */
   trustProxyHops?: number;
   /**
@@ -105,10 +108,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(app);
+  const lingeringClose = new LingeringClose(options.lingering);
+  installErrorHandling(app, lingeringClose);
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
+    lingeringClose.endAll();
     done();
   });
   // Hooks on every request are written with `done` rather than async: no promise per request.

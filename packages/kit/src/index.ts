@@ -9,6 +9,7 @@ export * from './http.js';
 export * from './idempotency.js';
 export * from './identity.js';
 export * from './ids.js';
+export * from './lingering-close.js';
 export * from './logger.js';
 export * from './nats.js';
 export * from './network.js';

@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, publicAddress, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 
 const minutes = (count: number) => count * 60_000;
@@ -10,7 +10,7 @@ export const envSchema = baseEnvSchema
      * The public address people reach the console at (through the gateway), e.g. https://app.example.com.
      * Invitation links are built from it; when it is https, the session cookie is always `Secure`.
      */
-    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:8080'),
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default(publicAddress(undefined)),
     /** Behind this many proxies (the gateway, an ingress before it): the client address comes from X-Forwarded-For. */
     TRUST_PROXY_HOPS: z.coerce.number().int().nonnegative().default(1),
     /** A session unused this long ends; each request moves the limit forward. */

@@ -1,15 +1,13 @@
 // `npm run -s admin -- user invite`, run as the operator runs it, against a gateway that knows organizations
 // (they are the gateway's; the console's CLI asks it over NATS before making an invitation).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { hashToken } from '../src/domain/tokens.js';
+import { runAdmin } from './support/admin-cli.js';
 import { newOrgId } from './support/harness.js';
 
 const day = 24 * 60 * 60_000;
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('npm run -s admin -- user invite', () => {
   let platform: Platform<'console'>;
@@ -19,24 +17,8 @@ describe('npm run -s admin -- user invite', () => {
   });
   after(() => platform.close());
 
-  /** Runs the CLI without blocking this process, whose gateway has to answer the CLI's question. */
   const invite = (args: string[], env: Record<string, string> = {}) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('npm', ['run', '--silent', 'admin', '--', 'user', 'invite', ...args], {
-        cwd: root,
-        env: { ...process.env, ...platform.ctx.env, ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString('utf8');
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-      });
-      child.once('error', reject);
-      child.once('close', (status) => resolve({ status, stdout, stderr }));
-    });
+    runAdmin(['user', 'invite', ...args], { ...platform.ctx.env, ...env });
   const errorOf = (stderr: string) => (JSON.parse(stderr) as { error: { code: string; message: string } }).error;
   const invitationsOf = (orgId: string) => platform.console.deps.prisma.invitation.count({ where: { orgId } });
 

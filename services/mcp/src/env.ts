@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, publicAddress, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 
 const optionalSecret = z.string().min(1).optional();
@@ -33,7 +33,7 @@ export const envSchema = baseEnvSchema
      */
     PUBLIC_BASE_URL: z
       .url({ protocol: /^https?$/ })
-      .default('http://localhost:8080')
+      .default(publicAddress(undefined))
       .transform((url) => url.replace(/\/+$/, '')),
     /** How often an MCP client should first poll an approval's task (`pollInterval` of tasks/get; it grows as the approval waits). */
     APPROVAL_TASK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),

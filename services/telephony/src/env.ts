@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
+import { baseEnvSchema, portSchema, publicAddress, workersSchema } from '@voice/kit';
 import { e164Schema } from '@voice/proto';
 import { z } from 'zod';
 
@@ -37,7 +37,7 @@ export const envSchema = baseEnvSchema
      * Callback URLs are built from it, and Twilio signs the exact URL it requested. Unset: the gateway's
      * default address (`npm start` passes the gateway's own, whatever its PORT).
      */
-    PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
+    PUBLIC_BASE_URL: z.url().default(publicAddress(undefined)),
     TWILIO_ACCOUNT_SID: z
       .string()
       .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC…)')

@@ -4,7 +4,7 @@
 //
 //   npm run -s admin -- user invite --org ORG_ID --email E --role owner|admin|member
 import { parseArgs } from 'node:util';
-import { ApiError, Bus, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
+import { ApiError, Bus, createLogger, parseEnv, prismaAdapter, publicAddress } from '@voice/kit';
 import { idSchema } from '@voice/proto';
 import { z } from 'zod';
 import { createInvitation } from '../domain/invitations.js';
@@ -43,7 +43,12 @@ if (!parsed.success) {
   fail('invalid_request', `${problems}\n${usage}`, 2);
 }
 
-const env = parseEnv(envSchema);
+// The link is the platform's public address: PUBLIC_BASE_URL, else the gateway's PORT, as for `npm start`
+// (this process serves nothing, so PORT here can only mean the gateway's).
+const env = parseEnv(envSchema, {
+  ...process.env,
+  PUBLIC_BASE_URL: publicAddress(process.env.PUBLIC_BASE_URL, process.env.PORT || undefined),
+});
 
 /**
  * The organization as the gateway knows it, or a failure naming why not. The operator asks as a person

@@ -30,7 +30,8 @@ export function authorizationServerMetadata(publicBaseUrl: string) {
     authorization_response_iss_parameter_supported: true,
     resource_indicators_supported: true,
     protected_resources: [mcpResource(publicBaseUrl)],
-    service_documentation: `${issuer}/docs`,
+    // The gateway's home page, opened in a browser: its MCP section says how to connect a client.
+    service_documentation: `${issuer}/#mcp`,
   };
 }
 
