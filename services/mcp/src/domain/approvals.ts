@@ -165,8 +165,8 @@ export async function requestApproval(
     throw new ApiError(
       'conflict',
       'No approval channel is linked to this organization, so nobody could approve this action. Nothing was done. ' +
-        'Ask an owner or admin to link Telegram or Slack on the console’s Approvals page (/dashboard/approvals), or with ' +
-        'PUT /api/v1/approvals/channels/telegram or /slack, then call again.',
+        'Ask an owner or admin to link a Telegram chat or Slack channel on the console’s Approvals page (/dashboard/approvals), ' +
+        'then call again.',
     );
   }
   const now = deps.now();
