@@ -122,35 +122,51 @@ export const approvalEventDataSchema = approvalSchema.omit({ result: true }).ext
 // ---------------------------------------------------------------------------------------------------------
 // Channels: where an organization's approvals are sent
 
+/** Slack's own host only: the URL is posted to from inside the platform, so any other would be a way to make
+ * the platform send requests into networks it can reach (SSRF). */
+const slackWebhookUrlSchema = z
+  .url({ protocol: /^https$/, hostname: /^hooks\.slack\.com$/ })
+  .max(2048)
+  .describe(
+    'Slack only: an incoming-webhook URL of the channel; when set, approval requests are posted there instead of with chat.postMessage',
+  );
+
 /**
- * A Telegram chat id: a user's or a group's number (groups are negative). Numbers only: a tap arrives
- * with the chat's number, so a chat linked by `@username` could never be matched to it.
+ * Asks for a one-time link code. A chat is linked only by sending the code to the platform's bot from that
+ * chat (Telegram `/start <code>`, Slack `/approvals <code>`): that proves whoever linked it controls the
+ * chat. A chat or channel id alone links nothing, since any organization could name any chat.
  */
-export const telegramChatIdSchema = z
-  .union([z.number().int(), z.string().regex(/^-?[0-9]{1,20}$/, 'must be a numeric Telegram chat id, e.g. -1001234567890')])
-  .transform(String)
-  .describe('Telegram chat id of the approvers’ chat or group (add the bot to the group first)');
-
-export const slackChannelIdSchema = z
-  .string()
-  .regex(/^[CGD][A-Z0-9]{6,20}$/, 'must be a Slack channel id, e.g. C0123456789')
-  .describe('Slack channel id (C…, G… or D…); invite the app to the channel first');
-
-export const putTelegramChannelSchema = z.object({ chat_id: telegramChatIdSchema }).strict().meta({ id: 'PutTelegramChannel' });
-
-export const putSlackChannelSchema = z
+export const startChannelLinkSchema = z
   .object({
-    channel_id: slackChannelIdSchema,
-    // Slack's own host only: the URL is posted to from inside the platform, so any other would be a way
-    // to make the platform send requests into networks it can reach (SSRF).
-    webhook_url: z
-      .url({ protocol: /^https$/, hostname: /^hooks\.slack\.com$/ })
-      .max(2048)
-      .optional()
-      .describe('An incoming-webhook URL for that channel; when set, approval requests are posted there instead of with chat.postMessage'),
+    kind: z.enum(approvalChannelKinds).describe('Where approval requests should go'),
+    webhook_url: slackWebhookUrlSchema.optional(),
   })
   .strict()
-  .meta({ id: 'PutSlackChannel' });
+  .refine((input) => input.kind === 'slack' || input.webhook_url === undefined, {
+    message: 'webhook_url is for Slack only',
+    path: ['webhook_url'],
+  })
+  .meta({ id: 'StartChannelLink' });
+
+/** The Slack slash command the platform's app registers for link codes (services/mcp/README.md, "Linking Slack"). */
+export const slackLinkCommand = '/approvals';
+
+export const channelLinkCodeSchema = z
+  .object({
+    object: z.literal('approval_channel_link_code'),
+    kind: z.enum(approvalChannelKinds),
+    code: z.string().describe('Send it to the bot from the chat to link; single-use'),
+    expires_at: timestampSchema,
+    command: z.string().describe('What to send from the chat, e.g. `/start@approvals_bot K7Q2XW9M4RTA`'),
+    deep_link: z
+      .string()
+      .nullable()
+      .describe(
+        'Telegram: a t.me link that adds the bot to a group and sends the code there; null for Slack, or when the bot’s name is unknown',
+      ),
+  })
+  .meta({ id: 'ChannelLinkCode' });
+export type ChannelLinkCode = z.infer<typeof channelLinkCodeSchema>;
 
 export const approvalChannelSchema = z
   .object({
@@ -159,6 +175,7 @@ export const approvalChannelSchema = z
     chat_id: z.string().nullable().describe('Telegram chat id'),
     channel_id: z.string().nullable().describe('Slack channel id'),
     webhook_url_set: z.boolean().describe('Slack: whether requests are posted through an incoming webhook'),
+    linked_by: z.string().nullable().describe('Who sent the link code from the chat; null for a chat linked by its id before link codes'),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -218,7 +235,6 @@ export const mcpRpc = nameOperations({
    */
   decideApproval: defineRpc('svc.mcp.approvals.decide', decideApprovalInputSchema, approvalDecisionSchema, 'read-write'),
   listChannels: defineRpc('svc.mcp.channels.list', z.object({}), approvalChannelsOverviewSchema, 'read'),
-  linkTelegram: defineRpc('svc.mcp.channels.link_telegram', putTelegramChannelSchema, approvalChannelSchema, 'read-write'),
-  linkSlack: defineRpc('svc.mcp.channels.link_slack', putSlackChannelSchema, approvalChannelSchema, 'read-write'),
+  startChannelLink: defineRpc('svc.mcp.channels.start_link', startChannelLinkSchema, channelLinkCodeSchema, 'read-write'),
   unlinkChannel: defineRpc('svc.mcp.channels.unlink', approvalChannelKindParamsSchema, deletedApprovalChannelSchema, 'read-write'),
 });

@@ -261,10 +261,6 @@ export class VoiceClient {
     get: (id: string) => this.request('get', '/api/v1/approvals/{id}', { path: { id } }),
     channels: {
       list: () => this.request('get', '/api/v1/approvals/channels'),
-      linkTelegram: (body: BodyOf<Operation<'/api/v1/approvals/channels/telegram', 'put'>>) =>
-        this.request('put', '/api/v1/approvals/channels/telegram', { body }),
-      linkSlack: (body: BodyOf<Operation<'/api/v1/approvals/channels/slack', 'put'>>) =>
-        this.request('put', '/api/v1/approvals/channels/slack', { body }),
       unlink: (kind: PathParamsOf<Operation<'/api/v1/approvals/channels/{kind}', 'delete'>>['kind']) =>
         this.request('delete', '/api/v1/approvals/channels/{kind}', { path: { kind } }),
     },

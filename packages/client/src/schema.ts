@@ -743,40 +743,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/approvals/channels/telegram": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Send approval requests to a Telegram chat (the platform bot must be a member) */
-        put: operations["linkTelegram"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/approvals/channels/slack": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Send approval requests to a Slack channel (with the bot, or through an incoming webhook) */
-        put: operations["linkSlack"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/approvals/channels/{kind}": {
         parameters: {
             query?: never;
@@ -984,19 +950,6 @@ export interface components {
              */
             channel?: "voice" | "sms" | "all";
             reason?: string;
-        };
-        PutTelegramChannelInput: {
-            /** @description Telegram chat id of the approvers’ chat or group (add the bot to the group first) */
-            chat_id: number | string;
-        };
-        PutSlackChannelInput: {
-            /** @description Slack channel id (C…, G… or D…); invite the app to the channel first */
-            channel_id: string;
-            /**
-             * Format: uri
-             * @description An incoming-webhook URL for that channel; when set, approval requests are posted there instead of with chat.postMessage
-             */
-            webhook_url?: string;
         };
         CreateDocumentRequestInput: {
             /** @description Shown with every recalled passage */
@@ -1858,6 +1811,8 @@ export interface components {
             channel_id: string | null;
             /** @description Slack: whether requests are posted through an incoming webhook */
             webhook_url_set: boolean;
+            /** @description Who sent the link code from the chat; null for a chat linked by its id before link codes */
+            linked_by: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -8496,178 +8451,6 @@ export interface operations {
                 };
             };
             /** @description Invalid request (`invalid_request`, `invalid_cursor`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource in your organization (`not_found`) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (`unavailable`); retry */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    linkTelegram: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PutTelegramChannelInput"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    /** @description The key's monthly quota */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this month */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the monthly quota resets (Unix seconds) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description This request, for support */
-                    "Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApprovalChannel"];
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource in your organization (`not_found`) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (`unavailable`); retry */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    linkSlack: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PutSlackChannelInput"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    /** @description The key's monthly quota */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this month */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the monthly quota resets (Unix seconds) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description This request, for support */
-                    "Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApprovalChannel"];
-                };
-            };
-            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -3,7 +3,16 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
 import { eventually, sampleEventData, sampleEventTypes, startReceiver } from '@voice/kit/testing';
 import { subscribableEventTypes } from '@voice/proto';
-import { type Agent, type ApprovalsPlatform, connectAgent, startApprovalsPlatform, telegramTap } from './support/approvals.js';
+import {
+  type Agent,
+  type ApprovalsPlatform,
+  connectAgent,
+  lastReply,
+  linkCommandOf,
+  startApprovalsPlatform,
+  telegramMessage,
+  telegramTap,
+} from './support/approvals.js';
 import { allEventsEndpoint, deliveryLogInConsole, deliveryLogThroughApi } from './support/delivery-log.js';
 import { Browser, invitePerson } from './support/harness.js';
 
@@ -35,7 +44,10 @@ describe('the approvals pages, through the gateway', () => {
     const { orgId, key } = await platform.org({ plan: 'pro' });
     const owner = await signedIn(orgId, 'owner');
     await owner.browser.get(page);
-    assert.equal((await owner.browser.post(`${page}/channels/telegram`, { chat_id: approverChat })).statusCode, 303);
+    const code = await owner.browser.post(`${page}/channels/telegram/link-code`, {});
+    assert.equal(code.statusCode, 200);
+    await telegramMessage(platform.url, approverChat, linkCommandOf(code.body));
+    assert.match(lastReply(platform.telegram, approverChat) ?? '', /^Linked: /);
     const agent = await connectAgent(platform.url, key);
     agents.push(agent);
     return { orgId, key, owner, agent };
@@ -49,30 +61,51 @@ describe('the approvals pages, through the gateway', () => {
   const statusOf = (approvalId: string) =>
     platform.mcp.deps.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } }).then((row) => row.status);
 
-  test('channels: an owner links Telegram, sees Slack is not offered, unlinks with a confirmation; bad ids are refused', async () => {
+  test('channels: a chat id links nothing; an owner’s one-time code sent from the chat links it; Slack is not offered; unlink with a confirmation', async () => {
     const { orgId } = await platform.org({ plan: 'pro' });
+    const { name } = await platform.gateway.deps.prisma.organization.findUniqueOrThrow({ where: { id: orgId } });
     const { browser } = await signedIn(orgId, 'owner');
     const empty = await browser.get(page);
     assert.equal(empty.statusCode, 200);
     assert.match(empty.body, /<a href="\/dashboard\/approvals" aria-current="page">Approvals<\/a>/);
     assert.match(empty.body, /id="approvals-none"/);
     assert.match(empty.body, /id="channels-none"/);
-    assert.match(empty.body, /id="telegram-chat"/);
+    assert.match(empty.body, /<form method="post" action="\/dashboard\/approvals\/channels\/telegram\/link-code"/);
+    assert.doesNotMatch(empty.body, /name="chat_id"|name="channel_id"/);
     assert.match(empty.body, /id="slack-unavailable"[^>]*>This platform has no Slack app configured/);
-    assert.doesNotMatch(empty.body, /id="slack-channel"/);
 
-    const bad = await browser.post(`${page}/channels/telegram`, { chat_id: '@approvers' });
-    assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /role="alert">chat_id: must be a numeric Telegram chat id/);
-    const slack = await browser.post(`${page}/channels/slack`, { channel_id: 'C0APPROVE1' });
+    // Posting a chat id, as the old form did, links nothing.
+    const byId = await browser.post(`${page}/channels/telegram`, { chat_id: approverChat });
+    assert.equal(byId.statusCode, 404);
+    const slack = await browser.post(`${page}/channels/slack/link-code`, {});
     assert.equal(slack.statusCode, 503);
     assert.match(slack.body, /role="alert">This platform has no Slack app configured/);
+    assert.equal(await platform.mcp.deps.prisma.approvalChannel.count({ where: { orgId } }), 0);
 
-    const linked = await browser.post(`${page}/channels/telegram`, { chat_id: approverChat });
-    assert.equal(linked.statusCode, 303);
-    assert.equal(linked.headers.location, `${page}#channels`);
+    const code = await browser.post(`${page}/channels/telegram/link-code`, {});
+    assert.equal(code.statusCode, 200);
+    assert.equal(code.headers['cache-control'], 'no-store');
+    const command = linkCommandOf(code.body);
+    const [, bot, value] = /^\/start@(\w+) ([0-9A-Z]{12})$/.exec(command) ?? [];
+    assert.ok(bot && value, command);
+    assert.match(code.body, new RegExp(`<a id="link-deep-link" href="https://t.me/${bot}\\?startgroup=${value}">`));
+    assert.match((await browser.get(page)).body, /id="channels-none"/, 'the code alone links nothing');
+
+    await telegramMessage(platform.url, approverChat, command);
+    assert.match(
+      lastReply(platform.telegram, approverChat) ?? '',
+      new RegExp(`^Linked: approval requests of the organization “${name}” \\(${orgId}\\)`),
+    );
+    // A code links once: sent again from another chat, it is refused there.
+    await telegramMessage(platform.url, '-1001234567999', command);
+    assert.match(lastReply(platform.telegram, '-1001234567999') ?? '', /^This link code was already used/);
     const listed = await browser.get(page);
-    assert.match(listed.body, new RegExp(`<tr id="channel-telegram">\\s*<td>Telegram</td>\\s*<td>chat ${approverChat}</td>`));
+    assert.match(
+      listed.body,
+      new RegExp(
+        `<tr id="channel-telegram">\\s*<td>Telegram</td>\\s*<td>chat ${approverChat}</td>\\s*<td>[^<]+</td>\\s*<td>telegram:@alice \\(id 4242\\)</td>`,
+      ),
+    );
     const confirm = await browser.get(`${page}/channels/telegram/unlink`);
     assert.equal(confirm.statusCode, 200);
     assert.match(confirm.body, /id="unlink-confirm"/);
@@ -144,10 +177,10 @@ describe('the approvals pages, through the gateway', () => {
     assert.match(seen.body, /id="approval-summary"/);
     assert.doesNotMatch(seen.body, /id="approval-approve"|id="approval-reject"/);
     const listed = await member.browser.get(page);
-    assert.doesNotMatch(listed.body, /id="telegram-chat"|id="unlink-telegram"/);
+    assert.doesNotMatch(listed.body, /id="telegram-link"|id="unlink-telegram"/);
     for (const [url, fields] of [
       [`${detailPath}/decide`, { decision: 'approve' }],
-      [`${page}/channels/telegram`, { chat_id: '-100999' }],
+      [`${page}/channels/telegram/link-code`, {}],
       [`${page}/channels/telegram/unlink`, {}],
     ] as const) {
       const refused = await member.browser.post(url, fields);

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { type Agent, type ApprovalsPlatform, connectAgent, startApprovalsInBrowser } from './support/approvals.js';
+import { type Agent, type ApprovalsPlatform, connectAgent, linkTelegramInBrowser, startApprovalsInBrowser } from './support/approvals.js';
 import { blockingViolations, describeViolations } from './support/axe.js';
 import type { ConsoleInBrowser } from './support/browser.js';
 import { browserSteps, uniqueEmail } from './support/journey.js';
@@ -36,12 +36,7 @@ describe('approvals in a browser', () => {
     agents.push(agent);
     return agent;
   }
-  async function linkTelegram(page: Page): Promise<void> {
-    await page.goto('/dashboard/approvals');
-    await page.getByLabel('Telegram chat id').fill(approverChat);
-    await page.getByRole('button', { name: 'Link Telegram' }).click();
-    await page.waitForURL(/\/dashboard\/approvals#channels$/);
-  }
+  const linkTelegram = (page: Page) => linkTelegramInBrowser(page, app.platform, approverChat);
   const leadCount = (leadId: string) => app.platform.leads.deps.prisma.lead.count({ where: { id: leadId } });
 
   test('an agent’s delete waits; the owner links Telegram and approves it on its page; it runs once and the agent sees it executed via the console', async () => {
@@ -105,18 +100,22 @@ describe('approvals in a browser', () => {
     await owner.page.getByText('Rejected: nothing was done.').waitFor();
     if (screenshotDir) await mkdir(screenshotDir, { recursive: true });
 
+    /** A page reached from the approvals page by a link or a button, once its heading shows. */
+    const viaApprovals = (control: { link: string } | { button: string }, heading: string) => async (page: Page) => {
+      await page.goto('/dashboard/approvals');
+      if ('link' in control) await page.getByRole('link', { name: control.link }).click();
+      else await page.getByRole('button', { name: control.button }).click();
+      await page.getByRole('heading', { name: heading }).waitFor();
+    };
     const pages: Array<{ name: string; page: Page; open: string | ((page: Page) => Promise<void>) }> = [
       { name: 'approvals', page: owner.page, open: '/dashboard/approvals' },
       { name: 'approval-pending', page: owner.page, open: `/dashboard/approvals/${pending.approvalId}` },
       { name: 'approval-rejected', page: owner.page, open: `/dashboard/approvals/${decided.approvalId}` },
+      { name: 'approval-channel-unlink', page: owner.page, open: viaApprovals({ link: 'Unlink…' }, 'Unlink Telegram') },
       {
-        name: 'approval-channel-unlink',
+        name: 'approval-channel-link-code',
         page: owner.page,
-        open: async (page) => {
-          await page.goto('/dashboard/approvals');
-          await page.getByRole('link', { name: 'Unlink…' }).click();
-          await page.getByRole('heading', { name: 'Unlink Telegram' }).waitFor();
-        },
+        open: viaApprovals({ button: 'Link a Telegram chat…' }, 'Link a Telegram chat'),
       },
       { name: 'approvals-as-member', page: member.page, open: '/dashboard/approvals' },
       { name: 'approval-as-member', page: member.page, open: `/dashboard/approvals/${pending.approvalId}` },

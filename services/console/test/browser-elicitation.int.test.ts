@@ -17,7 +17,7 @@ import {
 import { eventually } from '@voice/kit/testing';
 import type { ApprovalOutcome, PendingApproval } from '@voice/proto';
 import type { Page } from 'playwright-core';
-import { type ApprovalsPlatform, startApprovalsInBrowser, telegramTap } from './support/approvals.js';
+import { type ApprovalsPlatform, linkTelegramInBrowser, startApprovalsInBrowser, telegramTap } from './support/approvals.js';
 import type { ConsoleInBrowser } from './support/browser.js';
 import { browserSteps, keysPath, uniqueEmail } from './support/journey.js';
 
@@ -49,10 +49,7 @@ describe('approvals as URL elicitations', () => {
     oscar = (await openBrowser()).page;
     await acceptInvitation(olivia, await app.invitationLink(orgId, uniqueEmail('olivia'), 'owner'), 'Olivia Owner');
     await acceptInvitation(oscar, await app.invitationLink(orgId, uniqueEmail('oscar'), 'owner'), 'Oscar Owner');
-    await olivia.goto('/dashboard/approvals');
-    await olivia.getByLabel('Telegram chat id').fill(approverChat);
-    await olivia.getByRole('button', { name: 'Link Telegram' }).click();
-    await olivia.waitForURL(/\/dashboard\/approvals#channels$/);
+    await linkTelegramInBrowser(olivia, app.platform, approverChat);
     await olivia.goto('/dashboard/settings/api');
     await olivia.waitForURL(keysPath);
     ownerKey = await createKey(olivia, 'Agent key', 'read-write');

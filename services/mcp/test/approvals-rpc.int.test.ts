@@ -61,33 +61,31 @@ describe('approvals over NATS: the console lists, links channels and decides', (
     await h.close();
   });
 
-  test('channels: the platform says what it offers; a person links, lists and unlinks; a member cannot; bad ids are refused', async () => {
+  test('channels: the platform says what it offers; a person gets link codes, links from the chat, lists and unlinks; a member cannot', async () => {
     const empty = await call(mcpRpc.listChannels, person(org, 'read'), {});
     assert.deepEqual(empty, { data: [], available: { telegram: true, slack: true, slack_bot: true } });
-    const member = await refusal(call(mcpRpc.linkTelegram, person(org, 'read'), { chat_id: approverChat }));
+    const member = await refusal(call(mcpRpc.startChannelLink, person(org, 'read'), { kind: 'telegram' }));
     assert.equal(member.code, 'forbidden_scope');
-    const bad = await refusal(call(mcpRpc.linkTelegram, owner, { chat_id: '@approvers' }));
+    const bad = await refusal(call(mcpRpc.startChannelLink, owner, { kind: 'telegram', chat_id: approverChat } as never));
     assert.equal(bad.code, 'invalid_request');
-    const badHook = await refusal(
-      call(mcpRpc.linkSlack, owner, { channel_id: 'C0APPROVE1', webhook_url: 'https://attacker.example/hook' }),
-    );
+    const badHook = await refusal(call(mcpRpc.startChannelLink, owner, { kind: 'slack', webhook_url: 'https://attacker.example/hook' }));
     assert.equal(badHook.code, 'invalid_request');
     const notLinked = await refusal(call(mcpRpc.unlinkChannel, owner, { kind: 'slack' }));
     assert.equal(notLinked.code, 'not_found');
 
-    const telegram = await call(mcpRpc.linkTelegram, owner, { chat_id: approverChat });
-    assert.equal(telegram.chat_id, approverChat);
-    const slack = await call(mcpRpc.linkSlack, owner, {
-      channel_id: 'C0APPROVE1',
+    const telegram = await call(mcpRpc.startChannelLink, owner, { kind: 'telegram' });
+    await h.telegramMessage(approverChat, telegram.command);
+    const slack = await call(mcpRpc.startChannelLink, owner, {
+      kind: 'slack',
       webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXX',
     });
-    assert.equal(slack.webhook_url_set, true);
+    assert.equal((await h.slackCommand('C0APPROVE1', slack.code)).json().response_type, 'in_channel');
     const listed = await call(mcpRpc.listChannels, owner, {});
     assert.deepEqual(
-      listed.data.map((channel) => [channel.kind, channel.chat_id ?? channel.channel_id]),
+      listed.data.map((channel) => [channel.kind, channel.chat_id ?? channel.channel_id, channel.webhook_url_set]),
       [
-        ['telegram', approverChat],
-        ['slack', 'C0APPROVE1'],
+        ['telegram', approverChat, false],
+        ['slack', 'C0APPROVE1', true],
       ],
     );
     assert.deepEqual(await call(mcpRpc.unlinkChannel, owner, { kind: 'slack' }), {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '@voice/kit/testing';
-import { type Approval, type EventEnvelope, type Identity, type Invoice, leadsRpc, type PendingApproval } from '@voice/proto';
+import { ApiError } from '@voice/kit';
+import { eventually, fakeTelegramBotUsername } from '@voice/kit/testing';
+import { type Approval, type EventEnvelope, type Identity, type Invoice, leadsRpc, mcpRpc, type PendingApproval } from '@voice/proto';
 import { sweepExpired } from '../src/domain/approvals.js';
 import { draftInvoiceFor, errorText, type McpHarness, startMcpHarness, structured } from './support/harness.js';
 
@@ -16,6 +17,13 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
   const events: EventEnvelope<'approval.requested' | 'approval.resolved'>[] = [];
 
   const draftInvoice = (identity: Identity) => draftInvoiceFor(h, identity);
+
+  /** What the bot said in a chat, oldest first. */
+  const chatReplies = (chatId: string) =>
+    h.telegram
+      .callsOf('sendMessage')
+      .filter((call) => String(call.body.chat_id) === chatId)
+      .map((call) => String(call.body.text));
 
   async function approval(identity: Identity, id: string): Promise<Approval> {
     return structured<Approval>(await h.tool(identity, 'service_get_approval', { approval_id: id }));
@@ -61,20 +69,129 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     assert.equal(again.approval_id, pending.approval_id);
   });
 
-  test('channels: a read key cannot link one; a read-write key links Telegram and sees it listed', async () => {
-    const readOnly = await h.request({ ...org, scope: 'read' }, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: approverChat });
-    assert.equal(readOnly.statusCode, 403);
-    assert.equal(readOnly.json().error.code, 'forbidden_scope');
-    const bad = await h.request(org, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: 'not a chat' });
-    assert.equal(bad.statusCode, 400);
-    assert.equal(bad.json().error.code, 'invalid_request');
-    const linked = await h.request(org, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: Number(approverChat) });
-    assert.equal(linked.statusCode, 200);
-    assert.equal(linked.json().chat_id, approverChat);
+  test('channels: a chat id links nothing; a person’s link code, sent from the chat, links it and the chat is told', async () => {
+    const byId = await h.request(org, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: Number(approverChat) });
+    assert.equal(byId.statusCode, 403);
+    assert.equal(byId.json().error.code, 'forbidden');
+    assert.match(byId.json().error.message, /no longer linked by its id.*one-time code/);
+    // An agent's key gets no code: it could link a chat it sits in, then approve its own actions.
+    const keyCode = await h.deps.bus.call(mcpRpc.startChannelLink, org, { kind: 'telegram' }).catch((error: unknown) => error);
+    assert.ok(keyCode instanceof ApiError && keyCode.code === 'forbidden', String(keyCode));
+
+    const code = await h.linkCode(org, { kind: 'telegram' });
+    assert.match(code.code, /^[0-9A-HJKMNP-TV-Z]{12}$/);
+    assert.equal(code.command, `/start@${fakeTelegramBotUsername} ${code.code}`);
+    assert.equal(code.deep_link, `https://t.me/${fakeTelegramBotUsername}?startgroup=${code.code}`);
+    assert.deepEqual((await h.request(org, 'GET', '/api/v1/approvals/channels')).json().data, [], 'a code alone links nothing');
+    // Addressed to another bot: not ours, not answered, and the code stays good.
+    const sentBefore = h.telegram.callsOf('sendMessage').length;
+    await h.telegramMessage(approverChat, `/start@some_other_bot ${code.code}`);
+    assert.equal(h.telegram.callsOf('sendMessage').length, sentBefore);
+
+    const sent = await h.telegramMessage(approverChat, `/start@${fakeTelegramBotUsername} ${code.code.toLowerCase()}`);
+    assert.equal(sent.statusCode, 200);
+    const reply = chatReplies(approverChat).at(-1);
+    assert.match(
+      reply ?? '',
+      new RegExp(`^Linked: approval requests of the organization “[^”]+” \\(${org.org_id}\\) now come to this chat`),
+    );
     const list = await h.request({ ...org, scope: 'read' }, 'GET', '/api/v1/approvals/channels');
     assert.deepEqual(
-      list.json().data.map((channel: { kind: string; chat_id: string }) => [channel.kind, channel.chat_id]),
-      [['telegram', approverChat]],
+      list
+        .json()
+        .data.map((channel: { kind: string; chat_id: string; linked_by: string }) => [channel.kind, channel.chat_id, channel.linked_by]),
+      [['telegram', approverChat, 'telegram:@alice (id 4242)']],
+    );
+  });
+
+  test('another organization cannot take a chat by its id; its code links a chat only when sent from it; used and expired codes are refused in the chat', async () => {
+    const intruder = await h.identity();
+    // Organization B names A's chat: refused, and B has no channel.
+    const byId = await h.request(intruder, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: approverChat });
+    assert.equal(byId.statusCode, 403);
+    assert.deepEqual((await h.request(intruder, 'GET', '/api/v1/approvals/channels')).json().data, []);
+
+    // B's code, sent from B's own chat, links that chat: only a chat the code is sent from is ever linked.
+    const code = await h.linkCode(intruder, { kind: 'telegram' });
+    await h.telegramMessage(strangerChat, `/link ${code.code}`);
+    assert.match(chatReplies(strangerChat).at(-1) ?? '', new RegExp(`^Linked: .*\\(${intruder.org_id}\\)`));
+    const linked = (await h.request(intruder, 'GET', '/api/v1/approvals/channels')).json().data;
+    assert.deepEqual(
+      linked.map((channel: { chat_id: string }) => channel.chat_id),
+      [strangerChat],
+    );
+    // Used once: the same code from A's chat is refused there, and links nothing.
+    await h.telegramMessage(approverChat, `/start ${code.code}`);
+    assert.match(chatReplies(approverChat).at(-1) ?? '', /^This link code was already used.*Nothing was linked/);
+    assert.deepEqual((await h.request(intruder, 'GET', '/api/v1/approvals/channels')).json().data, linked);
+    const orgChannels = (await h.request(org, 'GET', '/api/v1/approvals/channels')).json().data;
+    assert.deepEqual(
+      orgChannels.map((channel: { chat_id: string }) => channel.chat_id),
+      [approverChat],
+    );
+
+    // Expired: refused in the chat, nothing linked.
+    const late = await h.linkCode(intruder, { kind: 'telegram' });
+    h.advanceClock(16 * 60_000);
+    try {
+      await h.telegramMessage(approverChat, `/start ${late.code}`);
+    } finally {
+      h.advanceClock(-16 * 60_000);
+    }
+    assert.match(chatReplies(approverChat).at(-1) ?? '', /^This link code expired at .*Nothing was linked/);
+    // A made-up code, and a Slack code sent in Telegram: not this platform's Telegram codes.
+    await h.telegramMessage(approverChat, '/start ZZZZZZZZZZZZ');
+    assert.match(chatReplies(approverChat).at(-1) ?? '', /^This is not a link code of this platform/);
+    const slackCode = await h.linkCode(intruder, { kind: 'slack' });
+    await h.telegramMessage(approverChat, `/start ${slackCode.code}`);
+    assert.match(chatReplies(approverChat).at(-1) ?? '', /^This is not a link code of this platform/);
+    assert.deepEqual(
+      (await h.request(intruder, 'GET', '/api/v1/approvals/channels')).json().data.map((channel: { chat_id: string }) => channel.chat_id),
+      [strangerChat],
+    );
+    // An update without the webhook's secret is not read at all.
+    const forged = await h.telegramMessage(approverChat, `/start ${late.code}`, { secret: 'wrong' });
+    assert.equal(forged.statusCode, 401);
+  });
+
+  test('Slack: a channel id links nothing; a code sent with /approvals from the channel links it; used, expired and unsigned are refused', async () => {
+    const team = await h.identity();
+    const byId = await h.request(team, 'PUT', '/api/v1/approvals/channels/slack', { channel_id: 'C0SLACKLNK' });
+    assert.equal(byId.statusCode, 403);
+    assert.match(byId.json().error.message, /channel is no longer linked by its id/);
+
+    const code = await h.linkCode(team, { kind: 'slack' });
+    assert.deepEqual([code.command, code.deep_link], [`/approvals ${code.code}`, null]);
+    const unsigned = await h.slackCommand('C0SLACKLNK', code.code, { signingSecret: 'not-the-secret' });
+    assert.equal(unsigned.statusCode, 401);
+    assert.deepEqual((await h.request(team, 'GET', '/api/v1/approvals/channels')).json().data, []);
+
+    const linked = await h.slackCommand('C0SLACKLNK', `link ${code.code}`);
+    assert.equal(linked.statusCode, 200);
+    assert.equal(linked.json().response_type, 'in_channel');
+    assert.match(linked.json().text, new RegExp(`^Linked: approval requests of the organization “[^”]+” \\(${team.org_id}\\)`));
+    const channels = (await h.request(team, 'GET', '/api/v1/approvals/channels')).json().data;
+    assert.deepEqual(
+      channels.map((channel: { channel_id: string; linked_by: string }) => [channel.channel_id, channel.linked_by]),
+      [['C0SLACKLNK', 'slack:@carol (id U0LINKER)']],
+    );
+
+    const reused = await h.slackCommand('C0OTHERCHN', code.code);
+    assert.deepEqual(reused.json().response_type, 'ephemeral');
+    assert.match(reused.json().text, /^This link code was already used.*Nothing was linked/);
+    const late = await h.linkCode(team, { kind: 'slack' });
+    // Slack signs with the real time, which the service checks against its clock: the code's expiry is moved instead.
+    await h.deps.prisma.channelLinkCode.updateMany({
+      where: { orgId: team.org_id, usedAt: null },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const expired = await h.slackCommand('C0OTHERCHN', late.code);
+    assert.match(expired.json().text, /^This link code expired at .*Nothing was linked/);
+    const empty = await h.slackCommand('C0OTHERCHN', '');
+    assert.match(empty.json().text, /^Send \/approvals &lt;code&gt; here/);
+    assert.deepEqual(
+      (await h.request(team, 'GET', '/api/v1/approvals/channels')).json().data.map((channel: { channel_id: string }) => channel.channel_id),
+      ['C0SLACKLNK'],
     );
   });
 
@@ -307,7 +424,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     const other = await h.identity();
     const invoice = await draftInvoice(org);
     const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
-    await h.request(other, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: strangerChat });
+    await h.linkTelegram(other, strangerChat);
     assert.match(errorText(await h.tool(other, 'service_send_invoice', { invoice_id: invoice.id })), /^not_found: /);
     assert.match(errorText(await h.tool(other, 'service_get_approval', { approval_id: pending.approval_id })), /^not_found: /);
     const rest = await h.request(other, 'GET', `/api/v1/approvals/${pending.approval_id}`);
@@ -322,8 +439,7 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
 
   test('remove_dnc and delete_lead through Slack: signed taps act once; a bad signature is refused', async () => {
     const team = await h.identity();
-    const linked = await h.request(team, 'PUT', '/api/v1/approvals/channels/slack', { channel_id: slackChannel });
-    assert.equal(linked.statusCode, 200);
+    await h.linkSlack(team, slackChannel);
     structured(await h.tool(team, 'service_add_dnc', { phone: '+14155550177', channel: 'all', reason: 'asked to stop' }));
     const pending = structured<PendingApproval>(await h.tool(team, 'service_remove_dnc', { phone: '+14155550177' }));
     assert.deepEqual(pending.sent_to, ['slack']);
@@ -375,11 +491,9 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
 
   test('deliver_project through a Slack incoming webhook: delivered once on Approve', async () => {
     const studio = await h.identity();
-    const linked = await h.request(studio, 'PUT', '/api/v1/approvals/channels/slack', {
-      channel_id: 'C0STUDIO01',
-      webhook_url: 'https://hooks.slack.com/services/T0/B0/x',
-    });
-    assert.equal(linked.json().webhook_url_set, true);
+    await h.linkSlack(studio, 'C0STUDIO01', 'https://hooks.slack.com/services/T0/B0/x');
+    const linked = await h.request(studio, 'GET', '/api/v1/approvals/channels');
+    assert.equal(linked.json().data[0].webhook_url_set, true);
     // The stored URL is the organization's; point it at the fake, as Slack's own host is not reachable from tests.
     await h.deps.prisma.approvalChannel.update({
       where: { orgId_kind: { orgId: studio.org_id, kind: 'slack' } },
@@ -411,8 +525,9 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
 
   test('an approval that no linked chat takes still waits in the console, its failed delivery recorded', async () => {
     const lonely = await h.identity();
+    await h.linkTelegram(lonely, '-100555');
+    // The bot was removed from the chat since.
     h.telegram.unreachableChats.add('-100555');
-    await h.request(lonely, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: '-100555' });
     const invoice = await draftInvoice(lonely);
     const pending = structured<PendingApproval>(await h.tool(lonely, 'service_send_invoice', { invoice_id: invoice.id }));
     assert.deepEqual([pending.status, pending.sent_to], ['pending_approval', []]);

@@ -42,7 +42,7 @@ describe('URL elicitation across replicas', () => {
     // A long wait: a call that returns early does so because of an answer or a decision, never the clock.
     h = await startMcpHarness({ APPROVAL_TASK_POLL_MS: '100', APPROVAL_ELICITATION_WAIT_MS: '600000' });
     owned = { ...(await h.identity()), owner_user_id: ownerId };
-    assert.equal((await h.request(owned, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: approverChat })).statusCode, 200);
+    await h.linkTelegram(owned, approverChat);
     const deps = await connectDeps(h.deps.env, undefined, { now: h.deps.now });
     replica2 = { deps, app: await buildApp(deps) };
     [url1, url2] = await Promise.all([listenOn(h.app), listenOn(replica2.app)]);

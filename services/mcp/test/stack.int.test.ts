@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { bearer, createOrgWithKey, type Platform, startPlatform, type TestGateway } from '@voice/gateway/testing';
+import { newId } from '@voice/kit';
 import {
   eventually,
   type FakeProvider,
@@ -19,7 +20,7 @@ import {
   startFakeTelegram,
   testIdentity,
 } from '@voice/kit/testing';
-import { type Identity, leadsRpc, type PendingApproval } from '@voice/proto';
+import { type Identity, leadsRpc, mcpRpc, type PendingApproval } from '@voice/proto';
 import { allTools } from '../src/mcp/catalog.js';
 import { telegramBotToken, telegramWebhookSecret } from './support/harness.js';
 
@@ -134,12 +135,30 @@ describe('MCP through the gateway with the SDK client', () => {
     orgA = await createOrgWithKey(gateway, { plan: 'pro', quota: 10_000 });
     orgB = await createOrgWithKey(gateway, { plan: 'pro', quota: 10_000 });
     readKey = ((await gateway.admin({ kind: 'key.create', orgId: orgA.orgId, scope: 'read', monthlyQuota: 1_000 })) as { key: string }).key;
-    const linked = await fetch(`${gatewayUrl}/api/v1/approvals/channels/telegram`, {
+    // A chat id links nothing; an owner's one-time code, sent from the chat through the public hook, does.
+    const byId = await fetch(`${gatewayUrl}/api/v1/approvals/channels/telegram`, {
       method: 'PUT',
       headers: { ...bearer(orgA.key), 'content-type': 'application/json' },
       body: JSON.stringify({ chat_id: approverChat }),
     });
+    assert.equal(byId.status, 403);
+    const owner = newId('user');
+    const code = await platform.mcp.deps.bus.call(
+      mcpRpc.startChannelLink,
+      testIdentity({ org_id: orgA.orgId, key_id: owner, user_id: owner }),
+      { kind: 'telegram' },
+    );
+    const linked = await fetch(`${gatewayUrl}/api/hooks/telegram`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': telegramWebhookSecret },
+      body: JSON.stringify({
+        update_id: 99,
+        message: { message_id: 9, chat: { id: Number(approverChat), type: 'group' }, date: 1, text: code.command },
+      }),
+    });
     assert.equal(linked.status, 200);
+    const replied = telegram.callsOf('sendMessage').find((item) => String(item.body.chat_id) === approverChat);
+    assert.match(String(replied?.body.text), /^Linked: /);
     [clientA, clientB, clientRead] = await Promise.all([connect(orgA.key), connect(orgB.key), connect(readKey)]);
     const ajv = new AjvJsonSchemaValidator();
     for (const tool of (await clientA.listTools()).tools) {

@@ -65,8 +65,7 @@ describe('approval tools as MCP tasks', () => {
     h = await startMcpHarness({ PUBLIC_BASE_URL: publicBaseUrl, APPROVAL_TASK_POLL_MS: '100' });
     org = await h.identity();
     other = await h.identity();
-    const linked = await h.request(org, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: approverChat });
-    assert.equal(linked.statusCode, 200);
+    await h.linkTelegram(org, approverChat);
     h.deps.bus.connection.subscribe(h.deps.bus.subject('svc.leads.invoices.send'), {
       callback: () => {
         sendInvoiceRequests += 1;
@@ -235,7 +234,7 @@ describe('approval tools as MCP tasks', () => {
 
   test('withdrawing in Slack: remove_dnc as a task, tasks/cancel updates the Slack message and publishes approval.resolved', async () => {
     const team = await h.identity();
-    assert.equal((await h.request(team, 'PUT', '/api/v1/approvals/channels/slack', { channel_id: 'C0TASKS01' })).statusCode, 200);
+    await h.linkSlack(team, 'C0TASKS01');
     structured(await h.tool(team, 'service_add_dnc', { phone: '+14155550188', channel: 'all', reason: 'asked to stop' }));
     const teamClient = await sdkClient(url1, team);
     try {

@@ -95,10 +95,10 @@ describe('environment', () => {
 });
 
 describe('approval channel settings', () => {
-  test('a Slack webhook must be on hooks.slack.com; a Telegram chat must be numeric', async () => {
-    const { putSlackChannelSchema, putTelegramChannelSchema } = await import('@voice/proto');
+  test('a Slack webhook must be on hooks.slack.com, and only Slack takes one', async () => {
+    const { startChannelLinkSchema } = await import('@voice/proto');
     assert.equal(
-      putSlackChannelSchema.safeParse({ channel_id: 'C0123456', webhook_url: 'https://hooks.slack.com/services/T0/B0/x' }).success,
+      startChannelLinkSchema.safeParse({ kind: 'slack', webhook_url: 'https://hooks.slack.com/services/T0/B0/x' }).success,
       true,
     );
     for (const url of [
@@ -107,9 +107,14 @@ describe('approval channel settings', () => {
       'https://hooks.slack.com.evil.test/x',
       'http://hooks.slack.com/x',
     ]) {
-      assert.equal(putSlackChannelSchema.safeParse({ channel_id: 'C0123456', webhook_url: url }).success, false, url);
+      assert.equal(startChannelLinkSchema.safeParse({ kind: 'slack', webhook_url: url }).success, false, url);
     }
-    assert.equal(putTelegramChannelSchema.safeParse({ chat_id: -1001234567890 }).success, true);
-    assert.equal(putTelegramChannelSchema.safeParse({ chat_id: '@mychannel' }).success, false);
+    assert.equal(startChannelLinkSchema.safeParse({ kind: 'telegram' }).success, true);
+    assert.equal(
+      startChannelLinkSchema.safeParse({ kind: 'telegram', webhook_url: 'https://hooks.slack.com/services/T0/B0/x' }).success,
+      false,
+    );
+    // A chat id links nothing any more: the schema does not take one.
+    assert.equal(startChannelLinkSchema.safeParse({ kind: 'telegram', chat_id: '-1001234567890' }).success, false);
   });
 });

@@ -42,6 +42,9 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
+/** The fake bot's @username, as getMe answers it. */
+export const fakeTelegramBotUsername = 'voice_approvals_bot';
+
 export interface FakeTelegram {
   baseUrl: string;
   token: string;
@@ -81,6 +84,12 @@ export async function startFakeTelegram(token: string, port = 0): Promise<FakeTe
           date: Math.floor(Date.now() / 1000),
           text: body.text,
         },
+      });
+    }
+    if (method === 'getMe') {
+      return send(response, 200, {
+        ok: true,
+        result: { id: 777000, is_bot: true, first_name: 'Approvals', username: fakeTelegramBotUsername },
       });
     }
     if (method === 'editMessageText') return send(response, 200, { ok: true, result: { message_id: body.message_id } });

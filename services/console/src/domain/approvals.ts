@@ -30,8 +30,8 @@ export async function approvalsFor(ctx: { bus: Bus }, signedIn: SignedIn, reques
     decide: (id: string, decision: 'approve' | 'reject') =>
       call(mcpRpc.decideApproval, { id, decision, approver_name: signedIn.user.name }, decisionTimeoutMs),
     channels: () => call(mcpRpc.listChannels, {}),
-    linkTelegram: (chatId: string) => call(mcpRpc.linkTelegram, { chat_id: chatId }),
-    linkSlack: (input: RpcInput<typeof mcpRpc.linkSlack>) => call(mcpRpc.linkSlack, input),
+    /** A one-time code that links the chat it is sent from; the chat id itself is never asked for. */
+    startLink: (input: RpcInput<typeof mcpRpc.startChannelLink>) => call(mcpRpc.startChannelLink, input),
     unlink: (kind: 'telegram' | 'slack') => call(mcpRpc.unlinkChannel, { kind }),
   };
 }

@@ -10,7 +10,7 @@ import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
-import { approvalPage, approvalsPage, approvalsPath, unlinkConfirmPage } from '../views/approvals.js';
+import { approvalPage, approvalsPage, approvalsPath, linkCodePage, unlinkConfirmPage } from '../views/approvals.js';
 
 const approvalParams = z.object({ id: z.string().min(1).max(64) });
 const kindParams = z.object({ kind: z.enum(approvalChannelKinds) });
@@ -26,11 +26,8 @@ const listQuery = z.object({
   cursor: z.string().min(1).max(512).optional(),
 });
 const decisionForm = z.object({ decision: z.enum(['approve', 'reject'], 'Choose approve or reject.') });
-const telegramForm = z.object({ chat_id: z.string().trim().min(1, 'Enter the Telegram chat id.').max(32) });
-const slackForm = z.object({
-  channel_id: z.string().trim().min(1, 'Enter the Slack channel id.').max(32),
-  webhook_url: z.string().trim().max(2048).default(''),
-});
+/** Slack's optional incoming-webhook URL; the mcp service checks it is Slack's. Telegram's form has no field. */
+const linkForm = z.object({ webhook_url: z.string().trim().max(2048, 'The webhook URL is too long.').default('') });
 
 /**
  * Refusals of a channel change the person can act on (a malformed id, a kind the platform has no app for,
@@ -64,20 +61,25 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
     const view = { approvals: list.data, filters, nextCursor: list.has_more ? list.next_cursor : null, channels };
     return sendPage(reply, options.status ?? 200, approvalsPage(signedInOf(request), view, { error: options.error }));
   };
-  /** A channel change: back to the channels section when done, or its refusal shown above the list. */
-  const changeChannel = async (
+  /**
+   * A channel change: `done` answers with its result (by default, back to the channels section), or its
+   * refusal is shown above the list.
+   */
+  const changeChannel = async <T>(
     request: FastifyRequest,
     reply: FastifyReply,
-    work: (approvals: OrganizationApprovals) => Promise<unknown>,
+    work: (approvals: OrganizationApprovals) => Promise<T>,
+    done: (result: T) => unknown = () => reply.redirect(`${approvalsPath}#channels`, 303),
   ) => {
     const approvals = await serviceFor(request);
+    let result: T;
     try {
-      await work(approvals);
+      result = await work(approvals);
     } catch (error) {
       if (!(error instanceof ApiError && channelRefusals.has(error.code))) throw error;
       return listPage(request, reply, approvals, { status: error.status, error: error.message });
     }
-    return reply.redirect(`${approvalsPath}#channels`, 303);
+    return done(result);
   };
 
   app.get('/approvals', { config: { access: 'signed-in' } }, async (request, reply) => {
@@ -112,21 +114,21 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
     );
   });
 
-  app.post('/approvals/channels/telegram', { config: { access: 'manager' } }, (request, reply) => {
-    const form = telegramForm.safeParse(formOf(request.body));
-    return changeChannel(request, reply, (approvals) => {
-      if (!form.success) throw new ApiError('invalid_request', form.error.issues[0]?.message ?? 'Check the form.');
-      return approvals.linkTelegram(form.data.chat_id);
-    });
-  });
-
-  app.post('/approvals/channels/slack', { config: { access: 'manager' } }, (request, reply) => {
-    const form = slackForm.safeParse(formOf(request.body));
-    return changeChannel(request, reply, (approvals) => {
-      if (!form.success) throw new ApiError('invalid_request', form.error.issues[0]?.message ?? 'Check the form.');
-      const { channel_id, webhook_url } = form.data;
-      return approvals.linkSlack({ channel_id, ...(webhook_url ? { webhook_url } : {}) });
-    });
+  // A chat is linked by a one-time code sent from it, never by an id typed here (which any organization
+  // could type). The code is shown once, in the answer to this POST (no redirect, `no-store`).
+  app.post('/approvals/channels/:kind/link-code', { config: { access: 'manager' } }, (request, reply) => {
+    const { kind } = kindParams.parse(request.params);
+    const form = linkForm.safeParse(formOf(request.body));
+    return changeChannel(
+      request,
+      reply,
+      (approvals) => {
+        if (!form.success) throw new ApiError('invalid_request', form.error.issues[0]?.message ?? 'Check the form.');
+        const { webhook_url } = form.data;
+        return approvals.startLink({ kind, ...(kind === 'slack' && webhook_url ? { webhook_url } : {}) });
+      },
+      (code) => sendPage(reply, 200, linkCodePage(signedInOf(request), code)),
+    );
   });
 
   // The confirmation is a page of its own, so unlinking needs no JavaScript; members get no such page.

@@ -6,6 +6,8 @@ import {
   type ApprovalTool,
   approvalStatuses,
   approvalTools,
+  type ChannelLinkCode,
+  slackLinkCommand,
 } from '@voice/proto';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
@@ -105,23 +107,25 @@ const channelTarget = (channel: ApprovalChannel) =>
     ? `chat ${channel.chat_id}`
     : `channel ${channel.channel_id}${channel.webhook_url_set ? ', through an incoming webhook' : ''}`;
 
-/** Link forms for the kinds the platform offers; a plain sentence for those it does not. */
+/** Who proved the chat is theirs by sending the code from it; chats linked by id before codes existed say so. */
+const channelLinker = (channel: ApprovalChannel) => channel.linked_by ?? 'by its id, before link codes (not verified)';
+
+/**
+ * Link forms for the kinds the platform offers; a plain sentence for those it does not. No form asks for a
+ * chat id: a chat is linked by a one-time code sent from it, which only someone in that chat can do.
+ */
 function linkForms(signedIn: SignedIn, available: ApprovalChannelsOverview['available']): Html {
   const telegram = available.telegram
-    ? html`<form method="post" action="${approvalsPath}/channels/telegram" class="stack">
+    ? html`<form method="post" action="${approvalsPath}/channels/telegram/link-code" class="stack">
         ${csrfField(signedIn.csrfToken)}
-        <label for="telegram-chat">Telegram chat id</label>
-        <input id="telegram-chat" name="chat_id" required maxlength="21" inputmode="numeric" pattern="-?[0-9]{1,20}" placeholder="-1001234567890" aria-describedby="telegram-help">
-        <p class="help" id="telegram-help">The number of the approvers' chat or group (groups are negative). Add the platform's bot to the group first.</p>
-        <button type="submit" id="telegram-link">Link Telegram</button>
+        <p class="help" id="telegram-help">You get a one-time code to send to the platform's bot from the approvers' Telegram chat or group: the chat it comes from is linked, replacing the Telegram chat linked before.</p>
+        <button type="submit" id="telegram-link" aria-describedby="telegram-help">Link a Telegram chat…</button>
       </form>`
     : html`<p class="notice" role="status" id="telegram-unavailable">This platform has no Telegram bot configured, so approvals cannot be sent to Telegram. Use Slack, or ask the operator to set one up.</p>`;
   const slack = available.slack
-    ? html`<form method="post" action="${approvalsPath}/channels/slack" class="stack">
+    ? html`<form method="post" action="${approvalsPath}/channels/slack/link-code" class="stack">
         ${csrfField(signedIn.csrfToken)}
-        <label for="slack-channel">Slack channel id</label>
-        <input id="slack-channel" name="channel_id" required maxlength="21" pattern="[CGD][A-Z0-9]{6,20}" placeholder="C0123456789" aria-describedby="slack-help">
-        <p class="help" id="slack-help">The channel's id (C…, G… or D…), from its details in Slack. Invite the platform's app to the channel first.</p>
+        <p class="help" id="slack-help">You get a one-time code to send with the platform's app's <code>${slackLinkCommand}</code> command from the approvers' Slack channel: the channel it comes from is linked, replacing the Slack channel linked before. Invite the app to the channel first.</p>
         <label for="slack-webhook">Incoming-webhook URL${available.slack_bot ? ' (optional)' : ''}</label>
         <input id="slack-webhook" name="webhook_url" type="url" maxlength="2048" ${available.slack_bot ? '' : html`required`} placeholder="https://hooks.slack.com/services/…" aria-describedby="slack-webhook-help">
         <p class="help" id="slack-webhook-help">${
@@ -129,7 +133,7 @@ function linkForms(signedIn: SignedIn, available: ApprovalChannelsOverview['avai
             ? 'When set, requests are posted through this webhook instead of by the app.'
             : "This platform's Slack app cannot post by itself: give the channel's incoming-webhook URL."
         }</p>
-        <button type="submit" id="slack-link">Link Slack</button>
+        <button type="submit" id="slack-link" aria-describedby="slack-help">Link a Slack channel…</button>
       </form>`
     : html`<p class="notice" role="status" id="slack-unavailable">This platform has no Slack app configured, so approvals cannot be sent to Slack. Use Telegram, or ask the operator to set one up.</p>`;
   return html`<h3>Telegram</h3>${telegram}<h3>Slack</h3>${slack}`;
@@ -145,12 +149,13 @@ function channelsSection(signedIn: SignedIn, channels: ApprovalChannelsOverview)
           ? html`<p id="channels-none">No channel is linked.</p>`
           : dataTable({
               caption: 'Linked channels',
-              head: html`<th scope="col">App</th><th scope="col">Where</th><th scope="col">Linked</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
+              head: html`<th scope="col">App</th><th scope="col">Where</th><th scope="col">Linked</th><th scope="col">Linked by</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
               rows: channels.data.map(
                 (channel) => html`<tr id="channel-${channel.kind}">
                   <td>${channel.kind === 'telegram' ? 'Telegram' : 'Slack'}</td>
                   <td>${channelTarget(channel)}</td>
                   <td>${minute(channel.updated_at)}</td>
+                  <td>${channelLinker(channel)}</td>
                   ${manage ? html`<td><a href="${approvalsPath}/channels/${channel.kind}/unlink" id="unlink-${channel.kind}" class="button">Unlink…</a></td>` : ''}
                 </tr>`,
               ),
@@ -253,6 +258,36 @@ export function approvalPage(signedIn: SignedIn, approval: Approval, options: { 
         }
       </section>
       <p><a href="${approvalsPath}">All approvals</a></p>`,
+  });
+}
+
+/**
+ * A link code, shown once: the answer to the POST that made it (no redirect, `no-store`). Sending it from a
+ * chat links that chat; the bot answers there. The copy button is hidden until copy.js enables it.
+ */
+export function linkCodePage(signedIn: SignedIn, code: ChannelLinkCode) {
+  const name = code.kind === 'telegram' ? 'Telegram chat' : 'Slack channel';
+  return page({
+    title: `Link a ${name}`,
+    signedIn,
+    path: approvalsPath,
+    body: html`<h1>Link a ${name}</h1>
+      <p>Send this from the ${name} that should get this organization's approval requests. The bot answers there when it is linked. The code works once, until ${minute(code.expires_at)}.</p>
+      <p><label for="link-command">${code.kind === 'telegram' ? 'Send to the bot in the chat' : 'Send in the channel'}</label></p>
+      <p><input id="link-command" readonly value="${code.command}" size="40" spellcheck="false" autocomplete="off">
+        <button type="button" class="copy" data-copy="link-command" hidden>Copy</button></p>
+      ${
+        code.kind === 'telegram'
+          ? html`<p class="help">In a group, add the bot first. ${
+              code.deep_link
+                ? html`Or <a id="link-deep-link" href="${code.deep_link}">choose a group in Telegram</a>: Telegram adds the bot there and sends the code for you.`
+                : ''
+            }</p>`
+          : html`<p class="help">Invite the app to the channel first; a private channel needs it too.</p>`
+      }
+      <p>Whoever is in that chat can approve or reject this organization's agents' destructive actions, so link only the approvers' own.</p>
+      <p><a href="${approvalsPath}#channels">Back to approval channels</a></p>
+      <script src="/dashboard/static/copy.js" defer></script>`,
   });
 }
 

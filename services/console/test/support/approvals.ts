@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { type FakeTelegram, startFakeTelegram } from '@voice/kit/testing';
 import type { PendingApproval } from '@voice/proto';
+import type { Page } from 'playwright-core';
 import { createInvitation } from '../../src/domain/invitations.js';
 import type { ConsoleInBrowser } from './browser.js';
 import { type SharedChromium, sharedChromium } from './chromium.js';
@@ -68,23 +69,71 @@ export async function connectAgent(gatewayUrl: string, key: string): Promise<Age
   };
 }
 
-/** A tap on a Telegram button, as Telegram posts it to the platform's public hook through the gateway. */
-export async function telegramTap(gatewayUrl: string, chatId: string, data: string, callbackId: string): Promise<void> {
+/** An update as Telegram posts it to the platform's public hook through the gateway, with its secret token. */
+async function postTelegramUpdate(gatewayUrl: string, update: Record<string, unknown>): Promise<void> {
   const response = await fetch(`${gatewayUrl}/api/hooks/telegram`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': telegramWebhookSecret },
-    body: JSON.stringify({
-      update_id: Math.floor(Math.random() * 1e9),
-      callback_query: {
-        id: callbackId,
-        from: { id: 4242, is_bot: false, first_name: 'Alice', username: 'alice' },
-        message: { message_id: 101, chat: { id: Number(chatId), type: 'group' }, date: 1, text: 'Approval needed' },
-        chat_instance: '-1',
-        data,
-      },
-    }),
+    body: JSON.stringify({ update_id: Math.floor(Math.random() * 1e9), ...update }),
   });
   assert.equal(response.status, 200, await response.text());
+}
+
+/** A tap on a Telegram button. */
+export function telegramTap(gatewayUrl: string, chatId: string, data: string, callbackId: string): Promise<void> {
+  return postTelegramUpdate(gatewayUrl, {
+    callback_query: {
+      id: callbackId,
+      from: { id: 4242, is_bot: false, first_name: 'Alice', username: 'alice' },
+      message: { message_id: 101, chat: { id: Number(chatId), type: 'group' }, date: 1, text: 'Approval needed' },
+      chat_instance: '-1',
+      data,
+    },
+  });
+}
+
+/** A message sent in a Telegram chat. */
+export function telegramMessage(gatewayUrl: string, chatId: string, text: string): Promise<void> {
+  return postTelegramUpdate(gatewayUrl, {
+    message: {
+      message_id: Math.floor(Math.random() * 1e6),
+      from: { id: 4242, is_bot: false, first_name: 'Alice', username: 'alice' },
+      chat: { id: Number(chatId), type: 'group', title: 'Approvers' },
+      date: Math.floor(Date.now() / 1000),
+      text,
+    },
+  });
+}
+
+/** What the bot last said in a chat. */
+export function lastReply(telegram: FakeTelegram, chatId: string): string | undefined {
+  return telegram
+    .callsOf('sendMessage')
+    .filter((call) => String(call.body.chat_id) === chatId)
+    .map((call) => String(call.body.text))
+    .at(-1);
+}
+
+/** The command a link-code page shows (`/start@<bot> <code>`), read from its HTML. */
+export function linkCommandOf(body: string): string {
+  const command = /id="link-command" readonly value="([^"]+)"/.exec(body)?.[1];
+  assert.ok(command, 'the page shows a link command');
+  return command;
+}
+
+/**
+ * Links the chat as an owner does in a browser: "Link a Telegram chat…" shows a one-time code, which is sent
+ * from the chat; the bot answers there.
+ */
+export async function linkTelegramInBrowser(page: Page, platform: ApprovalsPlatform, chatId: string): Promise<void> {
+  await page.goto('/dashboard/approvals');
+  await page.getByRole('button', { name: 'Link a Telegram chat…' }).click();
+  await page.getByRole('heading', { name: 'Link a Telegram chat' }).waitFor();
+  const command = await page.getByLabel('Send to the bot in the chat').inputValue();
+  await telegramMessage(platform.url, chatId, command);
+  assert.match(lastReply(platform.telegram, chatId) ?? '', /^Linked: /);
+  await page.getByRole('link', { name: 'Back to approval channels' }).click();
+  await page.waitForURL(/\/dashboard\/approvals#channels$/);
 }
 
 /** The approvals platform with headless Chromium, shaped like `startConsoleInBrowser`'s so the journey steps work. */

@@ -46,6 +46,24 @@ export const slackInteractionSchema = z.object({
 });
 export type SlackInteraction = z.infer<typeof slackInteractionSchema>;
 
+/** The fields of a slash command request (https://api.slack.com/interactivity/slash-commands) used here. */
+export const slackCommandSchema = z.object({
+  command: z.string(),
+  text: z.string().default(''),
+  channel_id: z.string().min(1),
+  user_id: z.string().min(1),
+  user_name: z.string().optional(),
+});
+
+/**
+ * A slash command's answer: plain text (`&`, `<`, `>` escaped, so an organization's name cannot mention
+ * @channel or link anywhere), seen by the whole channel when `inChannel`, else by the sender only.
+ */
+export function slackText(text: string, inChannel = false): { response_type: 'in_channel' | 'ephemeral'; text: string } {
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return { response_type: inChannel ? 'in_channel' : 'ephemeral', text: escaped };
+}
+
 const apiResponseSchema = z.object({
   ok: z.boolean(),
   error: z.string().optional(),

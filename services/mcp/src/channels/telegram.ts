@@ -30,13 +30,27 @@ const responseSchema = z.object({
 
 const sentMessageSchema = z.object({ message_id: z.number().int(), chat: z.object({ id: z.union([z.number(), z.string()]) }) });
 
-/** The parts of an Update (https://core.telegram.org/bots/api#update) this service acts on: button taps. */
+const userSchema = z.object({ id: z.number().int(), username: z.string().optional(), first_name: z.string().optional() });
+export type TelegramUser = z.infer<typeof userSchema>;
+
+/**
+ * The parts of an Update (https://core.telegram.org/bots/api#update) this service acts on: button taps, and
+ * messages (a link code sent with `/start` or `/link`).
+ */
 export const telegramUpdateSchema = z.object({
   update_id: z.number().int(),
+  message: z
+    .object({
+      message_id: z.number().int(),
+      chat: z.object({ id: z.union([z.number().int(), z.string()]) }),
+      from: userSchema.optional(),
+      text: z.string().optional(),
+    })
+    .optional(),
   callback_query: z
     .object({
       id: z.string(),
-      from: z.object({ id: z.number().int(), username: z.string().optional(), first_name: z.string().optional() }),
+      from: userSchema,
       message: z.object({ message_id: z.number().int(), chat: z.object({ id: z.union([z.number().int(), z.string()]) }) }).optional(),
       data: z.string().optional(),
     })
@@ -50,6 +64,9 @@ export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;
  * can break the markup.
  */
 export class TelegramBot {
+  /** The bot's username, asked once (getMe): it does not change while the token is the same. */
+  private username: Promise<string> | undefined;
+
   constructor(private readonly options: { token: string; apiBaseUrl: string; timeoutMs: number }) {}
 
   private async call(method: string, body: Record<string, unknown>): Promise<unknown> {
@@ -85,6 +102,23 @@ export class TelegramBot {
       }),
     );
     return { chatId: String(result.chat.id), messageId: result.message_id };
+  }
+
+  /** A plain message without buttons. */
+  async sendText(chatId: string, text: string): Promise<void> {
+    await this.call('sendMessage', { chat_id: chatId, text, link_preview_options: { is_disabled: true } });
+  }
+
+  /** The bot's @username (without the @), for t.me links and `/start@<bot>`; a failed call is asked again next time. */
+  botUsername(): Promise<string> {
+    this.username ??= this.call('getMe', {}).then(
+      (result) => z.object({ username: z.string() }).parse(result).username,
+      (error: unknown) => {
+        this.username = undefined;
+        throw error;
+      },
+    );
+    return this.username;
   }
 
   /** Replaces the message's text and removes its buttons, so a resolved approval cannot be tapped again. */

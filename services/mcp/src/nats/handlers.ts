@@ -1,7 +1,7 @@
 import { mcpRpc } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
 import { decideInConsole } from '../domain/approvals.js';
-import { channelsOverview, linkSlack, linkTelegram } from '../domain/channels.js';
+import { channelsOverview, startChannelLink } from '../domain/channels.js';
 import { countWaiting, findApproval, listApprovals, toApproval } from '../store/approvals.js';
 import { deleteChannel } from '../store/channels.js';
 
@@ -20,8 +20,7 @@ export function serveMcpRpc(deps: McpDeps): void {
   }));
   bus.serve(mcpRpc.decideApproval, (input, identity) => decideInConsole(deps, identity, input));
   bus.serve(mcpRpc.listChannels, (_input, identity) => channelsOverview(deps, identity.org_id));
-  bus.serve(mcpRpc.linkTelegram, ({ chat_id }, identity) => linkTelegram(deps, identity.org_id, chat_id));
-  bus.serve(mcpRpc.linkSlack, (input, identity) => linkSlack(deps, identity.org_id, input));
+  bus.serve(mcpRpc.startChannelLink, (input, identity) => startChannelLink(deps, identity, input));
   bus.serve(mcpRpc.unlinkChannel, async ({ kind }, identity) => {
     await deleteChannel(prisma, identity.org_id, kind);
     return { object: 'approval_channel' as const, kind, deleted: true as const };

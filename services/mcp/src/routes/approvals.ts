@@ -1,8 +1,7 @@
-import { type HttpApp, identityOf } from '@voice/kit';
+import { ApiError, type HttpApp, identityOf } from '@voice/kit';
 import {
   approvalChannelKindParamsSchema,
   approvalChannelListSchema,
-  approvalChannelSchema,
   approvalIdParamsSchema,
   approvalPageSchema,
   approvalSchema,
@@ -10,11 +9,8 @@ import {
   errorEnvelopeSchema,
   listApprovalsQuerySchema,
   mcpRpc,
-  putSlackChannelSchema,
-  putTelegramChannelSchema,
 } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
-import { linkSlack, linkTelegram } from '../domain/channels.js';
 import { findApproval, listApprovals, toApproval } from '../store/approvals.js';
 import { deleteChannel, listChannels, toChannel } from '../store/channels.js';
 
@@ -46,33 +42,18 @@ export function approvalRoutes(app: HttpApp, deps: McpDeps): void {
     async (request) => ({ data: (await listChannels(deps.prisma, identityOf(request).org_id)).map(toChannel) }),
   );
 
-  app.put(
-    '/api/v1/approvals/channels/telegram',
-    {
-      schema: {
-        tags: ['approvals'],
-        summary: 'Send approval requests to a Telegram chat (the platform bot must be a member)',
-        body: putTelegramChannelSchema,
-        response: { 200: approvalChannelSchema, 400: errorEnvelopeSchema },
-      },
-      config: { operation: mcpRpc.linkTelegram },
-    },
-    async (request) => linkTelegram(deps, identityOf(request).org_id, request.body.chat_id),
-  );
-
-  app.put(
-    '/api/v1/approvals/channels/slack',
-    {
-      schema: {
-        tags: ['approvals'],
-        summary: 'Send approval requests to a Slack channel (with the bot, or through an incoming webhook)',
-        body: putSlackChannelSchema,
-        response: { 200: approvalChannelSchema, 400: errorEnvelopeSchema },
-      },
-      config: { operation: mcpRpc.linkSlack },
-    },
-    async (request) => linkSlack(deps, identityOf(request).org_id, request.body),
-  );
+  // Linking by a chat or channel id proved nothing: any organization could name another's chat, then send
+  // its approval requests there and have taps there decide them. A person links a chat in the console, by
+  // sending a one-time code from it. The old routes say so, rather than an unexplained 404.
+  for (const kind of ['telegram', 'slack'] as const) {
+    app.put(`/api/v1/approvals/channels/${kind}`, { schema: { hide: true } }, async () => {
+      throw new ApiError(
+        'forbidden',
+        `A ${kind === 'telegram' ? 'chat' : 'channel'} is no longer linked by its id. An owner or admin links it on the console’s ` +
+          'Approvals page (/dashboard/approvals): it shows a one-time code to send to the bot from that chat.',
+      );
+    });
+  }
 
   app.delete(
     '/api/v1/approvals/channels/:kind',

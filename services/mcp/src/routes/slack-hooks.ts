@@ -1,14 +1,17 @@
 import { ApiError, type HttpApp } from '@voice/kit';
-import { slackInteractionSchema, verifySlackSignature } from '../channels/slack.js';
+import { slackLinkCommand } from '@voice/proto';
+import { slackCommandSchema, slackInteractionSchema, slackText, verifySlackSignature } from '../channels/slack.js';
 import { inBackground, type McpDeps } from '../deps.js';
 import { decide, resolvedText } from '../domain/approvals.js';
+import { linkFromChat } from '../domain/channels.js';
 
 const actions: Record<string, 'approve' | 'reject'> = { 'approval.approve': 'approve', 'approval.reject': 'reject' };
 
 /**
- * Slack interactivity (button taps), verified by the app's signing secret over the raw body. Slack wants an
- * answer within 3 seconds: the tap is acknowledged at once, acted on after, and the outcome replaces the
- * message through the interaction's response_url.
+ * Slack interactivity (button taps) and the `/approvals <code>` slash command that links a channel, both
+ * verified by the app's signing secret over the raw body. Slack wants an answer within 3 seconds: a tap is
+ * acknowledged at once, acted on after, and the outcome replaces the message through the interaction's
+ * response_url; a link code is one short transaction, answered in the response itself.
  */
 export async function slackHookRoutes(app: HttpApp, deps: McpDeps): Promise<void> {
   await app.register(async (scope) => {
@@ -31,16 +34,17 @@ export async function slackHookRoutes(app: HttpApp, deps: McpDeps): Promise<void
           )
         : { ok: false as const, reason: 'no signing secret configured' };
       if (!verified.ok) return done(new ApiError('unauthenticated', `Not a Slack request: ${verified.reason}.`));
-      try {
-        done(null, JSON.parse(new URLSearchParams(rawBody).get('payload') ?? ''));
-      } catch {
-        done(new ApiError('invalid_request', 'Slack interaction without a JSON payload.', { param: 'payload' }));
-      }
+      done(null, Object.fromEntries(new URLSearchParams(rawBody)));
     });
     scope.post('/api/hooks/slack/interactions', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
       // A request without a body never met the parser, so it was never verified.
       if (request.body === undefined) throw new ApiError('unauthenticated', 'Not a Slack request: no signed body.');
-      const payload: unknown = request.body;
+      let payload: unknown;
+      try {
+        payload = JSON.parse((request.body as Record<string, string>).payload ?? '');
+      } catch {
+        throw new ApiError('invalid_request', 'Slack interaction without a JSON payload.', { param: 'payload' });
+      }
       const parsed = slackInteractionSchema.safeParse(payload);
       if (!parsed.success) throw new ApiError('invalid_request', 'Not a Slack interaction payload.', { param: 'payload' });
       const interaction = parsed.data;
@@ -60,6 +64,26 @@ export async function slackHookRoutes(app: HttpApp, deps: McpDeps): Promise<void
         else await deps.slack.respond(responseUrl, outcome.notice, false);
       });
       return reply.status(200).send();
+    });
+    scope.post('/api/hooks/slack/commands', { schema: { hide: true }, config: { public: true } }, async (request) => {
+      if (request.body === undefined) throw new ApiError('unauthenticated', 'Not a Slack request: no signed body.');
+      const parsed = slackCommandSchema.safeParse(request.body);
+      if (!parsed.success) throw new ApiError('invalid_request', 'Not a Slack slash command.', { param: 'command' });
+      const command = parsed.data;
+      // `/approvals <code>` or `/approvals link <code>`; anything else is answered with how to use it.
+      const code = /^(?:link\s+)?(\S{1,64})$/i.exec(command.text.trim())?.[1];
+      if (!code) {
+        return slackText(`Send ${slackLinkCommand} <code> here, with a link code from the console’s Approvals page, to link this channel.`);
+      }
+      const user = command.user_name ? `@${command.user_name}` : 'user';
+      const outcome = await linkFromChat(deps, {
+        kind: 'slack',
+        code,
+        target: command.channel_id,
+        actor: `slack:${user} (id ${command.user_id})`,
+      });
+      // The channel sees that it was linked; a refusal is for the sender only.
+      return slackText(outcome.reply, outcome.linked);
     });
   });
 }

@@ -1,8 +1,8 @@
 import { notFound } from '@voice/kit';
 import type { ApprovalChannel, ApprovalChannelKind } from '@voice/proto';
-import type { ApprovalChannel as ChannelRow, PrismaClient } from '../generated/prisma/client.js';
+import type { ApprovalChannel as ChannelRow, ChannelLinkCode as LinkCodeRow, PrismaClient } from '../generated/prisma/client.js';
 
-export type { ChannelRow };
+export type { ChannelRow, LinkCodeRow };
 
 export function toChannel(row: ChannelRow): ApprovalChannel {
   return {
@@ -11,6 +11,7 @@ export function toChannel(row: ChannelRow): ApprovalChannel {
     chat_id: row.kind === 'telegram' ? row.target : null,
     channel_id: row.kind === 'slack' ? row.target : null,
     webhook_url_set: row.webhookUrl !== null,
+    linked_by: row.linkedBy,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -24,17 +25,44 @@ export async function findChannel(prisma: PrismaClient, orgId: string, kind: App
   return prisma.approvalChannel.findUnique({ where: { orgId_kind: { orgId, kind } } });
 }
 
-export async function upsertChannel(
+/** Stores a new link code (its hash); rows that expired a day ago or more go at the same time. */
+export async function insertLinkCode(
   prisma: PrismaClient,
-  orgId: string,
-  kind: ApprovalChannelKind,
-  target: string,
-  webhookUrl: string | null,
-): Promise<ChannelRow> {
-  return prisma.approvalChannel.upsert({
-    where: { orgId_kind: { orgId, kind } },
-    create: { orgId, kind, target, webhookUrl },
-    update: { target, webhookUrl },
+  code: Omit<LinkCodeRow, 'usedAt' | 'usedIn' | 'createdAt'>,
+  now: Date,
+): Promise<void> {
+  await prisma.$transaction([
+    prisma.channelLinkCode.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - 24 * 3600_000) } } }),
+    prisma.channelLinkCode.create({ data: code }),
+  ]);
+}
+
+export type Redemption = { linked: ChannelRow; code: LinkCodeRow } | { refused: 'unknown' | 'used' | 'expired'; code?: LinkCodeRow };
+
+/**
+ * Uses a link code once: one conditional UPDATE claims it (of two senders of the same code, one wins), and
+ * in the same transaction the chat becomes the organization's channel of that kind, replacing the one before.
+ */
+export async function redeemLinkCode(
+  prisma: PrismaClient,
+  input: { codeHash: string; kind: ApprovalChannelKind; target: string; linkedBy: string; now: Date },
+): Promise<Redemption> {
+  const { codeHash, kind, target, linkedBy, now } = input;
+  return prisma.$transaction(async (tx) => {
+    const { count } = await tx.channelLinkCode.updateMany({
+      where: { codeHash, kind, usedAt: null, expiresAt: { gt: now } },
+      data: { usedAt: now, usedIn: target },
+    });
+    const code = await tx.channelLinkCode.findUnique({ where: { codeHash } });
+    if (!code || code.kind !== kind) return { refused: 'unknown' as const };
+    if (count === 0) return { refused: code.usedAt ? ('used' as const) : ('expired' as const), code };
+    const data = { target, webhookUrl: code.webhookUrl, linkedBy };
+    const linked = await tx.approvalChannel.upsert({
+      where: { orgId_kind: { orgId: code.orgId, kind } },
+      create: { orgId: code.orgId, kind, ...data },
+      update: data,
+    });
+    return { linked, code };
   });
 }
 

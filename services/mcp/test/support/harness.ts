@@ -3,7 +3,7 @@ import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/ind
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createOrgWithKey, type Platform, startPlatform } from '@voice/gateway/testing';
-import { type HttpApp, parseEnv } from '@voice/kit';
+import { type HttpApp, newId, parseEnv } from '@voice/kit';
 import {
   type FakeSlack,
   type FakeTelegram,
@@ -14,7 +14,7 @@ import {
   type TestContext,
   testIdentity,
 } from '@voice/kit/testing';
-import type { Identity, Invoice } from '@voice/proto';
+import { type ChannelLinkCode, type Identity, type Invoice, mcpRpc } from '@voice/proto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type McpDeps } from '../../src/deps.js';
@@ -45,6 +45,15 @@ export interface McpHarness {
   tool(identity: Identity, name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   telegramTap(chatId: string, data: string, options?: { secret?: string; callbackId?: string }): Promise<LightMyRequestResponse>;
   slackTap(channelId: string, actionId: string, approvalId: string, options?: { signingSecret?: string }): Promise<LightMyRequestResponse>;
+  /** A message sent in a Telegram chat, as Telegram posts it to the webhook. */
+  telegramMessage(chatId: string, text: string, options?: { secret?: string }): Promise<LightMyRequestResponse>;
+  /** A Slack slash command sent in a channel, signed as Slack signs it. */
+  slackCommand(channelId: string, text: string, options?: { signingSecret?: string; command?: string }): Promise<LightMyRequestResponse>;
+  /** A link code for the organization, asked for by one of its people (as the console does). */
+  linkCode(identity: Identity, input: { kind: 'telegram' | 'slack'; webhook_url?: string }): Promise<ChannelLinkCode>;
+  /** Links the chat as a person does: a link code, sent from that chat; fails the test unless it was linked. */
+  linkTelegram(identity: Identity, chatId: string): Promise<void>;
+  linkSlack(identity: Identity, channelId: string, webhookUrl?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,6 +79,19 @@ export async function sdkClient(baseUrl: string, identity: Identity, options: Cl
   const client = new Client({ name: 'mcp-test', version: '1.0.0' }, options);
   await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp`), { fetch: signedFetch }));
   return client;
+}
+
+/** A person of the identity's organization, as the console calls for them (read-write, with user_id). */
+export function personOf(identity: Identity): Identity {
+  const userId = newId('user');
+  return { ...identity, key_id: userId, user_id: userId, scope: 'read-write' };
+}
+
+/** The body and signature headers of a request Slack sends to the platform. */
+export function slackSigned(body: string, signingSecret: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature };
 }
 
 export async function startMcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
@@ -105,7 +127,15 @@ export async function startMcpHarness(env: Record<string, string> = {}): Promise
       headers: gatewayHeaders(identity, method, url),
       ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
     });
-  return {
+  /** An update as Telegram posts it to the webhook, with its secret token. */
+  const telegramUpdate = (secret: string | undefined, update: Record<string, unknown>) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/hooks/telegram',
+      headers: { 'x-telegram-bot-api-secret-token': secret ?? telegramWebhookSecret },
+      payload: update,
+    });
+  const harness: McpHarness = {
     ctx,
     deps,
     app,
@@ -137,19 +167,14 @@ export async function startMcpHarness(env: Record<string, string> = {}): Promise
     },
     telegramTap(chatId, data, options = {}) {
       callbackCounter += 1;
-      return app.inject({
-        method: 'POST',
-        url: '/api/hooks/telegram',
-        headers: { 'x-telegram-bot-api-secret-token': options.secret ?? telegramWebhookSecret },
-        payload: {
-          update_id: 1000 + callbackCounter,
-          callback_query: {
-            id: options.callbackId ?? `cbq${callbackCounter}`,
-            from: { id: 4242, is_bot: false, first_name: 'Alice', username: 'alice' },
-            message: { message_id: 101, chat: { id: Number(chatId), type: 'group' }, date: 1, text: 'Approval needed' },
-            chat_instance: '-1',
-            data,
-          },
+      return telegramUpdate(options.secret, {
+        update_id: 1000 + callbackCounter,
+        callback_query: {
+          id: options.callbackId ?? `cbq${callbackCounter}`,
+          from: { id: 4242, is_bot: false, first_name: 'Alice', username: 'alice' },
+          message: { message_id: 101, chat: { id: Number(chatId), type: 'group' }, date: 1, text: 'Approval needed' },
+          chat_instance: '-1',
+          data,
         },
       });
     },
@@ -163,20 +188,66 @@ export async function startMcpHarness(env: Record<string, string> = {}): Promise
         actions: [{ action_id: actionId, block_id: 'approval', value: approvalId, type: 'button', action_ts: '1.2' }],
       };
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const signature = `v0=${createHmac('sha256', options.signingSecret ?? slackSigningSecret)
-        .update(`v0:${timestamp}:${body}`)
-        .digest('hex')}`;
       return app.inject({
         method: 'POST',
         url: '/api/hooks/slack/interactions',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-slack-request-timestamp': timestamp,
-          'x-slack-signature': signature,
-        },
+        headers: slackSigned(body, options.signingSecret ?? slackSigningSecret),
         payload: body,
       });
+    },
+    telegramMessage(chatId, text, options = {}) {
+      callbackCounter += 1;
+      return telegramUpdate(options.secret, {
+        update_id: 1000 + callbackCounter,
+        message: {
+          message_id: 500 + callbackCounter,
+          from: { id: 4242, is_bot: false, first_name: 'Alice', username: 'alice' },
+          chat: { id: Number(chatId), type: 'group', title: 'Approvers' },
+          date: Math.floor(Date.now() / 1000),
+          text,
+        },
+      });
+    },
+    slackCommand(channelId, text, options = {}) {
+      const body = new URLSearchParams({
+        token: 'deprecated-verification-token',
+        team_id: 'T0001',
+        channel_id: channelId,
+        channel_name: 'approvals',
+        user_id: 'U0LINKER',
+        user_name: 'carol',
+        command: options.command ?? '/approvals',
+        text,
+        response_url: slack.responseUrl,
+        trigger_id: '1.2.3',
+      }).toString();
+      return app.inject({
+        method: 'POST',
+        url: '/api/hooks/slack/commands',
+        headers: slackSigned(body, options.signingSecret ?? slackSigningSecret),
+        payload: body,
+      });
+    },
+    linkCode(identity, input) {
+      return deps.bus.call(mcpRpc.startChannelLink, personOf(identity), input);
+    },
+    async linkTelegram(identity, chatId) {
+      const { code } = await harness.linkCode(identity, { kind: 'telegram' });
+      const before = telegram.callsOf('sendMessage').length;
+      const response = await harness.telegramMessage(chatId, `/start ${code}`);
+      if (response.statusCode !== 200) throw new Error(`the Telegram hook answered ${response.statusCode}: ${response.body}`);
+      const reply = telegram
+        .callsOf('sendMessage')
+        .slice(before)
+        .find((call) => String(call.body.chat_id) === chatId);
+      if (!String(reply?.body.text).startsWith('Linked')) throw new Error(`not linked: ${String(reply?.body.text)}`);
+    },
+    async linkSlack(identity, channelId, webhookUrl) {
+      const { code } = await harness.linkCode(identity, { kind: 'slack', ...(webhookUrl ? { webhook_url: webhookUrl } : {}) });
+      const response = await harness.slackCommand(channelId, code);
+      if (response.statusCode !== 200 || !String(response.json().text).startsWith('Linked')) {
+        throw new Error(`not linked: ${response.statusCode} ${response.body}`);
+      }
     },
     async close() {
       await app.close();
@@ -185,6 +256,7 @@ export async function startMcpHarness(env: Record<string, string> = {}): Promise
       await Promise.all([telegram.close(), slack.close()]);
     },
   };
+  return harness;
 }
 
 /** The structured result of a successful tool call; fails the test with the tool's error text otherwise. */
