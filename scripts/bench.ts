@@ -17,7 +17,8 @@ const scripts = folders
           .map((file) => join(dir, file))
       : [];
   })
-  .filter((script) => filters.length === 0 || filters.some((filter) => script.includes(filter)));
+  // Matched against the path inside the repository, never the checkout's own location.
+  .filter((script) => filters.length === 0 || filters.some((filter) => relative(root, script).includes(filter)));
 
 let failed = 0;
 for (const script of scripts) {

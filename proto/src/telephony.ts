@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { currencySchema, deletedSchema, e164Schema, idempotencyKeySchema, metadataSchema, timestampSchema } from './common.js';
 import { idSchema } from './ids.js';
-import { listQuerySchema, pageSchema } from './pagination.js';
+import { twoWayListQuerySchema, twoWayPageSchema } from './pagination.js';
 import { defineRpc, nameOperations } from './rpc.js';
 
 export const callDirections = ['inbound', 'outbound'] as const;
@@ -12,12 +12,25 @@ export const callSources = ['api', 'mcp', 'inbound', 'sequence'] as const;
 /** Who may ask for an outbound call or message: inbound traffic is recorded, never requested. */
 export const requestSources = ['api', 'mcp', 'sequence'] as const;
 
+export const smsStatuses = [
+  'queued',
+  'sending',
+  'sent',
+  'delivered',
+  'undelivered',
+  'failed',
+  'received',
+  'blocked_dnc',
+  'canceled',
+] as const;
+
 /** Statuses after which a call never changes again. */
 export const finalCallStatuses = ['completed', 'failed', 'canceled', 'no_answer', 'busy'] as const satisfies readonly CallStatus[];
 
 export type CallDirection = (typeof callDirections)[number];
 export type CallStatus = (typeof callStatuses)[number];
 export type CallOutcome = (typeof callOutcomes)[number];
+export type SmsStatus = (typeof smsStatuses)[number];
 
 export const moneySchema = z
   .object({
@@ -28,6 +41,15 @@ export const moneySchema = z
 
 const workspaceIdSchema = idSchema('workspace');
 const leadIdSchema = idSchema('lead');
+
+/**
+ * A search for part of a phone number: its digits, 3 to 15 (fewer would match nearly everything, and a
+ * trigram index needs 3), with an optional leading `+`.
+ */
+const numberSearchSchema = z
+  .string()
+  .regex(/^\+?[0-9]{3,15}$/, 'must be 3 to 15 digits of a phone number, e.g. 5550123')
+  .describe('Digits in the from or to number');
 
 // ---------------------------------------------------------------------------------------------------------
 // Calls
@@ -55,33 +77,57 @@ export const callListItemSchema = z
   })
   .meta({ id: 'CallListItem' });
 
-/** The full call adds what is too large for lists: the transcript, the summary and the recording. */
+export const transcriptSpeakers = ['agent', 'contact', 'system'] as const;
+
+/** One turn of a conversation; `system` turns are notes, not speech (e.g. the sandbox's simulation notice). */
+export const transcriptTurnSchema = z
+  .object({
+    speaker: z.enum(transcriptSpeakers).describe('`agent` (the voice agent), `contact` (the other party) or `system` (a note)'),
+    text: z.string(),
+    offset_seconds: z.number().nonnegative().nullable().describe('When the turn began, in seconds from the answer'),
+  })
+  .meta({ id: 'TranscriptTurn' });
+export type TranscriptTurn = z.infer<typeof transcriptTurnSchema>;
+
+export const callStatusChangeSchema = z.object({ status: z.enum(callStatuses), at: timestampSchema }).meta({ id: 'CallStatusChange' });
+
+/**
+ * The full call adds what is too large for lists: the transcript, the summary, the recording, and its
+ * timeline (every status it reached, in order), what a call's page shows.
+ */
 export const callSchema = callListItemSchema
   .extend({
     recording_url: z.string().nullable(),
-    transcript: z.string().nullable(),
+    transcript: z.string().nullable().describe('The transcript as text, one `Speaker: words` line per turn'),
+    transcript_turns: z
+      .array(transcriptTurnSchema)
+      .nullable()
+      .describe('The same transcript as turns, when the carrier gives them (null when only the text is known)'),
     summary: z.string().nullable(),
+    timeline: z.array(callStatusChangeSchema).describe('Each status the call reached, oldest first, with when'),
   })
   .meta({ id: 'Call' });
 
 export type Call = z.infer<typeof callSchema>;
 export type CallListItem = z.infer<typeof callListItemSchema>;
+export type CallStatusChange = z.infer<typeof callStatusChangeSchema>;
 
 const createdRangeSchema = {
   created_after: timestampSchema.optional().describe('Only items created at or after this time'),
   created_before: timestampSchema.optional().describe('Only items created before this time'),
 };
 
-export const listCallsQuerySchema = listQuerySchema.extend({
+export const listCallsQuerySchema = twoWayListQuerySchema.extend({
   direction: z.enum(callDirections).optional(),
   outcome: z.enum(callOutcomes).optional(),
   status: z.enum(callStatuses).optional(),
   lead_id: leadIdSchema.optional(),
+  number: numberSearchSchema.optional(),
   ...createdRangeSchema,
 });
 export type ListCallsQuery = z.infer<typeof listCallsQuerySchema>;
 
-export const callPageSchema = pageSchema(callListItemSchema).meta({ id: 'CallPage' });
+export const callPageSchema = twoWayPageSchema(callListItemSchema).meta({ id: 'CallPage' });
 
 /** The REST body of `POST /api/v1/phone/calls`. */
 export const queueCallBodySchema = z
@@ -110,40 +156,103 @@ export const callStatsQuerySchema = z.object({
 });
 export type CallStatsQuery = z.infer<typeof callStatsQuerySchema>;
 
+/** Counts of calls, as the stats and the overview give them. */
+const callCountsShape = {
+  total: z.number().int().nonnegative(),
+  by_direction: z.object({ inbound: z.number().int(), outbound: z.number().int() }),
+  by_outcome: z.object({
+    ...Object.fromEntries(callOutcomes.map((outcome) => [outcome, z.number().int()])),
+    none: z.number().int().describe('Calls without an outcome (yet)'),
+  } as Record<CallOutcome | 'none', z.ZodNumber>),
+  by_status: z.object(Object.fromEntries(callStatuses.map((status) => [status, z.number().int()])) as Record<CallStatus, z.ZodNumber>),
+  total_duration_seconds: z.number().int().nonnegative(),
+};
+
 export const callStatsSchema = z
   .object({
     object: z.literal('call_stats'),
     created_after: timestampSchema.describe('Start of the period (default: 30 days ago)'),
     created_before: timestampSchema.describe('End of the period (default: now)'),
-    total: z.number().int().nonnegative(),
-    by_direction: z.object({ inbound: z.number().int(), outbound: z.number().int() }),
-    by_outcome: z.object({
-      ...Object.fromEntries(callOutcomes.map((outcome) => [outcome, z.number().int()])),
-      none: z.number().int().describe('Calls without an outcome (yet)'),
-    } as Record<CallOutcome | 'none', z.ZodNumber>),
-    by_status: z.object(Object.fromEntries(callStatuses.map((status) => [status, z.number().int()])) as Record<CallStatus, z.ZodNumber>),
-    total_duration_seconds: z.number().int().nonnegative(),
+    ...callCountsShape,
   })
   .meta({ id: 'CallStats' });
 export type CallStats = z.infer<typeof callStatsSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
+// The overview: calls and messages over a period, for the console's first page
+
+export const overviewPeriods = ['today', '7d', '30d'] as const;
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const timeZoneSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Paris')
+  .describe('IANA time zone, e.g. Europe/Paris');
+
+export const overviewQuerySchema = z
+  .object({
+    period: z
+      .enum(overviewPeriods)
+      .optional()
+      .describe('`today`, or the last 7 or 30 days counting today, from midnight in `time_zone` until now (default `30d`)'),
+    time_zone: timeZoneSchema.default('UTC'),
+    from: timestampSchema.optional().describe('Start of an explicit period (inclusive), instead of `period`'),
+    to: timestampSchema.optional().describe('End of an explicit period (exclusive; default now)'),
+  })
+  .refine((query) => !(query.period && (query.from || query.to)), { message: 'give a period or from/to, not both', path: ['period'] })
+  .refine((query) => !query.to || query.from, { message: 'to needs from', path: ['from'] })
+  .refine((query) => !query.from || !query.to || Date.parse(query.from) < Date.parse(query.to), {
+    message: 'from must be before to',
+    path: ['to'],
+  });
+export type OverviewQuery = z.infer<typeof overviewQuerySchema>;
+
+const rateSchema = z.number().min(0).max(1).nullable();
+
+export const overviewSchema = z
+  .object({
+    object: z.literal('telephony_overview'),
+    from: timestampSchema,
+    to: timestampSchema,
+    time_zone: z.string(),
+    calls: z.object({
+      ...callCountsShape,
+      answered: z.number().int().nonnegative().describe('Calls that were answered'),
+      answer_rate: rateSchema.describe('Answered share of the calls that rang out (not queued, ringing or canceled); null without any'),
+      average_duration_seconds: z.number().nonnegative().nullable().describe('Mean length of the answered calls; null without any'),
+      cost: moneySchema,
+    }),
+    sms: z.object({
+      total: z.number().int().nonnegative(),
+      by_direction: z.object({ inbound: z.number().int(), outbound: z.number().int() }),
+      by_status: z.object(Object.fromEntries(smsStatuses.map((status) => [status, z.number().int()])) as Record<SmsStatus, z.ZodNumber>),
+      sent: z.number().int().nonnegative().describe('Outbound messages the carrier took (sent, delivered or undelivered)'),
+      delivered: z.number().int().nonnegative(),
+      delivery_rate: rateSchema.describe('Delivered share of the sent messages; null without any'),
+      segments: z.number().int().nonnegative(),
+      cost: moneySchema,
+    }),
+    cost: moneySchema.describe('Calls and messages together'),
+  })
+  .meta({ id: 'TelephonyOverview' });
+export type Overview = z.infer<typeof overviewSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
 // SMS
 
 export const smsDirections = callDirections;
-export const smsStatuses = [
-  'queued',
-  'sending',
-  'sent',
-  'delivered',
-  'undelivered',
-  'failed',
-  'received',
-  'blocked_dnc',
-  'canceled',
-] as const;
+
 export const smsSources = ['api', 'mcp', 'inbound', 'sequence'] as const;
-export type SmsStatus = (typeof smsStatuses)[number];
 
 /** Longest body accepted: what carriers concatenate at most (10 segments of GSM-7). */
 export const smsMaxBodyLength = 1600;
@@ -172,12 +281,14 @@ export const smsSchema = z
   .meta({ id: 'Sms' });
 export type Sms = z.infer<typeof smsSchema>;
 
-export const smsPageSchema = pageSchema(smsSchema).meta({ id: 'SmsPage' });
+export const smsPageSchema = twoWayPageSchema(smsSchema).meta({ id: 'SmsPage' });
 
-export const listSmsQuerySchema = listQuerySchema.extend({
+export const listSmsQuerySchema = twoWayListQuerySchema.extend({
   direction: z.enum(smsDirections).optional(),
   status: z.enum(smsStatuses).optional(),
   lead_id: leadIdSchema.optional(),
+  phone: e164Schema.optional().describe('Messages from or to this number (a conversation)'),
+  number: numberSearchSchema.optional(),
   ...createdRangeSchema,
 });
 export type ListSmsQuery = z.infer<typeof listSmsQuerySchema>;
@@ -223,12 +334,13 @@ export const dncEntrySchema = z
   .meta({ id: 'DncEntry' });
 export type DncEntry = z.infer<typeof dncEntrySchema>;
 
-export const dncPageSchema = pageSchema(dncEntrySchema).meta({ id: 'DncPage' });
+export const dncPageSchema = twoWayPageSchema(dncEntrySchema).meta({ id: 'DncPage' });
 
-export const listDncQuerySchema = listQuerySchema.extend({
+export const listDncQuerySchema = twoWayListQuerySchema.extend({
   phone: e164Schema.optional(),
   channel: z.enum(dncChannels).optional(),
   source: z.enum(dncSources).optional(),
+  search: z.string().trim().min(1).max(100).optional().describe('Digits of the number, or words of the reason'),
 });
 export type ListDncQuery = z.infer<typeof listDncQuerySchema>;
 
@@ -275,6 +387,8 @@ export const telephonyRpc = nameOperations({
   /** Cancels a call that is still queued; any other status is `conflict` (409). */
   cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema, 'read-write'),
   callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema, 'read'),
+  /** Calls and messages over a period in the person's time zone: the console's overview. */
+  getOverview: defineRpc('svc.telephony.overview.get', overviewQuerySchema, overviewSchema, 'read'),
   listSms: defineRpc('svc.telephony.sms.list', listSmsQuerySchema, smsPageSchema, 'read'),
   getSms: defineRpc('svc.telephony.sms.get', z.object({ id: idSchema('sms') }), smsSchema, 'read'),
   /** Sends an SMS; a do-not-call number is `dnc_blocked` (422). */

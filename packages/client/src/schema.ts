@@ -81,7 +81,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one call with its transcript and summary */
+        /** Get one call with its transcript, summary and status timeline */
         get: operations["getCall"];
         put?: never;
         post?: never;
@@ -1126,6 +1126,25 @@ export interface components {
              */
             updated_at: string;
         };
+        TranscriptTurn: {
+            /**
+             * @description `agent` (the voice agent), `contact` (the other party) or `system` (a note)
+             * @enum {string}
+             */
+            speaker: "agent" | "contact" | "system";
+            text: string;
+            /** @description When the turn began, in seconds from the answer */
+            offset_seconds: number | null;
+        };
+        CallStatusChange: {
+            /** @enum {string} */
+            status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "canceled" | "no_answer" | "busy";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            at: string;
+        };
         Call: {
             /** @description call id, e.g. call_2x8Fq0aZ9kLm4Rt7 */
             id: string;
@@ -1166,13 +1185,20 @@ export interface components {
              */
             updated_at: string;
             recording_url: string | null;
+            /** @description The transcript as text, one `Speaker: words` line per turn */
             transcript: string | null;
+            /** @description The same transcript as turns, when the carrier gives them (null when only the text is known) */
+            transcript_turns: components["schemas"]["TranscriptTurn"][] | null;
             summary: string | null;
+            /** @description Each status the call reached, oldest first, with when */
+            timeline: components["schemas"]["CallStatusChange"][];
         };
         CallPage: {
             data: components["schemas"]["CallListItem"][];
             has_more: boolean;
             next_cursor: string | null;
+            /** @description Cursor of the newer items before this page; null on the first page */
+            prev_cursor: string | null;
         };
         CallStats: {
             /** @constant */
@@ -1261,6 +1287,8 @@ export interface components {
             data: components["schemas"]["Sms"][];
             has_more: boolean;
             next_cursor: string | null;
+            /** @description Cursor of the newer items before this page; null on the first page */
+            prev_cursor: string | null;
         };
         DncEntry: {
             /** @description dnc id, e.g. dnc_2x8Fq0aZ9kLm4Rt7 */
@@ -1294,6 +1322,8 @@ export interface components {
             data: components["schemas"]["DncEntry"][];
             has_more: boolean;
             next_cursor: string | null;
+            /** @description Cursor of the newer items before this page; null on the first page */
+            prev_cursor: string | null;
         };
         DeletedDncEntry: {
             /** @description dnc id, e.g. dnc_2x8Fq0aZ9kLm4Rt7 */
@@ -2367,6 +2397,8 @@ export interface operations {
                 status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "canceled" | "no_answer" | "busy";
                 /** @description lead id, e.g. lead_2x8Fq0aZ9kLm4Rt7 */
                 lead_id?: string;
+                /** @description Digits in the from or to number */
+                number?: string;
                 /** @description Only items created at or after this time */
                 created_after?: string;
                 /** @description Only items created before this time */
@@ -2865,6 +2897,10 @@ export interface operations {
                 status?: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "received" | "blocked_dnc" | "canceled";
                 /** @description lead id, e.g. lead_2x8Fq0aZ9kLm4Rt7 */
                 lead_id?: string;
+                /** @description Messages from or to this number (a conversation) */
+                phone?: string;
+                /** @description Digits in the from or to number */
+                number?: string;
                 /** @description Only items created at or after this time */
                 created_after?: string;
                 /** @description Only items created before this time */
@@ -3169,6 +3205,8 @@ export interface operations {
                 phone?: string;
                 channel?: "voice" | "sms" | "all";
                 source?: "manual" | "api" | "mcp" | "sms_stop" | "import";
+                /** @description Digits of the number, or words of the reason */
+                search?: string;
             };
             header?: never;
             path?: never;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Page } from '@voice/proto';
+import type { Page, TwoWayPage } from '@voice/proto';
 import { z } from 'zod';
 import { ApiError } from './errors.js';
 
@@ -14,7 +14,12 @@ const cursorPayloadSchema = z.object({
   t: z.iso.datetime(),
   i: z.string().min(1).max(64),
   f: z.string().length(16),
+  /** `n`: the page of items newer than the position (a `prev_cursor`); absent: older (a `next_cursor`). */
+  d: z.literal('n').optional(),
 });
+
+/** Which side of its position a cursor's page lies: older items (Older, `next_cursor`) or newer (Newer, `prev_cursor`). */
+export type KeysetDirection = 'older' | 'newer';
 
 /** A short digest of the filters a cursor was made for, so a cursor cannot be replayed against others. */
 function filterDigest(filters: Record<string, unknown>): string {
@@ -25,25 +30,53 @@ function filterDigest(filters: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 16);
 }
 
-export function encodeCursor(position: KeysetPosition, filters: Record<string, unknown>): string {
-  const payload = { v: 1, t: position.createdAt.toISOString(), i: position.id, f: filterDigest(filters) };
+export function encodeCursor(position: KeysetPosition, filters: Record<string, unknown>, direction: KeysetDirection = 'older'): string {
+  const payload = {
+    v: 1,
+    t: position.createdAt.toISOString(),
+    i: position.id,
+    f: filterDigest(filters),
+    ...(direction === 'newer' ? { d: 'n' } : {}),
+  };
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
-/** Decodes a cursor made for exactly these filters; anything else is 400 `invalid_cursor`. */
-export function decodeCursor(cursor: string | undefined, filters: Record<string, unknown>): KeysetPosition | undefined {
-  if (cursor === undefined) return undefined;
-  const invalid = new ApiError('invalid_cursor', 'The cursor is malformed or was made for other filters; start again without it.', {
-    param: 'cursor',
-  });
+const invalidCursor = () =>
+  new ApiError('invalid_cursor', 'The cursor is malformed or was made for other filters; start again without it.', { param: 'cursor' });
+
+function parseCursor(cursor: string, filters: Record<string, unknown>): z.infer<typeof cursorPayloadSchema> {
   let payload: z.infer<typeof cursorPayloadSchema>;
   try {
     payload = cursorPayloadSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
   } catch {
-    throw invalid;
+    throw invalidCursor();
   }
-  if (payload.f !== filterDigest(filters)) throw invalid;
+  if (payload.f !== filterDigest(filters)) throw invalidCursor();
+  return payload;
+}
+
+/**
+ * Decodes a cursor of a one-way list (Older only) made for exactly these filters; anything else, a
+ * two-way list's `prev_cursor` included, is 400 `invalid_cursor`.
+ */
+export function decodeCursor(cursor: string | undefined, filters: Record<string, unknown>): KeysetPosition | undefined {
+  if (cursor === undefined) return undefined;
+  const payload = parseCursor(cursor, filters);
+  if (payload.d !== undefined) throw invalidCursor();
   return { createdAt: new Date(payload.t), id: payload.i };
+}
+
+/** A decoded cursor of a two-way list: where the previous page was, and which side of it to read. */
+export interface KeysetCursor {
+  position: KeysetPosition;
+  direction: KeysetDirection;
+}
+
+/** Decodes a `next_cursor` or `prev_cursor` of a two-way list made for exactly these filters; else 400. */
+export function decodeTwoWayCursor(cursor: string | undefined, filters: Record<string, unknown>): KeysetCursor | undefined {
+  if (cursor === undefined) return undefined;
+  const payload = parseCursor(cursor, filters);
+  return { position: { createdAt: new Date(payload.t), id: payload.i }, direction: payload.d === 'n' ? 'newer' : 'older' };
 }
 
 /**
@@ -72,6 +105,27 @@ export function createdBetween(after: string | undefined, before: string | undef
 export const keysetOrder = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 /**
+ * "Before this position" (newer items), the mirror of `afterPosition`, read in ascending order from the
+ * position so the same index serves it scanned backwards, as cheap as a page the other way.
+ */
+export function beforePosition(position: KeysetPosition) {
+  return {
+    AND: [{ createdAt: { gte: position.createdAt } }, { OR: [{ createdAt: { gt: position.createdAt } }, { id: { gt: position.id } }] }],
+  };
+}
+
+const ascendingOrder = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
+
+/**
+ * The `where` fragment and order of a two-way list's page: older than the cursor (or from the top) in
+ * list order, or newer than it in reverse order (`toTwoWayPage` turns those rows back).
+ */
+export function keysetWindow(cursor: KeysetCursor | undefined) {
+  if (cursor?.direction === 'newer') return { where: beforePosition(cursor.position), orderBy: ascendingOrder };
+  return { where: afterPosition(cursor?.position), orderBy: keysetOrder };
+}
+
+/**
  * Builds a page from rows fetched with `take: limit + 1`: the extra row only tells whether there is more.
  */
 export function toPage<Row extends KeysetPosition, Item>(
@@ -87,5 +141,33 @@ export function toPage<Row extends KeysetPosition, Item>(
     data: pageRows.map(toItem),
     has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor(last, filters) : null,
+  };
+}
+
+/**
+ * A two-way list's page from rows fetched with `keysetWindow` and `take: limit + 1`, newest first either
+ * way. `next_cursor` (Older) and `prev_cursor` (Newer) are null only where nothing lies that way: the
+ * first page has no Newer; a Newer page always has an Older (the page it came from).
+ */
+export function toTwoWayPage<Row extends KeysetPosition, Item>(
+  rows: Row[],
+  limit: number,
+  filters: Record<string, unknown>,
+  cursor: KeysetCursor | undefined,
+  toItem: (row: Row) => Item,
+): TwoWayPage<Item> {
+  const extra = rows.length > limit;
+  const window = extra ? rows.slice(0, limit) : rows;
+  const newer = cursor?.direction === 'newer';
+  const pageRows = newer ? window.reverse() : window;
+  const first = pageRows[0] ?? cursor?.position;
+  const last = pageRows.at(-1) ?? cursor?.position;
+  const hasOlder = newer ? last !== undefined : extra;
+  const hasNewer = newer ? extra : cursor !== undefined;
+  return {
+    data: pageRows.map(toItem),
+    has_more: hasOlder,
+    next_cursor: hasOlder && last ? encodeCursor(last, filters, 'older') : null,
+    prev_cursor: hasNewer && first ? encodeCursor(first, filters, 'newer') : null,
   };
 }

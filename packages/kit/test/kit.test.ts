@@ -7,7 +7,7 @@ import { ApiError, envelope, toApiError } from '../src/errors.js';
 import { signIdentity, verifyIdentity } from '../src/identity.js';
 import { eventId, newId, randomBase62 } from '../src/ids.js';
 import { natsServer } from '../src/nats.js';
-import { afterPosition, createdBetween, decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
+import { afterPosition, createdBetween, decodeCursor, decodeTwoWayCursor, encodeCursor, toPage, toTwoWayPage } from '../src/pagination.js';
 import { bullmqOptions, createRedisClient, redisNodes } from '../src/redis.js';
 import { testIdentity } from '../src/testing/identity.js';
 
@@ -188,6 +188,45 @@ describe('keyset cursors', () => {
     assert.equal(page.has_more, true);
     assert.deepEqual(decodeCursor(page.next_cursor ?? undefined, {}), { createdAt: new Date(2000), id: 'x_2' });
     assert.deepEqual(toPage(rows.slice(0, 2), 2, {}, (row) => row.id).next_cursor, null);
+  });
+
+  test('a two-way page: Older and Newer cursors, and a Newer page read in reverse comes back newest first', () => {
+    const rows = [5, 4, 3].map((n) => ({ createdAt: new Date(n * 1000), id: `x_${n}` }));
+    const top = toTwoWayPage(rows, 2, {}, undefined, (row) => row.id);
+    assert.deepEqual([top.data, top.has_more, top.prev_cursor], [['x_5', 'x_4'], true, null]);
+    assert.deepEqual(decodeTwoWayCursor(top.next_cursor ?? undefined, {}), {
+      position: { createdAt: new Date(4000), id: 'x_4' },
+      direction: 'older',
+    });
+    // Page 2 came from an Older cursor: it has a Newer one at its first item.
+    const older = { position: { createdAt: new Date(4000), id: 'x_4' }, direction: 'older' as const };
+    const second = toTwoWayPage(rows.slice(2), 2, {}, older, (row) => row.id);
+    assert.deepEqual([second.data, second.has_more, second.next_cursor], [['x_3'], false, null]);
+    const newer = decodeTwoWayCursor(second.prev_cursor ?? undefined, {});
+    assert.deepEqual(newer, { position: { createdAt: new Date(3000), id: 'x_3' }, direction: 'newer' });
+    // A Newer page's rows arrive oldest first (ascending from the position), one extra when more are newer.
+    const back = toTwoWayPage(
+      [4, 5].map((n) => ({ createdAt: new Date(n * 1000), id: `x_${n}` })),
+      2,
+      {},
+      newer,
+      (row) => row.id,
+    );
+    assert.deepEqual([back.data, back.has_more, back.prev_cursor], [['x_5', 'x_4'], true, null]);
+    assert.ok(back.next_cursor);
+  });
+
+  test('a Newer cursor is refused by a list that pages one way only', () => {
+    const newer = encodeCursor({ createdAt: new Date(), id: 'x_1' }, {}, 'newer');
+    assert.throws(
+      () => decodeCursor(newer, {}),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_cursor',
+    );
+    assert.equal(decodeTwoWayCursor(newer, {})?.direction, 'newer');
+    assert.throws(
+      () => decodeTwoWayCursor(newer, { direction: 'inbound' }),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_cursor',
+    );
   });
 
   test('the created-between filter and the position bound created_at side by side', () => {

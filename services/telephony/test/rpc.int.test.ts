@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ApiError, Bus, createLogger, newId } from '@voice/kit';
-import { eventually, testIdentity, testSigningSecret } from '@voice/kit/testing';
+import { ApiError, type Bus, newId } from '@voice/kit';
+import { eventually, testIdentity } from '@voice/kit/testing';
 import { telephonyRpc } from '@voice/proto';
-import { type Harness, startHarness } from './support/harness.js';
+import { connectCaller, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
 let caller: Bus;
@@ -11,13 +11,7 @@ before(async () => {
   // A short sweep interval, so the test can watch the sweeper recover a call whose job was lost.
   h = await startHarness({ DIAL_SWEEP_INTERVAL_MS: '300' });
   // Another service's connection, as the MCP or leads service would call.
-  caller = await Bus.connect({
-    url: h.ctx.natsUrl,
-    name: 'test-caller',
-    namespace: h.ctx.natsNamespace,
-    logger: createLogger('test', 'silent'),
-    secret: testSigningSecret,
-  });
+  caller = await connectCaller(h, 'test-caller');
 });
 after(async () => {
   await caller.drain();

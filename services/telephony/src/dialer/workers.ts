@@ -83,7 +83,9 @@ export async function processSandboxStep(context: TelephonyContext, queues: Dial
         });
         return;
       }
-      const conversation = script.outcome ? sandboxConversation(script.outcome) : { transcript: null, summary: null };
+      const conversation = script.outcome
+        ? sandboxConversation(script.outcome, script.talkSeconds)
+        : { transcript: null, transcriptTurns: null, summary: null };
       await applyCallReport(context, call.orgId, call.id, {
         status: 'completed',
         outcome: script.outcome,

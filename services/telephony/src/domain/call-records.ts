@@ -1,9 +1,12 @@
 import { isoOrNull } from '@voice/kit';
-import type { Call, CallListItem } from '@voice/proto';
+import type { Call, CallListItem, CallStatusChange, TranscriptTurn } from '@voice/proto';
 import type { Call as CallRow } from '../generated/prisma/client.js';
 
+/** What a list reads of a call: everything but the conversation, which can be large. */
+export type CallListRow = Omit<CallRow, 'transcript' | 'transcriptTurns' | 'summary'>;
+
 /** A stored call as the public list item: no transcript or recording, which can be large. */
-export function toCallListItem(row: CallRow): CallListItem {
+export function toCallListItem(row: CallListRow): CallListItem {
   return {
     id: row.id,
     object: 'call',
@@ -26,6 +29,14 @@ export function toCallListItem(row: CallRow): CallListItem {
   };
 }
 
-export function toCall(row: CallRow): Call {
-  return { ...toCallListItem(row), recording_url: row.recordingUrl, transcript: row.transcript, summary: row.summary };
+/** A stored call and its status changes (call_status_changes, oldest first) as the public call. */
+export function toCall(row: CallRow, timeline: CallStatusChange[]): Call {
+  return {
+    ...toCallListItem(row),
+    recording_url: row.recordingUrl,
+    transcript: row.transcript,
+    transcript_turns: row.transcriptTurns as TranscriptTurn[] | null,
+    summary: row.summary,
+    timeline,
+  };
 }

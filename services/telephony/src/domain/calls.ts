@@ -1,6 +1,6 @@
 import { ApiError, runIdempotent } from '@voice/kit';
-import type { CallOutcome, CallStatus, Identity, QueueCallInput } from '@voice/proto';
-import type { Prisma } from '../generated/prisma/client.js';
+import type { CallOutcome, CallStatus, Identity, QueueCallInput, TranscriptTurn } from '@voice/proto';
+import { Prisma } from '../generated/prisma/client.js';
 import {
   type CallRow,
   claimForDial,
@@ -8,12 +8,12 @@ import {
   createOutboundCall,
   findCallByCarrierId,
   findCallRow,
+  readCall,
   stuckCalls,
   transitionCall,
   transitionUnchangedCall,
   updateCall,
 } from '../store/calls.js';
-import { toCall } from './call-records.js';
 import { isFinal, statusesBefore } from './call-status.js';
 import type { TelephonyContext } from './context.js';
 import { assertContactAllowed, isBlocked } from './dnc.js';
@@ -47,14 +47,20 @@ export async function queueCall(context: TelephonyContext, identity: Identity, i
     await context.dialer
       .enqueueCall(row.orgId, row.id)
       .catch((error: unknown) => context.logger.warn({ err: error, call_id: row.id }, 'dial job not enqueued; the sweeper will retry'));
-    return toCall(row);
+    return readCall(context.prisma, row);
   });
 }
 
 /** Cancels a call that has not started ringing. Anything later is 409: hang-ups are the carrier's. */
 export async function cancelCall(context: TelephonyContext, orgId: string, id: string) {
   const row = await withEvents(context, async (tx, events) => {
-    const canceled = await transitionCall(tx, orgId, id, ['queued'], { status: 'canceled', endReason: 'canceled', endedAt: new Date() });
+    const now = new Date();
+    const canceled = await transitionCall(tx, orgId, id, ['queued'], {
+      status: 'canceled',
+      endReason: 'canceled',
+      endedAt: now,
+      updatedAt: now,
+    });
     if (canceled) recordCallEvent(events, canceled);
     return canceled;
   });
@@ -67,7 +73,7 @@ export async function cancelCall(context: TelephonyContext, orgId: string, id: s
       .cancelCall(row.carrierCallId)
       .catch((error: unknown) => context.logger.warn({ err: error, call_id: id }, 'carrier cancel failed'));
   }
-  return toCall(row);
+  return readCall(context.prisma, row);
 }
 
 export interface CallReport {
@@ -78,6 +84,7 @@ export interface CallReport {
   costAmount?: number | null;
   recordingUrl?: string | null;
   transcript?: string | null;
+  transcriptTurns?: TranscriptTurn[] | null;
   summary?: string | null;
   carrierCallId?: string;
 }
@@ -94,7 +101,9 @@ export async function applyCallReport(
   report: CallReport,
 ): Promise<CallRow | null> {
   const now = new Date();
-  const data: Prisma.CallUpdateManyMutationInput = { status: report.status };
+  // updated_at is the change's time in the call's timeline (call_status_changes): the same instant as
+  // started_at or ended_at.
+  const data: Prisma.CallUpdateManyMutationInput = { status: report.status, updatedAt: now };
   if (report.status === 'in_progress') data.startedAt = now;
   if (isFinal(report.status)) data.endedAt = now;
   if (report.outcome !== undefined) data.outcome = report.outcome;
@@ -102,6 +111,7 @@ export async function applyCallReport(
   if (report.durationSeconds !== undefined) data.durationSeconds = report.durationSeconds;
   if (report.recordingUrl !== undefined) data.recordingUrl = report.recordingUrl;
   if (report.transcript !== undefined) data.transcript = report.transcript;
+  if (report.transcriptTurns !== undefined) data.transcriptTurns = report.transcriptTurns ?? Prisma.DbNull;
   if (report.summary !== undefined) data.summary = report.summary;
   if (report.costAmount !== undefined && report.costAmount !== null) {
     data.costAmount = report.costAmount;
@@ -175,7 +185,12 @@ export async function failStuckCalls(context: TelephonyContext, now = new Date()
   let failed = 0;
   for (const call of stuck) {
     const row = await withEvents(context, async (tx, events) => {
-      const moved = await transitionUnchangedCall(tx, call.orgId, call, { status: 'failed', endReason: 'no_carrier_report', endedAt: now });
+      const moved = await transitionUnchangedCall(tx, call.orgId, call, {
+        status: 'failed',
+        endReason: 'no_carrier_report',
+        endedAt: now,
+        updatedAt: now,
+      });
       if (moved) recordCallEvent(events, moved);
       return moved;
     });

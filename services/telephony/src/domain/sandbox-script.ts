@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CallOutcome, type CallStatus, callOutcomes } from '@voice/proto';
+import { type CallOutcome, type CallStatus, callOutcomes, type TranscriptTurn } from '@voice/proto';
 
 /**
  * What the sandbox carrier makes happen to one call: a SIMULATION, no telephone network involved. The
@@ -68,14 +68,34 @@ const summaries: Record<CallOutcome, string> = {
   spam: 'The call was flagged as spam by the callee.',
 };
 
-/** The simulated transcript and summary, marked as such so nobody mistakes them for a real conversation. */
-export function sandboxConversation(outcome: CallOutcome): { transcript: string; summary: string } {
+const speakerNames: Record<TranscriptTurn['speaker'], string> = { agent: 'Agent', contact: 'Callee', system: 'System' };
+
+/**
+ * A transcript's text from its turns, one `Speaker: words` line each (a `system` note as it is): the text
+ * `transcript` the API has always given, derived from the one record of the conversation.
+ */
+export function transcriptText(turns: TranscriptTurn[]): string {
+  return turns.map((turn) => (turn.speaker === 'system' ? turn.text : `${speakerNames[turn.speaker]}: ${turn.text}`)).join('\n');
+}
+
+/**
+ * The simulated conversation, as turns and as text, and its summary, marked as a simulation so nobody
+ * mistakes them for a real call. Turns are spread over the call's talk time.
+ */
+export function sandboxConversation(
+  outcome: CallOutcome,
+  talkSeconds: number,
+): { transcript: string; transcriptTurns: TranscriptTurn[]; summary: string } {
   const summary = `[sandbox simulation] ${summaries[outcome]}`;
-  const transcript = [
-    '[sandbox simulation: no real call was placed]',
-    'Agent: Hello, this is the assistant calling on behalf of the team. Is now a good time?',
-    `Callee: ${outcome === 'voicemail' ? '(voicemail greeting)' : 'Sure, go ahead.'}`,
-    `Agent: ${summaries[outcome]}`,
-  ].join('\n');
-  return { transcript, summary };
+  const transcriptTurns: TranscriptTurn[] = [
+    { speaker: 'system', text: '[sandbox simulation: no real call was placed]', offset_seconds: 0 },
+    { speaker: 'agent', text: 'Hello, this is the assistant calling on behalf of the team. Is now a good time?', offset_seconds: 0 },
+    {
+      speaker: 'contact',
+      text: outcome === 'voicemail' ? '(voicemail greeting)' : 'Sure, go ahead.',
+      offset_seconds: Math.round(talkSeconds * 0.2),
+    },
+    { speaker: 'agent', text: summaries[outcome], offset_seconds: Math.round(talkSeconds * 0.5) },
+  ];
+  return { transcript: transcriptText(transcriptTurns), transcriptTurns, summary };
 }

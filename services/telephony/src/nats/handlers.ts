@@ -2,9 +2,10 @@ import { telephonyRpc } from '@voice/proto';
 import type { TelephonyDeps } from '../deps.js';
 import { cancelCall, queueCall } from '../domain/calls.js';
 import { addDnc, checkDnc, removeDnc } from '../domain/dnc.js';
+import { callStats, getOverview } from '../domain/overview.js';
 import { toSms } from '../domain/records.js';
 import { sendSms } from '../domain/sms.js';
-import { callStats, getCall, listCalls } from '../store/calls.js';
+import { getCall, listCalls } from '../store/calls.js';
 import { listDnc } from '../store/dnc.js';
 import { findSmsRow, listSms } from '../store/sms.js';
 
@@ -15,7 +16,8 @@ export function serveTelephonyRpc(deps: TelephonyDeps): void {
   bus.serve(telephonyRpc.getCall, (input, identity) => getCall(prisma, identity.org_id, input.id));
   bus.serve(telephonyRpc.queueCall, async (input, identity) => (await queueCall(deps, identity, input)).body);
   bus.serve(telephonyRpc.cancelCall, (input, identity) => cancelCall(deps, identity.org_id, input.id));
-  bus.serve(telephonyRpc.callStats, (input, identity) => callStats(prisma, identity.org_id, input));
+  bus.serve(telephonyRpc.callStats, (input, identity) => callStats(deps, identity.org_id, input));
+  bus.serve(telephonyRpc.getOverview, (input, identity) => getOverview(deps, identity.org_id, input));
   bus.serve(telephonyRpc.listSms, (input, identity) => listSms(prisma, identity.org_id, input));
   bus.serve(telephonyRpc.getSms, async (input, identity) => toSms(await findSmsRow(prisma, identity.org_id, input.id)));
   bus.serve(telephonyRpc.sendSms, async (input, identity) => (await sendSms(deps, identity, input)).body);

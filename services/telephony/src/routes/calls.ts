@@ -14,7 +14,8 @@ import {
 import { z } from 'zod';
 import type { TelephonyDeps } from '../deps.js';
 import { cancelCall, queueCall } from '../domain/calls.js';
-import { callStats, getCall, listCalls } from '../store/calls.js';
+import { callStats } from '../domain/overview.js';
+import { getCall, listCalls } from '../store/calls.js';
 
 const callParams = z.object({ id: idSchema('call') });
 const errors = { 400: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema };
@@ -45,7 +46,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
       },
       config: { operation: telephonyRpc.callStats },
     },
-    async (request) => callStats(deps.prisma, identityOf(request).org_id, request.query),
+    async (request) => callStats(deps, identityOf(request).org_id, request.query),
   );
 
   app.get(
@@ -53,7 +54,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
     {
       schema: {
         tags: ['calls'],
-        summary: 'Get one call with its transcript and summary',
+        summary: 'Get one call with its transcript, summary and status timeline',
         params: callParams,
         response: { 200: callSchema },
       },

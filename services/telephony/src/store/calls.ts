@@ -1,23 +1,28 @@
-import { afterPosition, createdBetween, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
-import {
-  type CallOutcome,
-  type CallStats,
-  type CallStatsQuery,
-  type CallStatus,
-  callOutcomes,
-  callStatuses,
-  type ListCallsQuery,
-  type QueueCallInput,
-} from '@voice/proto';
+import { createdBetween, decodeTwoWayCursor, keysetWindow, newId, notFound, toTwoWayPage } from '@voice/kit';
+import type { Call, CallStatus, CallStatusChange, ListCallsQuery, QueueCallInput } from '@voice/proto';
 import { toCall, toCallListItem } from '../domain/call-records.js';
 import type { Call as CallRow, Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 export type { CallRow };
 
-/** Calls of one organization, newest first, by keyset. Every query takes the organization first. */
+/**
+ * "The from or to number contains these digits" (a `number` search), answered by the trigram indexes on
+ * both columns. Wrapped in AND, like the keyset bound, so it never collides with another OR.
+ */
+export function numberContains(number: string | undefined) {
+  if (!number) return {};
+  return { AND: [{ OR: [{ fromNumber: { contains: number } }, { toNumber: { contains: number } }] }] };
+}
+
+/**
+ * Calls of one organization, newest first, by keyset in both directions (Older and Newer). Every query
+ * takes the organization first. Each filter alone has an index ending in (created_at desc, id desc);
+ * combined, Postgres walks the most selective one and checks the rest.
+ */
 export async function listCalls(prisma: PrismaClient, orgId: string, query: ListCallsQuery) {
-  const { limit, cursor, ...filters } = query;
-  const position = decodeCursor(cursor, filters);
+  const { limit, cursor: token, ...filters } = query;
+  const cursor = decodeTwoWayCursor(token, filters);
+  const window = keysetWindow(cursor);
   const rows = await prisma.call.findMany({
     where: {
       orgId,
@@ -26,12 +31,13 @@ export async function listCalls(prisma: PrismaClient, orgId: string, query: List
       ...(filters.status ? { status: filters.status } : {}),
       ...(filters.lead_id ? { leadId: filters.lead_id } : {}),
       ...createdBetween(filters.created_after, filters.created_before),
-      ...afterPosition(position),
+      AND: [numberContains(filters.number), window.where],
     },
-    orderBy: keysetOrder,
+    orderBy: window.orderBy,
     take: limit + 1,
+    omit: { transcript: true, transcriptTurns: true, summary: true },
   });
-  return toPage(rows, limit, filters, toCallListItem);
+  return toTwoWayPage(rows, limit, filters, cursor, toCallListItem);
 }
 
 export async function findCallRow(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<CallRow> {
@@ -40,8 +46,25 @@ export async function findCallRow(prisma: Prisma.TransactionClient, orgId: strin
   return row;
 }
 
-export async function getCall(prisma: PrismaClient, orgId: string, id: string) {
-  return toCall(await findCallRow(prisma, orgId, id));
+/** A call's timeline: its status changes in the order they happened (a call only moves forward). */
+async function timelineOf(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<CallStatusChange[]> {
+  const changes = await prisma.callStatusChange.findMany({
+    where: { callId: id, orgId },
+    orderBy: { seq: 'asc' },
+    select: { status: true, at: true },
+  });
+  return changes.map((change) => ({ status: change.status, at: change.at.toISOString() }));
+}
+
+/** A call as the API gives it, from its row (inside a transaction too: its timeline is written there). */
+export async function readCall(prisma: Prisma.TransactionClient, row: CallRow): Promise<Call> {
+  return toCall(row, await timelineOf(prisma, row.orgId, row.id));
+}
+
+/** A call's page: the row and its timeline, read side by side. */
+export async function getCall(prisma: PrismaClient, orgId: string, id: string): Promise<Call> {
+  const [row, timeline] = await Promise.all([findCallRow(prisma, orgId, id), timelineOf(prisma, orgId, id)]);
+  return toCall(row, timeline);
 }
 
 export async function createOutboundCall(
@@ -96,45 +119,6 @@ export async function claimForDial(prisma: Prisma.TransactionClient, orgId: stri
   });
   if (count === 0) return null;
   return prisma.call.findFirst({ where: { orgId, id } });
-}
-
-export async function callStats(prisma: PrismaClient, orgId: string, query: CallStatsQuery, now = new Date()): Promise<CallStats> {
-  const before = query.created_before ? new Date(query.created_before) : now;
-  const after = query.created_after ? new Date(query.created_after) : new Date(before.getTime() - 30 * 24 * 60 * 60 * 1000);
-  const groups = await prisma.call.groupBy({
-    by: ['direction', 'outcome', 'status'],
-    where: {
-      orgId,
-      createdAt: { gte: after, lt: before },
-      ...(query.workspace_id ? { workspaceId: query.workspace_id } : {}),
-      ...(query.lead_id ? { leadId: query.lead_id } : {}),
-    },
-    _count: { _all: true },
-    _sum: { durationSeconds: true },
-  });
-  const byOutcome = Object.fromEntries([...callOutcomes, 'none'].map((key) => [key, 0])) as Record<CallOutcome | 'none', number>;
-  const byStatus = Object.fromEntries(callStatuses.map((key) => [key, 0])) as Record<CallStatus, number>;
-  const byDirection = { inbound: 0, outbound: 0 };
-  let total = 0;
-  let totalDuration = 0;
-  for (const group of groups) {
-    const count = group._count._all;
-    total += count;
-    totalDuration += group._sum.durationSeconds ?? 0;
-    byDirection[group.direction] += count;
-    byOutcome[group.outcome ?? 'none'] += count;
-    byStatus[group.status] += count;
-  }
-  return {
-    object: 'call_stats',
-    created_after: after.toISOString(),
-    created_before: before.toISOString(),
-    total,
-    by_direction: byDirection,
-    by_outcome: byOutcome,
-    by_status: byStatus,
-    total_duration_seconds: totalDuration,
-  };
 }
 
 /** Queued calls that no dialer job may hold any more; the sweeper enqueues them again (by call id). */

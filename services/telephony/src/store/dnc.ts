@@ -1,25 +1,38 @@
-import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { decodeTwoWayCursor, keysetWindow, newId, notFound, toTwoWayPage } from '@voice/kit';
 import type { DncChannel, ListDncQuery } from '@voice/proto';
 import { toDncEntry } from '../domain/records.js';
 import type { DncEntry as DncRow, DncSource, Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 export type { DncRow };
 
+/**
+ * `search`: the number contains its digits (when it has any), or the reason contains it, in any case.
+ * A DNC list is thousands of entries, not millions: the (org, created_at) index and a filter suffice.
+ */
+function dncSearch(search: string | undefined) {
+  if (!search) return {};
+  const digits = search.replace(/[^0-9]/g, '');
+  return {
+    OR: [...(digits.length > 0 ? [{ phone: { contains: digits } }] : []), { reason: { contains: search, mode: 'insensitive' as const } }],
+  };
+}
+
 export async function listDnc(prisma: PrismaClient, orgId: string, query: ListDncQuery) {
-  const { limit, cursor, ...filters } = query;
-  const position = decodeCursor(cursor, filters);
+  const { limit, cursor: token, ...filters } = query;
+  const cursor = decodeTwoWayCursor(token, filters);
+  const window = keysetWindow(cursor);
   const rows = await prisma.dncEntry.findMany({
     where: {
       orgId,
       ...(filters.phone ? { phone: filters.phone } : {}),
       ...(filters.channel ? { channel: filters.channel } : {}),
       ...(filters.source ? { source: filters.source } : {}),
-      ...afterPosition(position),
+      AND: [dncSearch(filters.search), window.where],
     },
-    orderBy: keysetOrder,
+    orderBy: window.orderBy,
     take: limit + 1,
   });
-  return toPage(rows, limit, filters, toDncEntry);
+  return toTwoWayPage(rows, limit, filters, cursor, toDncEntry);
 }
 
 export async function entriesForPhone(prisma: PrismaClient, orgId: string, phone: string): Promise<DncRow[]> {

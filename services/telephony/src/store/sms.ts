@@ -1,13 +1,19 @@
-import { afterPosition, createdBetween, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { createdBetween, decodeTwoWayCursor, keysetWindow, newId, notFound, toTwoWayPage } from '@voice/kit';
 import type { ListSmsQuery, SendSmsInput, SmsStatus } from '@voice/proto';
 import { toSms } from '../domain/records.js';
 import type { Prisma, PrismaClient, Sms as SmsRow } from '../generated/prisma/client.js';
+import { numberContains } from './calls.js';
 
 export type { SmsRow };
 
+/**
+ * Messages of one organization, newest first, by keyset both ways. With `phone`, the conversation with
+ * that number (from or to it: both directions), read from the (org, from) and (org, to) indexes.
+ */
 export async function listSms(prisma: PrismaClient, orgId: string, query: ListSmsQuery) {
-  const { limit, cursor, ...filters } = query;
-  const position = decodeCursor(cursor, filters);
+  const { limit, cursor: token, ...filters } = query;
+  const cursor = decodeTwoWayCursor(token, filters);
+  const window = keysetWindow(cursor);
   const rows = await prisma.sms.findMany({
     where: {
       orgId,
@@ -15,12 +21,16 @@ export async function listSms(prisma: PrismaClient, orgId: string, query: ListSm
       ...(filters.status ? { status: filters.status } : {}),
       ...(filters.lead_id ? { leadId: filters.lead_id } : {}),
       ...createdBetween(filters.created_after, filters.created_before),
-      ...afterPosition(position),
+      AND: [
+        filters.phone ? { OR: [{ fromNumber: filters.phone }, { toNumber: filters.phone }] } : {},
+        numberContains(filters.number),
+        window.where,
+      ],
     },
-    orderBy: keysetOrder,
+    orderBy: window.orderBy,
     take: limit + 1,
   });
-  return toPage(rows, limit, filters, toSms);
+  return toTwoWayPage(rows, limit, filters, cursor, toSms);
 }
 
 export async function findSmsRow(prisma: Prisma.TransactionClient, orgId: string, id: string): Promise<SmsRow> {

@@ -1,5 +1,5 @@
-import { type Bus, type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, gatewayHeaders, type TestContext } from '@voice/kit/testing';
+import { Bus, createLogger, type HttpApp, parseEnv } from '@voice/kit';
+import { createTestContext, gatewayHeaders, type TestContext, testSigningSecret } from '@voice/kit/testing';
 import { type EventEnvelope, type EventType, type Identity, leadsRpc } from '@voice/proto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp as buildLeads } from '../../../leads/src/app.js';
@@ -83,4 +83,15 @@ export async function collectEvents<T extends EventType>(bus: Bus, durable: stri
     events.push(event);
   });
   return events;
+}
+
+/** Another service's NATS connection to the harness's namespace, as the MCP, leads or console service would call. */
+export function connectCaller(h: Harness, name = 'test-caller'): Promise<Bus> {
+  return Bus.connect({
+    url: h.ctx.natsUrl,
+    name,
+    namespace: h.ctx.natsNamespace,
+    logger: createLogger('test', 'silent'),
+    secret: testSigningSecret,
+  });
 }
