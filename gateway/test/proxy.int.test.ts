@@ -40,7 +40,7 @@ describe('the gateway proxies to services with signed identity', () => {
       headers: bearer(key),
     });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { data: [], has_more: false, next_cursor: null });
+    assert.deepEqual(response.json(), { data: [], has_more: false, next_cursor: null, prev_cursor: null });
     assert.equal(response.headers['x-ratelimit-remaining'], '999');
   });
 
