@@ -104,28 +104,37 @@ describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, 
     const total = 120;
     const published: string[] = [];
     let down: NatsClusterNode | undefined;
-    for (let index = 0; index < total; index++) {
-      if (index === 40) {
-        down = serverNamed((await manager.streams.info(publisher.streamName)).cluster?.leader);
-        await cluster.kill(down);
+    try {
+      for (let index = 0; index < total; index++) {
+        if (index === 40) {
+          down = serverNamed((await manager.streams.info(publisher.streamName)).cluster?.leader);
+          await cluster.kill(down);
+        }
+        if (index === 80) {
+          // One server down at a time: two of three keep the quorum.
+          await cluster.restart(down as NatsClusterNode);
+          down = serverNamed(consumer.connection.getServer());
+          await cluster.kill(down);
+        }
+        const event = newEvent('lead.created', 'org_cluster', sampleEventData('lead.created'));
+        // As the outbox relay does: the same event again until JetStream acknowledges it; its id de-duplicates.
+        // The bound is for a hang, not a speed: after a loss the servers elect a new JetStream leader, which
+        // took over 20 s on a loaded machine ("jetstream is not enabled" meanwhile), and the relay waits
+        // as long as it takes.
+        await eventually(`event ${index} acknowledged`, () => publisher.publishEnvelope(event, { timeoutMs: 1_000 }).then(() => true), {
+          timeoutMs: 120_000,
+        });
+        published.push(event.id);
       }
-      if (index === 80) {
-        // One server down at a time: two of three keep the quorum.
-        await cluster.restart(down as NatsClusterNode);
-        down = serverNamed(consumer.connection.getServer());
-        await cluster.kill(down);
-      }
-      const event = newEvent('lead.created', 'org_cluster', sampleEventData('lead.created'));
-      // As the outbox relay does: the same event again until JetStream acknowledges it; its id de-duplicates.
-      await eventually(`event ${index} acknowledged`, () => publisher.publishEnvelope(event, { timeoutMs: 1_000 }).then(() => true));
-      published.push(event.id);
+      await eventually('every event consumed', () => published.every((id) => received.has(id)), { timeoutMs: 120_000 });
+      const stored = (await manager.streams.info(publisher.streamName)).state.messages;
+      assert.equal(stored, total, 'JetStream stored each event once');
+      assert.deepEqual(new Set(received.keys()), new Set(published));
+    } finally {
+      await consuming.close();
+      // Whatever happened above, the next test starts with all three servers.
+      if (down && !down.running) await cluster.restart(down);
     }
-    await eventually('every event consumed', () => published.every((id) => received.has(id)), { timeoutMs: 30_000 });
-    const stored = (await manager.streams.info(publisher.streamName)).state.messages;
-    assert.equal(stored, total, 'JetStream stored each event once');
-    assert.deepEqual(new Set(received.keys()), new Set(published));
-    await consuming.close();
-    await cluster.restart(down as NatsClusterNode);
   });
 
   test('a server restarted under steady publishing is ready at once, its full /healthz answers 200, and every consumer gets every event', async () => {
