@@ -106,6 +106,7 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
         client_id: authorization.client.id,
         client_name: authorization.client.name,
         scope,
+        resource: authorization.resource,
         monthly_quota: quota.data,
       });
     } catch (error) {

@@ -31,6 +31,7 @@ function filterForm(view: AuditLogView) {
       ${option('key', 'API calls (key)', filters.actor_type)}
       ${option('grant', 'API calls (connected app)', filters.actor_type)}
       ${option('user', 'Console actions (person)', filters.actor_type)}
+      ${option('system', 'The platform’s own (ended grants)', filters.actor_type)}
     </select>
     <label for="audit-status">Status</label>
     <select id="audit-status" name="status_class">
@@ -72,7 +73,7 @@ export function auditLogPage(signedIn: SignedIn, view: AuditLogView) {
             ${records.data.map(
               (record) => html`<tr>
                 <td>${record.created_at.replace('T', ' ').slice(0, 19)}</td>
-                <td>${record.actor_type}</td>
+                <td>${record.actor_type}${record.reason ? html`<br><small>${record.reason}</small>` : ''}</td>
                 <td><code>${record.key_id}</code></td>
                 <td>${record.method}</td>
                 <td><code>${record.path}</code></td>
