@@ -13,6 +13,7 @@ import {
 } from '../domain/oauth-authorization.js';
 import { OAuthError } from '../domain/oauth-errors.js';
 import { createGrant, grantableOrganizations, grantsFor, inOrganization } from '../domain/oauth-grants.js';
+import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
 import { formOf } from '../http/forms.js';
 import { contentSecurityPolicy, sendPage } from '../http/pages.js';
@@ -66,6 +67,9 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
     extra: { chosen?: { orgId?: string; scope?: string; quota?: string }; error?: string } = {},
   ) {
     const signedIn = signedInOf(request);
+    // The page is public (its route runs before sign-in too), so the session check has not named the
+    // person's organizations yet: the header and the choice name them, not their ids.
+    signedIn.organizations ??= await seeOrganizations(ctx, signedIn, request.id);
     const organizations = await grantableOrganizations(ctx, signedIn, request.id);
     void reply.header('content-security-policy', contentSecurityPolicy(`'self' ${new URL(authorization.redirectUri).origin}`));
     return sendPage(reply, status, consentPage(signedIn, { request: authorization, params, organizations, ...extra }));
