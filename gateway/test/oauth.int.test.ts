@@ -402,14 +402,20 @@ describe('OAuth grants and access tokens', () => {
       gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId, resource: `${publicBaseUrl}/api/mcp` }),
     );
     assert.deepEqual([moved.code, moved.param], ['invalid_request', 'resource']);
-    const same = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId, resource: `${publicBaseUrl}/api/mcp/x/calls` });
+    const same = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, {
+      grant_id: grantId,
+      resource: `${publicBaseUrl}/api/mcp/x/calls`,
+    });
     assert.equal((await get('/api/mcp/x/calls', same.access_token)).status, 200);
     assertError(await get('/api/mcp', same.access_token), 401, 'invalid_token');
 
     // A grant and a token from before resources were kept (both null): the token is ended, so its client
     // refreshes; the refresh names the resource the console kept, which the grant takes from then on.
     await gateway.deps.prisma.apiKey.update({ where: { id: grantId }, data: { resource: null } });
-    const legacy = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId, resource: `${publicBaseUrl}/api/mcp/x/calls` });
+    const legacy = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, {
+      grant_id: grantId,
+      resource: `${publicBaseUrl}/api/mcp/x/calls`,
+    });
     await gateway.deps.prisma.apiKey.update({ where: { id: grantId }, data: { resource: null } });
     await gateway.deps.prisma.oAuthAccessToken.updateMany({ where: { grantId }, data: { resource: null } });
     gateway.deps.tokens.invalidate({ keyIds: [grantId] });
@@ -438,7 +444,13 @@ describe('OAuth grants and access tokens', () => {
     assert.equal(grant?.status, 'revoked');
     await eventually('the end is in the audit log as the platform’s, with its reason', async () => {
       const listed = await get(`/api/v1/audit-log?key_id=${grantId}`, key);
-      const records = listed.body.data as Array<{ actor_type: string; key_id: string; reason: string | null; method: string; path: string }>;
+      const records = listed.body.data as Array<{
+        actor_type: string;
+        key_id: string;
+        reason: string | null;
+        method: string;
+        path: string;
+      }>;
       if (records.length === 0) return undefined;
       assert.deepEqual(
         records.map((record) => [record.actor_type, record.key_id, record.reason, record.method, record.path]),

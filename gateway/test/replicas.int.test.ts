@@ -68,8 +68,7 @@ describe('two gateway replicas share one exact quota and hear key changes at onc
     const other = (await first.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId })).access_token;
     // Both replicas have both tokens cached as valid.
     for (const url of urls)
-      for (const credential of [token, other])
-        assert.equal((await fetch(`${url}/api/mcp`, { headers: bearer(credential) })).status, 200);
+      for (const credential of [token, other]) assert.equal((await fetch(`${url}/api/mcp`, { headers: bearer(credential) })).status, 200);
     await first.deps.bus.call(oauthRpc.revokeGrant, person, { grant_id: grantId });
     const deadline = Date.now() + 1_000;
     const refused = new Set<string>();

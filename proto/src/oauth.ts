@@ -31,7 +31,9 @@ export const oauthGrantSchema = z
     resource: z
       .string()
       .nullable()
-      .describe('The MCP URL it was issued for (RFC 8707); its access tokens work there only. Null for a grant from before resources were kept'),
+      .describe(
+        'The MCP URL it was issued for (RFC 8707); its access tokens work there only. Null for a grant from before resources were kept',
+      ),
     monthly_quota: z.number().int().nonnegative(),
     monthly_used: z.number().int().nonnegative().describe("This month's requests of all the grant's access tokens"),
     status: z.enum(['active', 'revoked']),

@@ -72,7 +72,10 @@ describe('OAuth access tokens through the gateway', () => {
     const refused401 = extractWWWAuthenticateParams(write);
     assert.equal(refused401.error, 'invalid_token');
     assert.equal(refused401.resourceMetadataUrl?.href, `${platform.url}/.well-known/oauth-protected-resource/api/v1`);
-    const rest = (await (await fetch(refused401.resourceMetadataUrl as URL)).json()) as { resource: string; authorization_servers?: string[] };
+    const rest = (await (await fetch(refused401.resourceMetadataUrl as URL)).json()) as {
+      resource: string;
+      authorization_servers?: string[];
+    };
     assert.equal(rest.resource, `${platform.url}/api/v1`);
     assert.equal(rest.authorization_servers, undefined);
   });
@@ -111,7 +114,10 @@ describe('OAuth access tokens through the gateway', () => {
     const got = (await mcp.callTool({ name: 'service_get_lead', arguments: { lead_id: leadOfB.id } })) as CallToolResult;
     assert.equal(got.isError, true);
     assert.match((got.content[0] as { text: string }).text, /^not_found: /);
-    const changed = (await mcp.callTool({ name: 'service_update_lead', arguments: { lead_id: leadOfB.id, name: 'Changed' } })) as CallToolResult;
+    const changed = (await mcp.callTool({
+      name: 'service_update_lead',
+      arguments: { lead_id: leadOfB.id, name: 'Changed' },
+    })) as CallToolResult;
     assert.equal(changed.isError, true);
     assert.match((changed.content[0] as { text: string }).text, /^not_found: /);
     assert.equal(ok(await client(platform.url, b.key).get(`/api/v1/leads/${leadOfB.id}`)).name, 'Grace Hopper');

@@ -38,7 +38,13 @@ const transactionWithGateway = { timeout: 15_000 };
  * Made a member, the person may grant read only: their grants that may write are revoked (`role_changed`);
  * grants within the new role stay.
  */
-export async function changeMemberRole(ctx: MembersContext, actor: SignedIn, membershipId: string, role: Role, requestId: string): Promise<void> {
+export async function changeMemberRole(
+  ctx: MembersContext,
+  actor: SignedIn,
+  membershipId: string,
+  role: Role,
+  requestId: string,
+): Promise<void> {
   requireManager(actor);
   await ctx.prisma.$transaction(async (tx) => {
     const owners = await lockOwnerIds(tx, actor.orgId);

@@ -1,8 +1,8 @@
 import { ApiError, type Bus } from '@voice/kit';
 import { type GrantRevocationReason, type Identity, oauthRpc, planLimits, type Scope } from '@voice/proto';
-import { personOnGateway } from './api-keys.js';
 import type { Db } from '../store/memberships.js';
 import { findMembership } from '../store/memberships.js';
+import { personIdentity, personOnGateway } from './api-keys.js';
 import { canManage } from './roles.js';
 import type { SignedIn } from './sessions.js';
 
@@ -113,15 +113,26 @@ export async function revokeGrantsOfPerson(
   requestId: string,
   input: { userId: string; reason: 'member_removed' | 'role_changed'; above: 'read' | null },
 ) {
-  const { identity } = await personOnGateway(ctx, actor, requestId);
   return (
-    await ctx.bus.call(oauthRpc.revokeGrantsOfPerson, identity, { granted_by: input.userId, reason: input.reason, above: input.above })
+    await ctx.bus.call(oauthRpc.revokeGrantsOfPerson, grantsIdentity(actor, requestId), {
+      granted_by: input.userId,
+      reason: input.reason,
+      above: input.above,
+    })
   ).data;
 }
 
-/** The organization's grants, for the Connected apps page. */
+/**
+ * The person's identity for the gateway's grant operations, which read no plan (they act on the grants of
+ * the identity's organization only): no call to learn it first.
+ */
+function grantsIdentity(signedIn: SignedIn, requestId: string): Identity {
+  return personIdentity(signedIn, requestId, signedIn.organizations?.current?.plan ?? 'lite');
+}
+
+/** The organization's grants, for the Connected apps page and the members pages. */
 export async function grantsFor(ctx: { bus: Bus }, signedIn: SignedIn, requestId: string) {
-  const { identity } = await personOnGateway(ctx, signedIn, requestId);
+  const identity = grantsIdentity(signedIn, requestId);
   return {
     list: async () => (await ctx.bus.call(oauthRpc.listGrants, identity, {})).data,
     revoke: (grantId: string) => ctx.bus.call(oauthRpc.revokeGrant, identity, { grant_id: grantId }),

@@ -57,7 +57,10 @@ export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can remove members.');
     const membership = await findOrgMembership(ctx.prisma, signedIn.orgId, id);
     if (!membership) throw new ApiError('not_found', 'No such member in this organization.');
-    const user = await ctx.prisma.user.findUniqueOrThrow({ where: { id: membership.userId }, select: { id: true, name: true, email: true } });
+    const user = await ctx.prisma.user.findUniqueOrThrow({
+      where: { id: membership.userId },
+      select: { id: true, name: true, email: true },
+    });
     const grants = await (await grantsFor(ctx, signedIn, request.id)).list();
     const apps = grants.filter((grant) => grant.granted_by === user.id && grant.status === 'active');
     return sendPage(reply, 200, removeMemberConfirmPage(signedIn, { membershipId: membership.id, user, apps }));

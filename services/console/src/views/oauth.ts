@@ -1,5 +1,10 @@
 import type { OAuthGrant } from '@voice/proto';
-import { type AuthorizationParams, type AuthorizationRequest, describeResource, describeResourceUrl } from '../domain/oauth-authorization.js';
+import {
+  type AuthorizationParams,
+  type AuthorizationRequest,
+  describeResource,
+  describeResourceUrl,
+} from '../domain/oauth-authorization.js';
 import type { GrantableOrganization } from '../domain/oauth-grants.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
