@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { identityHeader } from '@voice/kit';
 import { createTestContext, eventually, type Receiver, startReceiver, type TestContext, testIdentity } from '@voice/kit/testing';
-import { gatewayRpc, type Identity, oauthRpc } from '@voice/proto';
+import { gatewayRpc, type Identity, type OAuthGrant, oauthRpc } from '@voice/proto';
 import { deleteEndedAccessTokens } from '../src/oauth/grants.js';
 import { quotaKeys } from '../src/quota/quota.js';
 import {
@@ -475,7 +475,7 @@ describe('OAuth grants and access tokens', () => {
     // A person's grants, ended because they were removed; another person's stay.
     const owner = personIdentity(orgId);
     const leaving = personIdentity(orgId);
-    const made = [];
+    const made: string[] = [];
     for (const scope of ['read', 'read-write'] as const) {
       const grant = await gateway.deps.bus.call(oauthRpc.createGrant, leaving, grantInput(scope));
       made.push(grant.id);
@@ -489,7 +489,7 @@ describe('OAuth grants and access tokens', () => {
     assert.deepEqual(removed.data.map((grant) => grant.id).sort(), [...made].sort());
     assert.equal((await get('/api/mcp', staying.token)).status, 200);
     // A demotion ends only what may write.
-    const demotedGrants = [];
+    const demotedGrants: OAuthGrant[] = [];
     for (const scope of ['read', 'read-write'] as const) {
       demotedGrants.push(await gateway.deps.bus.call(oauthRpc.createGrant, owner, grantInput(scope)));
     }

@@ -67,7 +67,7 @@ export const auditRecordSchema = z
     actor_type: z
       .enum(auditActors)
       .describe(
-        '`key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id); `system` for what the platform did on its own, such as ending a grant (key_id is then the grant id, and `reason` says why).',
+        '`key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id); `system` for the platform’s own acts (key_id: the grant it ended).',
       ),
     key_id: z.string(),
     method: z.string(),
@@ -77,10 +77,10 @@ export const auditRecordSchema = z
     request_id: z.string(),
     client_address: z.string().nullable(),
     reason: z
-      .enum(grantRevocationReasons)
+      .string()
       .nullable()
       .describe(
-        'Why a grant was ended without a person asking: `code_reuse`, `refresh_token_reuse`, `member_removed`, `role_changed` (actor `system`) or `client_revoked` (actor `grant`); null for everything else.',
+        'Why a grant ended without a person asking (actor `system`, or `grant` for `client_revoked`): `code_reuse`, `refresh_token_reuse`, `member_removed`, `role_changed`, `client_revoked`; else null.',
       ),
     created_at: timestampSchema,
   })
@@ -97,9 +97,7 @@ export const listAuditLogQuerySchema = listQuerySchema.extend({
   actor_type: z
     .enum(auditActors)
     .optional()
-    .describe(
-      'Only API calls with keys (`key`), only those with OAuth grants (`grant`), only console actions (`user`), or only what the platform did on its own (`system`).',
-    ),
+    .describe('Only API calls with keys (`key`) or OAuth grants (`grant`), console actions (`user`), or the platform’s own (`system`).'),
   status_class: z.enum(auditStatusClasses).optional().describe('Only successes (`2xx`), client errors (`4xx`) or server errors (`5xx`).'),
   path_prefix: z.string().regex(/^\//).max(200).optional().describe('Only paths that start with this, e.g. `/api/v1/phone`.'),
 });

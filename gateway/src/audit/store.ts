@@ -1,5 +1,5 @@
 import { afterPosition, createdBetween, decodeCursor, keysetOrder, toPage } from '@voice/kit';
-import type { GrantRevocationReason, listAuditLogQuerySchema } from '@voice/proto';
+import type { listAuditLogQuerySchema } from '@voice/proto';
 import type { z } from 'zod';
 import type { AuditRecord, PrismaClient } from '../generated/prisma/client.js';
 
@@ -15,7 +15,7 @@ function toAuditItem(row: AuditRecord) {
     latency_ms: row.latencyMs,
     request_id: row.requestId,
     client_address: row.clientAddress,
-    reason: row.reason as GrantRevocationReason | null,
+    reason: row.reason,
     created_at: row.createdAt.toISOString(),
   };
 }

@@ -940,7 +940,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
+                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "invalid_token" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -1074,10 +1074,10 @@ export interface components {
             /** @constant */
             object: "audit_record";
             /**
-             * @description `key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id).
+             * @description `key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id); `system` for the platform’s own acts (key_id: the grant it ended).
              * @enum {string}
              */
-            actor_type: "key" | "grant" | "user";
+            actor_type: "key" | "grant" | "user" | "system";
             key_id: string;
             method: string;
             path: string;
@@ -1085,6 +1085,8 @@ export interface components {
             latency_ms: number;
             request_id: string;
             client_address: string | null;
+            /** @description Why a grant ended without a person asking (actor `system`, or `grant` for `client_revoked`): `code_reuse`, `refresh_token_reuse`, `member_removed`, `role_changed`, `client_revoked`; else null. */
+            reason: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -1819,7 +1821,7 @@ export interface components {
             /** @description Why the action failed, once failed */
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
+                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "invalid_token" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
                 message: string;
             } | null;
             /** @description Where the approval request was sent */
@@ -2253,7 +2255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2314,8 +2316,8 @@ export interface operations {
                 created_after?: string;
                 /** @description ISO 8601 UTC timestamp */
                 created_before?: string;
-                /** @description Only API calls with keys (`key`), only those with OAuth grants (`grant`), or only console actions (`user`). */
-                actor_type?: "key" | "grant" | "user";
+                /** @description Only API calls with keys (`key`) or OAuth grants (`grant`), console actions (`user`), or the platform’s own (`system`). */
+                actor_type?: "key" | "grant" | "user" | "system";
                 /** @description Only successes (`2xx`), client errors (`4xx`) or server errors (`5xx`). */
                 status_class?: "2xx" | "4xx" | "5xx";
                 /** @description Only paths that start with this, e.g. `/api/v1/phone`. */
@@ -2353,7 +2355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2449,7 +2451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2555,7 +2557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2664,7 +2666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2749,7 +2751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2834,7 +2836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2947,7 +2949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3053,7 +3055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3156,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3247,7 +3249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3350,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,7 +3522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3607,7 +3609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3720,7 +3722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3805,7 +3807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3896,7 +3898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3998,7 +4000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4085,7 +4087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4202,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4287,7 +4289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4378,7 +4380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4485,7 +4487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4577,7 +4579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4676,7 +4678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4795,7 +4797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4888,7 +4890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4973,7 +4975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5064,7 +5066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5171,7 +5173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5261,7 +5263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5356,7 +5358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,7 +5449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5536,7 +5538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5661,7 +5663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5746,7 +5748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5837,7 +5839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5963,7 +5965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6056,7 +6058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6151,7 +6153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6238,7 +6240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6332,7 +6334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6424,7 +6426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6544,7 +6546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +6631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6720,7 +6722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6834,7 +6836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6922,7 +6924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7007,7 +7009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7092,7 +7094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7184,7 +7186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7294,7 +7296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7379,7 +7381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7470,7 +7472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7576,7 +7578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7664,7 +7666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7751,7 +7753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7840,7 +7842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7925,7 +7927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8010,7 +8012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8099,7 +8101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8185,7 +8187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8322,7 +8324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8422,7 +8424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8504,7 +8506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8590,7 +8592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8676,7 +8678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8767,7 +8769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8852,7 +8854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8940,7 +8942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9026,7 +9028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9111,7 +9113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9196,7 +9198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9285,7 +9287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9370,7 +9372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9455,7 +9457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9548,7 +9550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9635,7 +9637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9722,7 +9724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
-import { type HttpApp, newId, parseEnv } from '@voice/kit';
 import { startGateway } from '@voice/gateway/testing';
+import { type HttpApp, newId, parseEnv } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
