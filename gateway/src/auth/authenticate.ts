@@ -36,13 +36,15 @@ function bearerKey(header: string | undefined): string | undefined {
 
 /**
  * Authenticates and meters one API request, in the order API.md fixes: missing → unknown_key →
- * revoked → invalid_token (an access token off its resource) → forbidden_scope → quota. Sets `request.identity` and the rate-limit headers. `path` is the
- * URL's path, which the caller has already taken out to decide that the route needs a key.
+ * revoked → invalid_token (an access token off its resource) → forbidden_scope → quota. Sets
+ * `request.identity` and the rate-limit headers. `path` is the URL's path, which the caller has already
+ * taken out to decide that the route needs a key.
  *
  * The credential is an API key or an OAuth access token (told apart by its prefix). A token answers for its
  * grant: the grant's id, scope, quota lineage and status, with the token's own expiry and resource. It is
  * accepted only on its resource's MCP URL (`/api/mcp` or one toolset or read-only URL, never the REST API),
- * and that resource rides in the identity, so the mcp service serves no more than it selects. Refusals carry the RFC 6750 challenge naming the protected resource metadata.
+ * and that resource rides in the identity, so the mcp service serves no more than it selects. Refusals
+ * carry the RFC 6750 challenge naming the protected resource metadata.
  */
 export async function authenticate(
   deps: GatewayDeps,
