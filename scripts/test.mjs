@@ -2,8 +2,9 @@
 // Runs every test file with node's test runner, after making sure Postgres, Redis and NATS answer.
 // Usage: npm test [-- path-filter …]   e.g. npm test -- gateway   or   npm test -- services/leads/test/leads.int.test.ts
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -92,10 +93,57 @@ if (missing.length > 0) {
 }
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// The usual reporter on stdout (node's default: spec on a terminal, TAP otherwise), and beside it each
+// file's duration to a file, for the slowest ones printed at the end: the suite's time is a figure to watch.
+const durationsDir = mkdtempSync(join(tmpdir(), 'test-durations-'));
+const durationsFile = join(durationsDir, 'files.jsonl');
+const reporters = [
+  ...['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout'],
+  ...['--test-reporter', join(root, 'scripts/file-durations.mjs'), '--test-reporter-destination', durationsFile],
+];
+// --test-timeout bounds each file as a whole: node 20 runs a file in a process of its own and applies the
+// limit to that process (the tests inside get none of their own). So it is sized for a file that hangs, not
+// for one test: on a loaded 2-core machine a file that starts a platform takes two minutes (approvals-pages
+// 113 s at load 30, most of it loading and starting the services), and 120 s cancelled such files.
+const fileTimeoutMs = 600_000;
+/** What the whole suite may take on a shared 2-core machine; the slowest files say where it goes. */
+const suiteBudgetMs = 15 * 60_000;
+const started = performance.now();
 const child = spawn(
   process.execPath,
-  ['--conditions=source', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...files],
+  [
+    '--conditions=source',
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${fileTimeoutMs}`,
+    ...reporters,
+    ...files,
+  ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, ...serviceEnv } },
 );
 const code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
+printSlowest(performance.now() - started);
+rmSync(durationsDir, { recursive: true, force: true });
 process.exit(code);
+
+/** The ten slowest files, and the whole run's time. */
+function printSlowest(totalMs) {
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  let durations = [];
+  try {
+    durations = readFileSync(durationsFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  } catch {
+    // No file: the runner ended before reporting (it was killed); the total is still worth printing.
+  }
+  durations.sort((a, b) => b.ms - a.ms);
+  const over = totalMs > suiteBudgetMs ? `, over the ${suiteBudgetMs / 60_000}-minute budget` : '';
+  const lines = [`# ${files.length} files in ${seconds(totalMs)} (TEST_CONCURRENCY=${concurrency}${over})`];
+  if (durations.length > 0) lines.push('# slowest files:');
+  for (const { file, ms } of durations.slice(0, 10)) lines.push(`#   ${seconds(ms).padStart(8)}  ${relative(root, file)}`);
+  console.log(lines.join('\n'));
+}

@@ -205,9 +205,13 @@ export type ApprovalChannelsOverview = z.infer<typeof approvalChannelsOverviewSc
 
 export const approvalChannelKindParamsSchema = z.object({ kind: z.enum(approvalChannelKinds) });
 
+/** How many of the organization's approvals wait for a person: the console shows it in its navigation. */
+export const waitingApprovalsSchema = z.object({ object: z.literal('approval_count'), pending: z.number().int().nonnegative() });
+
 export const mcpRpc = nameOperations({
   listApprovals: defineRpc('svc.mcp.approvals.list', listApprovalsQuerySchema, approvalPageSchema, 'read'),
   getApproval: defineRpc('svc.mcp.approvals.get', approvalIdParamsSchema, approvalSchema, 'read'),
+  countWaiting: defineRpc('svc.mcp.approvals.count_waiting', z.object({}), waitingApprovalsSchema, 'read'),
   /**
    * Approve or reject a pending approval, for a person in the console only (an identity with `user_id`): an
    * API key can never decide, so an agent cannot approve its own destructive action.

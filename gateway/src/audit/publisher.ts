@@ -1,4 +1,4 @@
-import { type Bus, type Logger, newId } from '@voice/kit';
+import { type Bus, type EventId, eventId, type Logger } from '@voice/kit';
 import type { ApiCall } from '@voice/proto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
@@ -18,7 +18,7 @@ export interface AuditPublisherOptions {
 
 /** One `api.called` event: its id is fixed when the batch is made, so every retry is the same event. */
 interface Batch {
-  id: string;
+  id: EventId;
   orgId: string;
   calls: ApiCall[];
 }
@@ -103,7 +103,7 @@ export class AuditPublisher {
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    for (const [orgId, calls] of this.byOrg) this.unsent.push({ id: newId('event'), orgId, calls });
+    for (const [orgId, calls] of this.byOrg) this.unsent.push({ id: eventId(), orgId, calls });
     this.unsentRecords += this.collected;
     this.byOrg = new Map();
     this.collected = 0;

@@ -44,6 +44,11 @@ export interface HttpAppOptions {
    * gateway does not, so a client cannot choose the ids that name its records.
    */
   acceptRequestId?: boolean;
+  /**
+   * Answers an error the router raises before any route or hook runs (`frameworkErrors` below) in the
+   * deployable's own way, returning true; false leaves it to the envelope. The console answers its pages' errors with a page.
+   */
+  routerErrorAnswer?: (error: ApiError, request: FastifyRequest, reply: FastifyReply) => boolean;
 }
 
 export type HttpApp = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -92,7 +97,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // an overlong parameter) get the envelope too, not fastify's own body.
     frameworkErrors: (error, request: FastifyRequest, reply: FastifyReply) => {
       const apiError = toApiError(error);
-      void reply.status(apiError.status).header('request-id', request.id).send(envelope(apiError, request.id));
+      void reply.header('request-id', request.id);
+      if (options.routerErrorAnswer?.(apiError, request, reply)) return;
+      void reply.status(apiError.status).send(envelope(apiError, request.id));
     },
     logController: new AccessLog(),
   }).withTypeProvider<ZodTypeProvider>();

@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { type IdKind, idPrefixes } from '@voice/proto';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -37,4 +37,20 @@ export function randomBase62(length: number): string {
 /** A new prefixed id, e.g. `call_4f9XzQ2mN7bR1tY8kLp0`: 20 base62 characters, about 119 bits. */
 export function newId(kind: IdKind): string {
   return `${idPrefixes[kind]}_${randomBase62(20)}`;
+}
+
+declare const eventIdBrand: unique symbol;
+/** An event id made by `eventId`, the one generator of event ids: publishers and the outbox take no other. */
+export type EventId = string & { readonly [eventIdBrand]: true };
+
+/**
+ * The id of a new event, in the shape the API publishes (`evt_` and 8 to 40 base62 characters,
+ * `idSchema('event')`): webhook deliveries and their log carry it, and a response schema refuses any other.
+ * Random, or derived from `cause` (what happened, e.g. `<record id>:<new state>`) when a retried step must
+ * record the same event again, so that the outbox and JetStream drop the repeat and consumers can dedupe:
+ * then 32 hex digits (128 bits) of its SHA-256.
+ */
+export function eventId(cause?: string): EventId {
+  const body = cause === undefined ? randomBase62(20) : createHash('sha256').update(cause).digest('hex').slice(0, 32);
+  return `${idPrefixes.event}_${body}` as EventId;
 }

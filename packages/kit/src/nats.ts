@@ -12,7 +12,7 @@ import {
   StorageType,
   type StreamInfo,
 } from '@nats-io/jetstream';
-import { headers, type Msg, type NatsConnection, type Subscription, TimeoutError } from '@nats-io/nats-core';
+import { headers, type Msg, type NatsConnection, RequestError, type Subscription, TimeoutError } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import {
   type EventData,
@@ -34,7 +34,7 @@ import type { z } from 'zod';
 import { withDeadline } from './deadline.js';
 import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
-import { newId } from './ids.js';
+import { type EventId, eventId } from './ids.js';
 import { requireScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 import type { BackgroundWork } from './workers.js';
@@ -54,7 +54,10 @@ export interface BusOptions {
    * must be, so a NATS client without it can call nothing.
    */
   secret: string;
-  /** How long a request waits for a reply before it fails as `unavailable`. */
+  /**
+   * A request's deadline: how long it may wait for a reply, riding out a reconnect or a responder that
+   * is not subscribed yet, before it fails as `unavailable`.
+   */
   requestTimeoutMs?: number;
   /**
    * JETSTREAM_REPLICAS: copies of the events stream (and of its consumers, which follow the stream) the
@@ -92,6 +95,13 @@ export interface ConsumeOptions<T extends EventType = EventType> {
 
 const day = 24 * 60 * 60 * 1000;
 
+/** A request's deadline where the bus is given none (`requestTimeoutMs`). */
+export const defaultRequestTimeoutMs = 5_000;
+
+/** The first wait before a request answered "no responders" is sent again; it doubles up to 16 times this. */
+const noRespondersRetryMs = 50;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * Connection options for NATS_URL: one server, or several comma separated (the servers of a cluster, tried
  * in turn at the start and after losing one; the client also learns the others from whichever answers).
@@ -123,9 +133,9 @@ export function natsServer(url: string): { servers: string | string[]; user?: st
 }
 
 /** A new event of a type, with its data as given; `id` fixed by the caller makes a retry the same event. */
-export function newEvent<T extends EventType>(type: T, orgId: string, data: EventData<T>, id?: string): EventEnvelope<T> {
+export function newEvent<T extends EventType>(type: T, orgId: string, data: EventData<T>, id?: EventId): EventEnvelope<T> {
   // The mapped type does not see that `type` and `data` belong together for a generic `T`; the signature does.
-  return { id: id ?? newId('event'), type, created_at: new Date().toISOString(), org_id: orgId, data } as EventEnvelope<T>;
+  return { id: id ?? eventId(), type, created_at: new Date().toISOString(), org_id: orgId, data } as EventEnvelope<T>;
 }
 
 /**
@@ -143,6 +153,8 @@ export class Bus {
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: Array<{ stop: () => Promise<void> }> = [];
   private streamReady: Promise<void> | undefined;
+  /** Resolved while the connection is up; while it reconnects, a promise resolved by the reconnect. */
+  private connected: Promise<void> = Promise.resolve();
 
   private constructor(connection: NatsConnection, options: BusOptions) {
     this.connection = connection;
@@ -150,7 +162,7 @@ export class Bus {
     this.logger = options.logger;
     this.namespace = options.namespace;
     this.secret = options.secret;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
     this.streamReplicas = options.streamReplicas ?? 1;
   }
 
@@ -183,11 +195,22 @@ export class Bus {
   }
 
   private async watchStatus(): Promise<void> {
+    let reconnected: (() => void) | undefined;
     for await (const status of this.connection.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect') {
         this.logger.warn({ nats: status.type }, `nats ${status.type}`);
       }
+      if (status.type === 'disconnect' && !reconnected) {
+        this.connected = new Promise((resolve) => {
+          reconnected = resolve;
+        });
+      } else if (status.type === 'reconnect') {
+        reconnected?.();
+        reconnected = undefined;
+      }
     }
+    // Closed: a request still waiting for the reconnect goes on, and fails as the connection is closed.
+    reconnected?.();
   }
 
   /** A subject inside this bus's namespace. */
@@ -250,7 +273,17 @@ export class Bus {
     message.respond(encoder.encode(JSON.stringify(reply)));
   }
 
-  /** Calls an operation on whichever replica answers first. Remote errors are rethrown as ApiError. */
+  /**
+   * Calls an operation on whichever replica answers first. Remote errors are rethrown as ApiError; no answer
+   * within the deadline (`timeoutMs`, else `requestTimeoutMs`) is `unavailable`.
+   *
+   * Within its deadline a call rides out what losing a NATS server does to it: made while the connection is
+   * down, it waits for the reconnect (the client drops what is published while disconnected, so sending it
+   * then would only wait out the deadline); answered "no responders" (a responder reconnecting, or its
+   * subscription not yet known to this connection's server in a cluster), it is sent again, at growing
+   * intervals. Nobody received a request answered so, so sending it again runs nothing twice. A request
+   * that may have reached a responder (no reply before the deadline) is never sent twice.
+   */
   async call<D extends RpcDefinition>(
     definition: D,
     identity: Identity,
@@ -259,14 +292,25 @@ export class Bus {
   ): Promise<z.output<D['output']>> {
     const subject = this.subject(definition.subject);
     const payload = encoder.encode(JSON.stringify({ identity, input }));
-    const signed = headers();
-    signed.set(natsSignatureHeader, signNatsRequest(subject, payload, this.secret));
+    const deadline = Date.now() + (options.timeoutMs ?? this.requestTimeoutMs);
     let message: Msg;
-    try {
-      message = await this.connection.request(subject, payload, { timeout: options.timeoutMs ?? this.requestTimeoutMs, headers: signed });
-    } catch (error) {
-      const service = definition.subject.split('.')[1] ?? 'service';
-      throw new ApiError('unavailable', `The ${service} service did not answer; retry shortly.`, { cause: error });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await withDeadline(this.connected, Math.max(0, deadline - Date.now()), 'NATS did not reconnect before the deadline');
+        // Signed per attempt: a signature's age is checked by the responder.
+        const signed = headers();
+        signed.set(natsSignatureHeader, signNatsRequest(subject, payload, this.secret));
+        message = await this.connection.request(subject, payload, { timeout: Math.max(1, deadline - Date.now()), headers: signed });
+        break;
+      } catch (error) {
+        const left = deadline - Date.now();
+        if (error instanceof RequestError && error.isNoResponders() && left > 0) {
+          await sleep(Math.min(left, noRespondersRetryMs * 2 ** Math.min(attempt, 4)));
+          continue;
+        }
+        const service = definition.subject.split('.')[1] ?? 'service';
+        throw new ApiError('unavailable', `The ${service} service did not answer; retry shortly.`, { cause: error });
+      }
     }
     const reply = rpcReplySchema.parse(JSON.parse(decoder.decode(message.data)));
     if (!reply.ok) throw ApiError.fromWire(reply.error);
@@ -359,7 +403,12 @@ export class Bus {
   }
 
   /** Publishes a domain event durably; resolves once JetStream has stored it. */
-  async publish<T extends EventType>(type: T, orgId: string, data: EventData<T>, options: { id?: string } = {}): Promise<EventEnvelope<T>> {
+  async publish<T extends EventType>(
+    type: T,
+    orgId: string,
+    data: EventData<T>,
+    options: { id?: EventId } = {},
+  ): Promise<EventEnvelope<T>> {
     const event = newEvent(type, orgId, data, options.id);
     await this.publishEnvelope(event);
     return event;

@@ -1,6 +1,7 @@
 import type { EventData, EventEnvelope, EventType } from '@voice/proto';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { EventId } from './ids.js';
 import { type Bus, newEvent } from './nats.js';
 import { schemaPoolConfig } from './prisma.js';
 import type { BackgroundWork } from './workers.js';
@@ -40,7 +41,7 @@ export class PendingEvents {
     type: T,
     orgId: string,
     data: EventData<T>,
-    options: { id?: string | undefined; aggregateId?: string | undefined } = {},
+    options: { id?: EventId | undefined; aggregateId?: string | undefined } = {},
   ): EventEnvelope<T> {
     const event = newEvent(type, orgId, data, options.id);
     // Any one type's event is an event; TypeScript does not resolve that for a generic `T` by itself.

@@ -13,7 +13,7 @@ import { createLogger } from '../src/logger.js';
 import { Bus, type EventHandler } from '../src/nats.js';
 import { PendingEvents } from '../src/outbox.js';
 import { testIdentity, testSigningSecret } from '../src/testing/identity.js';
-import { sampleEventData, testServerUrls } from '../src/testing/index.js';
+import { sampleEventData, startOwnNats, testServerUrls } from '../src/testing/index.js';
 
 const echo = defineRpc('svc.test.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string(), org_id: z.string() }), 'read');
 const logger = createLogger('test', 'silent');
@@ -135,6 +135,16 @@ describe('NATS between services', () => {
       serviceB.call(nobody, testIdentity(), {}),
       (error: unknown) => error instanceof ApiError && error.code === 'unavailable',
     );
+  });
+
+  test('a request made before its operation is served waits for the responder within its deadline', async () => {
+    // What a request sees while a responder reconnects, or while its subscription crosses a cluster: the
+    // server answers "no responders" at once. The call is sent again until the responder is there.
+    const late = defineRpc('svc.test.late', z.object({ text: z.string() }), z.object({ text: z.string() }), 'read');
+    const calling = serviceB.call(late, testIdentity(), { text: 'waited' }, { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    serviceA.serve(late, async (input) => ({ text: input.text.toUpperCase() }));
+    assert.deepEqual(await calling, { text: 'WAITED' });
   });
 
   test('queue groups: replicas share requests, each request is answered once', async () => {
@@ -283,5 +293,33 @@ describe('Bus.connect', () => {
     });
     await bus.ping();
     assert.ok(attempts >= 2, `connected on attempt ${attempts}`);
+  });
+});
+
+describe('requests across a NATS restart', () => {
+  test('a request made while the connection is down is sent once it is back, within its deadline', async (t) => {
+    const nats = await startOwnNats();
+    const namespace = `t${randomBytes(5).toString('hex')}`;
+    const connectBus = (name: string) => Bus.connect({ url: nats.url, name, namespace, logger, secret: testSigningSecret });
+    const server = await connectBus('restart-server');
+    const client = await connectBus('restart-client');
+    t.after(async () => {
+      await Promise.allSettled([server.drain(), client.drain()]);
+      await nats.close();
+    });
+    server.serve(echo, async (input, identity) => ({ text: input.text.toUpperCase(), org_id: identity.org_id }));
+    await server.flush();
+    const disconnected = (async () => {
+      for await (const status of client.connection.status()) if (status.type === 'disconnect') return;
+    })();
+    await nats.kill();
+    await disconnected;
+    // Made while nothing answers: the client drops what is published before its reconnect, so the call must
+    // wait for the connection (and then for the responder's) rather than send into the void.
+    const identity = testIdentity();
+    const calling = client.call(echo, identity, { text: 'across' }, { timeoutMs: 15_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await nats.start();
+    assert.deepEqual(await calling, { text: 'ACROSS', org_id: identity.org_id });
   });
 });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { idSchema } from '@voice/proto';
 import { z } from 'zod';
 import { baseEnvSchema, EnvError, parseEnv } from '../src/env.js';
 import { ApiError, envelope, toApiError } from '../src/errors.js';
 import { signIdentity, verifyIdentity } from '../src/identity.js';
-import { newId, randomBase62 } from '../src/ids.js';
+import { eventId, newId, randomBase62 } from '../src/ids.js';
 import { natsServer } from '../src/nats.js';
 import { afterPosition, createdBetween, decodeCursor, encodeCursor, toPage } from '../src/pagination.js';
 import { bullmqOptions, createRedisClient, redisNodes } from '../src/redis.js';
@@ -144,6 +145,16 @@ describe('ids', () => {
     assert.deepEqual([...counts.keys()].sort(), [...alphabet].sort());
     // Modulo bias (byte % 62 without rejection) would give the first eight about 12,100 and the rest about 9,700.
     for (const [character, count] of counts) assert.ok(Math.abs(count - 10_000) < 600, `${character} appeared ${count} times`);
+  });
+
+  test('event ids, random or derived from a cause, have the published evt_ shape; a derived one is the same for the same cause', () => {
+    const published = idSchema('event');
+    // The causes the publishers derive ids from: an approval id, a call's state, a lead's contact, an enrollment.
+    const causes = ['approval.requested:apr_4f9XzQ2mN7bR1tY8kLp0', 'call_4f9XzQ2mN7bR1tY8kLp0:completed', 'contacted:enr_x:0', ''];
+    for (const id of [eventId(), ...causes.map((cause) => eventId(cause))]) assert.ok(published.safeParse(id).success, id);
+    assert.equal(eventId(causes[0]), eventId(causes[0]));
+    assert.notEqual(eventId(causes[0]), eventId('approval.resolved:apr_4f9XzQ2mN7bR1tY8kLp0'));
+    assert.notEqual(eventId(), eventId());
   });
 });
 

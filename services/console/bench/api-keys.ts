@@ -88,7 +88,7 @@ try {
   const signedInOwner = {
     sessionHash: '',
     csrfToken: '',
-    user: { id: person.userId, name: 'Bench', email: person.email },
+    user: { id: person.userId, name: 'Bench', email: person.email, timeZone: 'UTC' },
     orgId,
     role: 'owner' as const,
     memberships: [{ orgId, role: 'owner' as const }],

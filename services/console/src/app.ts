@@ -2,8 +2,9 @@ import { createHttpApp, type HttpApp, readinessChecks, startWorkers } from '@voi
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { ConsoleDeps } from './deps.js';
 import { startCleanup } from './domain/cleanup.js';
-import { acceptForms } from './http/forms.js';
-import { installPageHandling } from './http/pages.js';
+import { acceptCookies } from './http/cookies.js';
+import { acceptForms, refuseRepeatedQueryParameters } from './http/forms.js';
+import { answerRouterError, installPageHandling, pagesPrefix } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -12,6 +13,7 @@ import { invitationRoutes } from './routes/invitations.js';
 import { memberRoutes } from './routes/members.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthPageRoutes } from './routes/oauth-pages.js';
+import { preferenceRoutes } from './routes/preferences.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { staticRoutes } from './routes/static.js';
 import { usageAuditRoutes } from './routes/usage-audit.js';
@@ -29,12 +31,17 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: readinessChecks(deps),
+    routerErrorAnswer: answerRouterError,
   });
   // Every page lives under /dashboard, the prefix the gateway sends here; inside it errors and unknown
   // addresses are pages, while the probes keep kit's JSON.
   await app.register(
     async (pages) => {
-      acceptForms(pages);
+      // Pages take forms only: a JSON body could carry a value of any type where a form field is text.
+      pages.removeAllContentTypeParsers();
+      await acceptForms(pages);
+      await acceptCookies(pages);
+      refuseRepeatedQueryParameters(pages);
       installPageHandling(pages);
       installSessionCheck(pages, deps);
       staticRoutes(pages);
@@ -47,8 +54,9 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       approvalRoutes(pages, deps);
       usageAuditRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
+      preferenceRoutes(pages, deps);
     },
-    { prefix: '/dashboard' },
+    { prefix: pagesPrefix },
   );
   // The OAuth authorization server's endpoints for clients (JSON, no session) sit outside /dashboard.
   await oauthRoutes(app, deps);

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
+import { eventually, sampleEventData, sampleEventTypes, startReceiver } from '@voice/kit/testing';
+import { subscribableEventTypes } from '@voice/proto';
 import { type Agent, type ApprovalsPlatform, connectAgent, startApprovalsPlatform, telegramTap } from './support/approvals.js';
+import { allEventsEndpoint, deliveryLogInConsole, deliveryLogThroughApi } from './support/delivery-log.js';
 import { Browser, invitePerson } from './support/harness.js';
 
 const page = '/dashboard/approvals';
@@ -35,7 +38,7 @@ describe('the approvals pages, through the gateway', () => {
     assert.equal((await owner.browser.post(`${page}/channels/telegram`, { chat_id: approverChat })).statusCode, 303);
     const agent = await connectAgent(platform.url, key);
     agents.push(agent);
-    return { orgId, owner, agent };
+    return { orgId, key, owner, agent };
   }
   const leadExists = async (agent: Agent, leadId: string) =>
     (await platform.leads.deps.prisma.lead.count({ where: { id: leadId } })) === 1 &&
@@ -217,5 +220,50 @@ describe('the approvals pages, through the gateway', () => {
     }
     assert.equal(pages, 2);
     assert.deepEqual(seen, [...ids].reverse());
+  });
+
+  test('every event type the platform publishes reaches an all-events endpoint, and the delivery log reads back through the API and the console', async (t) => {
+    assert.deepEqual([...sampleEventTypes].sort(), [...subscribableEventTypes].sort(), 'a sample of every type webhooks deliver');
+    const receiver = await startReceiver();
+    t.after(() => receiver.close());
+    const { orgId, key, owner, agent } = await organization();
+    const endpoint = await allEventsEndpoint(platform, key, receiver.url);
+    // Each type as its service's outbox publishes it, ids from the one generator; then the approval events
+    // of a real approval (with the lead's own events), decided on the console page, newest in the log.
+    for (const type of sampleEventTypes) await platform.mcp.deps.bus.publish(type, orgId, sampleEventData(type));
+    const { approvalId } = await agent.askToDeleteLead();
+    assert.equal((await owner.browser.post(`${page}/${approvalId}/decide`, { decision: 'approve' })).statusCode, 200);
+    type Sent = { id: string; type: string; data: { approval_id?: string } };
+    const sent = () => receiver.requests.map((request) => JSON.parse(request.body) as Sent);
+    const ofThisApproval = () => sent().filter((event) => event.data.approval_id === approvalId);
+    await receiver.waitFor(
+      () => subscribableEventTypes.every((type) => sent().some((event) => event.type === type)) && ofThisApproval().length === 2,
+      120_000,
+    );
+    const approvalEvents = ofThisApproval();
+    assert.deepEqual(approvalEvents.map((event) => event.type).sort(), ['approval.requested', 'approval.resolved']);
+
+    const deliveries = await eventually('every event is in the log', async () => {
+      const log = await deliveryLogThroughApi(platform, key, endpoint.id);
+      return subscribableEventTypes.every((type) => log.some((delivery) => delivery.event_type === type)) ? log : undefined;
+    });
+    for (const event of approvalEvents)
+      assert.ok(
+        deliveries.some((delivery) => delivery.event_id === event.id),
+        event.id,
+      );
+    const requested = deliveries.find(
+      (delivery) => delivery.event_id === approvalEvents.find((event) => event.type === 'approval.requested')?.id,
+    );
+    const replay = await platform.gateway.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/${endpoint.id}/deliveries/${requested?.id}/replay`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(replay.statusCode, 202, replay.body);
+
+    const consolePage = await deliveryLogInConsole(owner.browser, endpoint.id);
+    assert.match(consolePage, /<td>approval\.requested<\/td>/);
+    assert.match(consolePage, /<td>approval\.resolved<\/td>/);
   });
 });

@@ -16,9 +16,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { bearer, type Platform, startPlatform } from '@voice/gateway/testing';
 import { eventually, freePort } from '@voice/kit/testing';
-import { type Browser as Chromium, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { blockingViolations, describeViolations } from './support/axe.js';
-import { chromiumPath } from './support/browser.js';
+import { type SharedChromium, sharedChromium } from './support/chromium.js';
 import { type ClientMetadataServer, startClientMetadataServer } from './support/client-metadata-server.js';
 import { Browser, invitePerson } from './support/harness.js';
 import { oauthFlow } from './support/oauth-flow.js';
@@ -105,7 +105,7 @@ class MemoryProvider implements OAuthClientProvider {
 
 describe('MCP over OAuth: the SDK client through the gateway, the console as authorization server', () => {
   let platform: Platform<'telephony' | 'mcp' | 'console'>;
-  let chromiumBrowser: Chromium;
+  let chromium: SharedChromium | undefined;
   let documents: ClientMetadataServer;
   let callback: Awaited<ReturnType<typeof startCallbackServer>>;
   let orgA: { orgId: string; key: string };
@@ -144,13 +144,13 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     });
     await new Promise<void>((resolve) => forwarder.listen(publicPort, '127.0.0.1', resolve));
     mcpUrl = new URL(`${base}/api/mcp`);
-    chromiumBrowser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    chromium = await sharedChromium();
     orgA = await platform.org({ plan: 'pro' });
     orgB = await platform.org({ plan: 'pro' });
     owner = await invitePerson(platform.console.deps, orgA.orgId, 'owner');
   });
   after(async () => {
-    await chromiumBrowser?.close();
+    await chromium?.release();
     // Clients keep connections alive; the forwarder ends them rather than waiting for them.
     for (const socket of forwarded) socket.destroy();
     await new Promise((resolve) => (forwarder ? forwarder.close(resolve) : resolve(undefined)));
@@ -161,7 +161,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
 
   /** A person's browser on the gateway's address, signed out. */
   async function personPage(): Promise<Page> {
-    const context = await chromiumBrowser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+    const context = await (chromium as SharedChromium).browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10_000);
     return context.newPage();
   }
@@ -427,7 +427,11 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
   });
 
   test('the consent and Connected apps pages have no serious or critical accessibility violations (axe-core)', async () => {
-    const context = await chromiumBrowser.newContext({ baseURL: base, bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    const context = await (chromium as SharedChromium).browser.newContext({
+      baseURL: base,
+      bypassCSP: true,
+      viewport: { width: 1280, height: 900 },
+    });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
     const provider = new MemoryProvider(callback.url);

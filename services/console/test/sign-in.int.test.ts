@@ -23,7 +23,11 @@ describe('signing in over HTTP', () => {
     assert.equal(response.statusCode, 303);
     assert.equal(response.headers.location, '/dashboard');
     const setCookie = String(response.headers['set-cookie']);
-    assert.match(setCookie, /console_session=[^;]+; Path=\/dashboard; Max-Age=\d+; HttpOnly; SameSite=Lax/);
+    // Exactly these attributes, in whatever order the serializer writes them.
+    const [pair, ...attributes] = setCookie.split('; ');
+    assert.match(pair ?? '', /^console_session=[A-Za-z0-9_-]{43}$/);
+    const maxAge = `Max-Age=${Math.floor(harness.deps.env.SESSION_ABSOLUTE_TIMEOUT_MS / 1000)}`;
+    assert.deepEqual(attributes.sort(), ['HttpOnly', maxAge, 'Path=/dashboard', 'SameSite=Lax']);
     assert.doesNotMatch(setCookie, /Secure/, 'plain HTTP without a proxy saying HTTPS');
     const home = await browser.get('/dashboard');
     assert.equal(home.statusCode, 200);
@@ -47,6 +51,29 @@ describe('signing in over HTTP', () => {
     });
     assert.equal(response.statusCode, 303);
     assert.match(String(response.headers['set-cookie']), /; Secure/);
+  });
+
+  test('a cookie that is not valid percent-encoding, or not a token the console made, counts as none (issue 28)', async () => {
+    for (const value of ['%E0%A4%A', '%', 'made-up', 'a'.repeat(4000)]) {
+      const home = await harness.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: `console_session=${value}` } });
+      assert.equal(home.statusCode, 303, home.body);
+      assert.equal(home.headers.location, '/dashboard/sign-in');
+      // A form cookie the console did not make is replaced by a fresh one, on the page and in the cookie.
+      const form = await harness.app.inject({ method: 'GET', url: '/dashboard/sign-in', headers: { cookie: `console_form=${value}` } });
+      assert.equal(form.statusCode, 200, form.body);
+      const fresh = /^console_form=([A-Za-z0-9_-]{43});/.exec(String(form.headers['set-cookie']))?.[1];
+      assert.ok(fresh);
+      assert.match(form.body, new RegExp(`name="_csrf" value="${fresh}"`));
+      // Posting the malformed value back as the form token is refused (403), never a 500.
+      const posted = await harness.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { cookie: `console_form=${value}`, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `_csrf=${encodeURIComponent(value)}&email=a%40example.com&password=x`,
+      });
+      assert.equal(posted.statusCode, 403, posted.body);
+      assert.match(posted.body, /security token/);
+    }
   });
 
   test('a wrong password and an unknown address get the same answer', async () => {

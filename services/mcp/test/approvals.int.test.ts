@@ -38,12 +38,27 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     await h.close();
   });
 
-  test('without a linked channel, an approval tool refuses and does nothing', async () => {
+  test('without a linked channel, an approval tool still asks: pending in the console, requested, nothing done', async () => {
     const invoice = await draftInvoice(org);
-    const text = errorText(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
-    assert.match(text, /^conflict: No approval channel is linked to this organization.*Nothing was done/);
-    const list = structured<{ data: Approval[] }>(await h.tool(org, 'service_list_approvals', {}));
-    assert.deepEqual(list.data, []);
+    const pending = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.equal(pending.status, 'pending_approval');
+    assert.deepEqual(pending.sent_to, []);
+    assert.equal(pending.console_url, `${h.deps.env.PUBLIC_BASE_URL}/dashboard/approvals/${pending.approval_id}`);
+    assert.match(
+      pending.summary,
+      new RegExp(`^Nothing was done yet\\. Once a person approves in the console \\(${pending.console_url}\\): `),
+    );
+    const stored = await approval(org, pending.approval_id);
+    assert.deepEqual([stored.status, stored.deliveries], ['pending', []]);
+    assert.equal(h.telegram.callsOf('sendMessage').length, 0);
+    const requested = await eventually('approval.requested is published', () =>
+      events.find((event) => event.type === 'approval.requested' && event.data.approval_id === pending.approval_id),
+    );
+    assert.match(requested.id, /^evt_[0-9A-Za-z]{8,40}$/);
+    assert.equal((await h.deps.bus.call(leadsRpc.getInvoice, org, { id: invoice.id })).status, 'draft');
+    // The same frozen action asked again is the waiting approval, not a second one.
+    const again = structured<PendingApproval>(await h.tool(org, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.equal(again.approval_id, pending.approval_id);
   });
 
   test('channels: a read key cannot link one; a read-write key links Telegram and sees it listed', async () => {
@@ -394,19 +409,17 @@ describe('approvals: tap-to-approve in Telegram and Slack', () => {
     );
   });
 
-  test('an approval that reaches no channel fails at once and says nothing was done', async () => {
+  test('an approval that no linked chat takes still waits in the console, its failed delivery recorded', async () => {
     const lonely = await h.identity();
     h.telegram.unreachableChats.add('-100555');
     await h.request(lonely, 'PUT', '/api/v1/approvals/channels/telegram', { chat_id: '-100555' });
     const invoice = await draftInvoice(lonely);
-    const text = errorText(await h.tool(lonely, 'service_send_invoice', { invoice_id: invoice.id }));
-    assert.match(
-      text,
-      /^upstream_failed: The approval request apr_\w+ could not be sent \(telegram: Telegram sendMessage failed: Forbidden/,
-    );
-    assert.match(text, /Nothing was done/);
-    const failed = structured<{ data: Approval[] }>(await h.tool(lonely, 'service_list_approvals', { status: 'failed' }));
-    assert.equal(failed.data.length, 1);
-    assert.equal(failed.data[0]?.deliveries[0]?.status, 'failed');
+    const pending = structured<PendingApproval>(await h.tool(lonely, 'service_send_invoice', { invoice_id: invoice.id }));
+    assert.deepEqual([pending.status, pending.sent_to], ['pending_approval', []]);
+    const stored = await approval(lonely, pending.approval_id);
+    assert.equal(stored.status, 'pending');
+    assert.equal(stored.deliveries[0]?.status, 'failed');
+    assert.match(String(stored.deliveries[0]?.error), /Telegram sendMessage failed: Forbidden/);
+    assert.equal((await h.deps.bus.call(leadsRpc.getInvoice, lonely, { id: invoice.id })).status, 'draft');
   });
 });

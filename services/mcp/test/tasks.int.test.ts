@@ -9,7 +9,7 @@ import { eventually } from '@voice/kit/testing';
 import type { ApprovalOutcome, EventEnvelope, Identity, Invoice, PendingApproval } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type McpDeps } from '../src/deps.js';
-import { sweepExpired } from '../src/domain/approvals.js';
+import { decideInConsole, sweepExpired } from '../src/domain/approvals.js';
 import { draftInvoiceFor, listenOn, type McpHarness, sdkClient, startMcpHarness, structured } from './support/harness.js';
 
 const approverChat = '-1003000000001';
@@ -279,5 +279,24 @@ describe('approval tools as MCP tasks', () => {
     // It is a task all the same, for a client that learns of tasks later.
     assert.equal((await client2.experimental.tasks.getTask(pending.approval_id)).status, 'working');
     assert.equal(await invoiceStatus(invoice.id), 'draft');
+  });
+
+  test('with no chat linked the task is created all the same: it names the console page, and a decision there ends it', async () => {
+    // `other` linked no channel: the approval waits in the console only.
+    const invoice = await draftInvoiceFor(h, other);
+    const { task } = await sendAsTask(otherClient, invoice.id);
+    assert.equal(task.status, 'working');
+    const page = `${publicBaseUrl}/dashboard/approvals/${task.taskId}`;
+    assert.ok(
+      String(task.statusMessage).startsWith(`Waiting for a person to approve in the console: ${page}; expires at `),
+      task.statusMessage,
+    );
+    const person = { ...other, user_id: 'usr_consoleperson0001' };
+    const decided = await decideInConsole(h.deps, person, { id: task.taskId, decision: 'reject', approver_name: 'Ada' });
+    assert.equal(decided.acted, true);
+    const failed = await otherClient.experimental.tasks.getTask(task.taskId);
+    assert.equal(failed.status, 'failed');
+    assert.match(String(failed.statusMessage), /^Rejected by console:Ada \(usr_consoleperson0001\); nothing was done\.$/);
+    assert.equal(structured<Invoice>(await h.tool(other, 'service_get_invoice', { invoice_id: invoice.id })).status, 'draft');
   });
 });

@@ -30,7 +30,7 @@ export const testServerUrls = {
   nats: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
 };
 
-export { type SampleEventType, sampleEventData } from './events.js';
+export { type SampleEventType, sampleEventData, sampleEventTypes } from './events.js';
 export { testSigningSecret } from './identity.js';
 
 import { testSigningSecret } from './identity.js';

@@ -1,7 +1,7 @@
-import type { Bus } from '@voice/kit';
+import type { Bus, Logger } from '@voice/kit';
 import { type ApprovalStatus, type ApprovalTool, mcpRpc, type RpcInput } from '@voice/proto';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { personOnGateway } from './api-keys.js';
+import { personIdentity, personOnGateway } from './api-keys.js';
 import type { SignedIn } from './sessions.js';
 
 /** How many approvals the list shows at a time (older ones through the "Older approvals" link's cursor). */
@@ -46,3 +46,25 @@ export async function boundMemberName(prisma: PrismaClient, orgId: string, userI
   const membership = await prisma.membership.findFirst({ where: { orgId, userId }, include: { user: { select: { name: true } } } });
   return membership ? `${membership.user.name} (${userId})` : userId;
 }
+
+/**
+ * How many of the organization's approvals wait for a person, for the navigation. A page never fails for
+ * it: without an answer from the mcp service (down, or not deployed) the navigation shows no count.
+ */
+export async function waitingApprovals(
+  ctx: { bus: Bus; logger: Pick<Logger, 'debug'> },
+  signedIn: SignedIn,
+  requestId: string,
+): Promise<number | undefined> {
+  try {
+    // A read needs no plan; `lite` grants the least.
+    const answer = await ctx.bus.call(mcpRpc.countWaiting, personIdentity(signedIn, requestId, 'lite'), {}, { timeoutMs: countTimeoutMs });
+    return answer.pending;
+  } catch (error) {
+    ctx.logger.debug({ err: error }, 'no count of waiting approvals for the navigation');
+    return undefined;
+  }
+}
+
+/** The count is a nicety: a slow mcp service delays a page by this much at most. */
+const countTimeoutMs = 1_000;

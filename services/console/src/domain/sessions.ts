@@ -10,13 +10,19 @@ import { hashToken, newToken } from './tokens.js';
 export interface SignedIn {
   sessionHash: string;
   csrfToken: string;
-  user: { id: string; name: string; email: string };
+  user: { id: string; name: string; email: string; timeZone: string };
+  /** The browser's language (Accept-Language), set by http/session.ts; with `user.timeZone`, how pages format. */
+  locale?: string;
+  /** A done action's message for this page view (http/flash.ts), shown by the layout as a toast. */
+  toast?: string | undefined;
   orgId: string;
   role: Role;
   /** Every organization of the user, for the switcher. */
   memberships: Array<{ orgId: string; role: Role }>;
   /** What the gateway said of those organizations for this request (names; the current one's plan), set by http/session.ts. */
   organizations?: OrganizationsSeen;
+  /** How many of the organization's approvals wait for a person, for the navigation; set by http/session.ts for pages. */
+  pendingApprovals?: number;
 }
 
 /** Writing `last_seen_at` on every page view would be a write per request; within a minute is precise enough. */

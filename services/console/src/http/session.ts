@@ -1,11 +1,14 @@
 import { ApiError, type Bus } from '@voice/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { waitingApprovals } from '../domain/approvals.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
 import { resumeSession, type SignedIn } from '../domain/sessions.js';
 import { newToken, sameSecret } from '../domain/tokens.js';
-import { formCookie, readCookie, sessionCookie, setCookie } from './cookies.js';
+import { localeFrom } from '../views/format.js';
+import { formCookie, readToken, sessionCookie, setCookie } from './cookies.js';
+import { takeFlash } from './flash.js';
 import { formOf } from './forms.js';
 
 /**
@@ -38,7 +41,7 @@ export function signedInOf(request: FastifyRequest): SignedIn {
  * cannot read it, and SameSite=Lax keeps the cookie off their posts, so a forged sign-in post is refused.
  */
 export function preSessionFormToken(ctx: ConsoleContext, request: FastifyRequest, reply: FastifyReply): string {
-  const existing = readCookie(request, formCookie);
+  const existing = readToken(request, formCookie);
   if (existing) return existing;
   const token = newToken();
   setCookie(request, reply, ctx.env, { name: formCookie, value: token, maxAgeSeconds: 24 * 60 * 60 });
@@ -56,12 +59,16 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
   app.addHook('preHandler', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
-    const token = readCookie(request, sessionCookie);
+    const token = readToken(request, sessionCookie);
     if (token) request.signedIn = await resumeSession(ctx, token);
+    // How the pages write numbers and dates for this person: their browser's language, their time zone.
+    if (request.signedIn) request.signedIn.locale = localeFrom(request.headers['accept-language']);
+    // A done action's message, from the POST that redirected here (http/flash.ts).
+    if (request.signedIn && request.method === 'GET') request.signedIn.toast = takeFlash(request, reply, ctx.env);
     const changes = stateChanging.has(request.method);
     const posted = formOf(request.body)._csrf;
     if (access === 'public') {
-      const expected = readCookie(request, formCookie);
+      const expected = readToken(request, formCookie);
       if (changes && !(expected && sameSecret(posted, expected))) throw formTokenError();
       return;
     }
@@ -74,8 +81,14 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
     if (access === 'manager' && changes && !canManage(signedIn.role)) {
       throw new ApiError('forbidden', 'Only owners and admins can make changes in this organization.');
     }
-    // Names for the header and the pages, and the current organization for the gateway calls that follow.
-    signedIn.organizations = await seeOrganizations(ctx, signedIn, request.id);
+    // Names for the header and the pages, and the current organization for the gateway calls that follow;
+    // for a page, the count of approvals waiting for a person, which the navigation shows.
+    const [organizations, pendingApprovals] = await Promise.all([
+      seeOrganizations(ctx, signedIn, request.id),
+      request.method === 'GET' ? waitingApprovals(ctx, signedIn, request.id) : undefined,
+    ]);
+    signedIn.organizations = organizations;
+    if (pendingApprovals !== undefined) signedIn.pendingApprovals = pendingApprovals;
   });
 }
 

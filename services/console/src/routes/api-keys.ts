@@ -5,8 +5,10 @@ import { z } from 'zod';
 import { creatorNames, keysFor, type OrganizationKeys } from '../domain/api-keys.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { canManage } from '../domain/roles.js';
+import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { apiKeysPage, limitOf, newKeyPage, revokeConfirmPage } from '../views/api-keys.js';
 
@@ -40,6 +42,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
       organization: keys.organization,
       keys: page.data,
       nextCursor: page.next_cursor,
+      olderPage: cursor !== undefined,
       creators: await creatorNames(ctx.prisma, page.data),
       now: ctx.now(),
     };
@@ -57,7 +60,12 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     const keys = await gatewayFor(request);
     const form = createForm.safeParse(formOf(request.body));
     if (!form.success) {
-      return sendPage(reply, 400, apiKeysPage(signedIn, await view(keys), { error: form.error.issues[0]?.message ?? 'Check the form.' }));
+      const issue = form.error.issues[0];
+      return sendPage(
+        reply,
+        400,
+        apiKeysPage(signedIn, await view(keys), { error: issue?.message ?? 'Check the form.', param: issue?.path[0]?.toString() }),
+      );
     }
     const { expires_on, ...input } = form.data;
     try {
@@ -70,12 +78,12 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     } catch (error) {
       if (!(error instanceof ApiError && formErrors.has(error.code))) throw error;
       const message = error.code === 'key_limit_reached' ? limitOf(keys.organization).limitMessage : error.message;
-      return sendPage(reply, error.status, apiKeysPage(signedIn, await view(keys), { error: message }));
+      return sendPage(reply, error.status, apiKeysPage(signedIn, await view(keys), { error: message, param: error.param }));
     }
   });
 
   app.post('/settings/api/keys/:id/rotate', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = keyParams.parse(request.params);
+    const { id } = paramsOf(keyParams, request.params);
     const form = rotateForm.safeParse(formOf(request.body));
     if (!form.success)
       throw new ApiError('invalid_request', 'Choose a grace period: now, 1 hour, 24 hours or 7 days.', { param: 'grace_seconds' });
@@ -96,7 +104,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
 
   // The confirmation is a page of its own, so revoking needs no JavaScript; members get no such page.
   app.get('/settings/api/keys/:id/revoke', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = keyParams.parse(request.params);
+    const { id } = paramsOf(keyParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can revoke keys.');
     const keys = await gatewayFor(request);
@@ -104,8 +112,9 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   });
 
   app.post('/settings/api/keys/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = keyParams.parse(request.params);
+    const { id } = paramsOf(keyParams, request.params);
     await (await gatewayFor(request)).revoke(id);
+    flash(request, reply, ctx.env, 'key-revoked');
     return reply.redirect('/dashboard/settings/api', 303);
   });
 }

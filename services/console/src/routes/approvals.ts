@@ -3,11 +3,12 @@ import type { Approval } from '@voice/proto';
 import { approvalChannelKinds, approvalStatuses, approvalTools } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { approvalsFor, boundMemberName, type OrganizationApprovals } from '../domain/approvals.js';
+import { approvalsFor, boundMemberName, type OrganizationApprovals, waitingApprovals } from '../domain/approvals.js';
 import { canManage } from '../domain/roles.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { approvalPage, approvalsPage, approvalsPath, unlinkConfirmPage } from '../views/approvals.js';
 
@@ -89,16 +90,20 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
   });
 
   app.get('/approvals/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = approvalParams.parse(request.params);
+    const { id } = paramsOf(approvalParams, request.params);
     return sendPage(reply, 200, await onePage(request, await (await serviceFor(request)).get(id)));
   });
 
   // Owners and admins only (`manager`); a member's identity is `read` and the mcp service refuses it too.
   app.post('/approvals/:id/decide', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = approvalParams.parse(request.params);
+    const { id } = paramsOf(approvalParams, request.params);
     const form = decisionForm.safeParse(formOf(request.body));
     if (!form.success) throw new ApiError('invalid_request', 'Choose approve or reject.', { param: 'decision' });
     const outcome = await (await serviceFor(request)).decide(id, form.data.decision);
+    // The navigation counts what still waits, and this decision just changed it.
+    const signedIn = signedInOf(request);
+    const pendingApprovals = await waitingApprovals({ bus: ctx.bus, logger: request.log }, signedIn, request.id);
+    if (pendingApprovals !== undefined) signedIn.pendingApprovals = pendingApprovals;
     // A decision that changed nothing (decided already, expired) is a conflict, shown with its reason.
     return sendPage(
       reply,
@@ -126,7 +131,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
 
   // The confirmation is a page of its own, so unlinking needs no JavaScript; members get no such page.
   app.get('/approvals/channels/:kind/unlink', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { kind } = kindParams.parse(request.params);
+    const { kind } = paramsOf(kindParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can unlink approval channels.');
     const channel = (await (await serviceFor(request)).channels()).data.find((linked) => linked.kind === kind);
@@ -135,7 +140,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
   });
 
   app.post('/approvals/channels/:kind/unlink', { config: { access: 'manager' } }, (request, reply) => {
-    const { kind } = kindParams.parse(request.params);
+    const { kind } = paramsOf(kindParams, request.params);
     return changeChannel(request, reply, (approvals) => approvals.unlink(kind));
   });
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleContext } from '../domain/context.js';
 import { switchOrganization } from '../domain/sessions.js';
+import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
@@ -15,7 +16,10 @@ export function homeRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   // Every member may switch: it changes only which of their own organizations the session shows.
   app.post('/organization', { config: { access: 'signed-in' } }, async (request, reply) => {
     const form = switchForm.safeParse(formOf(request.body));
-    if (form.success) await switchOrganization(ctx, signedInOf(request), form.data.org_id);
+    if (form.success) {
+      await switchOrganization(ctx, signedInOf(request), form.data.org_id);
+      flash(request, reply, ctx.env, 'organization-switched');
+    }
     return reply.redirect('/dashboard', 303);
   });
 }

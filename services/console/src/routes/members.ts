@@ -5,8 +5,10 @@ import type { ConsoleContext } from '../domain/context.js';
 import { changeMemberRole, inviteMember, removeMember } from '../domain/members.js';
 import { grantsFor } from '../domain/oauth-grants.js';
 import { canManage, roles } from '../domain/roles.js';
+import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { listPendingInvitations } from '../store/invitations.js';
 import { findOrgMembership, listOrgMembers } from '../store/memberships.js';
@@ -44,15 +46,16 @@ export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   });
 
   app.post('/members/:id/role', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = membershipParams.parse(request.params);
+    const { id } = paramsOf(membershipParams, request.params);
     const form = roleForm.safeParse(formOf(request.body));
     if (!form.success) throw new ApiError('invalid_request', 'Choose owner, admin or member.', { param: 'role' });
     await changeMemberRole(ctx, signedInOf(request), id, form.data.role, request.id);
+    flash(request, reply, ctx.env, 'role-changed');
     return reply.redirect('/dashboard/members', 303);
   });
 
   app.get('/members/:id/remove', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = membershipParams.parse(request.params);
+    const { id } = paramsOf(membershipParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can remove members.');
     const membership = await findOrgMembership(ctx.prisma, signedIn.orgId, id);
@@ -67,8 +70,9 @@ export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   });
 
   app.post('/members/:id/remove', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = membershipParams.parse(request.params);
+    const { id } = paramsOf(membershipParams, request.params);
     await removeMember(ctx, signedInOf(request), id, request.id);
+    flash(request, reply, ctx.env, 'member-removed');
     return reply.redirect('/dashboard/members', 303);
   });
 }

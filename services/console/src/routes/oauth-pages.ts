@@ -15,8 +15,10 @@ import { OAuthError } from '../domain/oauth-errors.js';
 import { createGrant, grantableOrganizations, grantsFor, inOrganization } from '../domain/oauth-grants.js';
 import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
+import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { contentSecurityPolicy, sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { errorPage } from '../views/error.js';
 import { connectedAppsPage, connectedAppsPath, consentPage, revokeGrantConfirmPage } from '../views/oauth.js';
@@ -135,7 +137,7 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
 
   // A page of its own confirms, so revoking needs no JavaScript; members get neither the page nor the POST.
   app.get('/settings/connected-apps/:id/revoke', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = grantParams.parse(request.params);
+    const { id } = paramsOf(grantParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can revoke apps.');
     const grant = (await (await grantsFor(ctx, signedIn, request.id)).list()).find((candidate) => candidate.id === id);
@@ -144,11 +146,12 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
   });
 
   app.post('/settings/connected-apps/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id } = grantParams.parse(request.params);
+    const { id } = paramsOf(grantParams, request.params);
     const grants = await grantsFor(ctx, signedInOf(request), request.id);
     if (!(await grants.list()).some((candidate) => candidate.id === id))
       throw new ApiError('not_found', 'There is no such app in this organization.');
     await grants.revoke(id);
+    flash(request, reply, ctx.env, 'app-revoked');
     return reply.redirect(connectedAppsPath, 303);
   });
 }

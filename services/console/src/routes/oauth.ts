@@ -71,7 +71,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: OAuthContext): Prom
 
   await app.register(
     async (oauth) => {
-      acceptForms(oauth);
+      await acceptForms(oauth);
       oauth.addHook('onSend', async (_request, reply, payload) => {
         void reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
         return payload;

@@ -4,8 +4,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { canManage } from '../domain/roles.js';
 import { type OrganizationWebhooks, webhooksFor } from '../domain/webhooks.js';
+import type { ConsoleEnv } from '../env.js';
+import { flash } from '../http/flash.js';
 import { type FormFields, formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf, queryOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { deleteConfirmPage, endpointPage, secretPage, webhooksPage, webhooksPath } from '../views/webhooks.js';
 
@@ -41,7 +44,7 @@ function endpointInput(fields: FormFields): { error: string } | { input: Endpoin
  * action is a NATS call for the signed-in person. A signing secret is only ever in the body of the POST's
  * answer that created, rotated or revealed it.
  */
-export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
+export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus; env: ConsoleEnv }): void {
   const serviceFor = (request: FastifyRequest) => webhooksFor(ctx, signedInOf(request), request.id);
   const listPage = async (request: FastifyRequest, reply: FastifyReply, webhooks: OrganizationWebhooks, status = 200, error?: string) =>
     sendPage(
@@ -62,7 +65,13 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
   ) => {
     const endpoint = await webhooks.get(id);
     const log = await webhooks.deliveries(endpoint.id, options.cursor);
-    const view = { offered: webhooks.offered, endpoint, deliveries: log.data, olderCursor: log.has_more ? log.next_cursor : null };
+    const view = {
+      offered: webhooks.offered,
+      endpoint,
+      deliveries: log.data,
+      olderCursor: log.has_more ? log.next_cursor : null,
+      olderPage: options.cursor !== undefined,
+    };
     return sendPage(reply, options.status ?? 200, endpointPage(signedInOf(request), view, { error: options.error }));
   };
   /** Runs a change; a refusal the person can act on is shown on the page `onRefusal` renders. */
@@ -81,7 +90,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
     work: (webhooks: OrganizationWebhooks, id: string) => Promise<T>,
     done: (result: T, id: string) => FastifyReply | Promise<FastifyReply> = (_result, id) => reply.redirect(`${webhooksPath}/${id}`, 303),
   ) => {
-    const { id } = endpointParams.parse(request.params);
+    const { id } = paramsOf(endpointParams, request.params);
     const webhooks = await serviceFor(request);
     const result = await attempt(
       () => work(webhooks, id),
@@ -106,8 +115,8 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
   });
 
   app.get('/webhooks/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = endpointParams.parse(request.params);
-    const { cursor } = logQuery.parse(request.query);
+    const { id } = paramsOf(endpointParams, request.params);
+    const { cursor } = queryOf(logQuery, request.query);
     return detailPage(request, reply, await serviceFor(request), id, cursor ? { cursor } : {});
   });
 
@@ -130,7 +139,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
   );
 
   app.post('/webhooks/:id/deliveries/:delivery_id/replay', { config: { access: 'manager' } }, (request, reply) => {
-    const { delivery_id } = deliveryParams.parse(request.params);
+    const { delivery_id } = paramsOf(deliveryParams, request.params);
     return changeEndpoint(request, reply, (webhooks, id) => webhooks.replay(id, delivery_id));
   });
 
@@ -164,7 +173,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
 
   // The confirmation is a page of its own, so deleting needs no JavaScript; members get no such page.
   app.get('/webhooks/:id/delete', { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { id } = endpointParams.parse(request.params);
+    const { id } = paramsOf(endpointParams, request.params);
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can delete endpoints.');
     return sendPage(reply, 200, deleteConfirmPage(signedIn, await (await serviceFor(request)).get(id)));
@@ -175,7 +184,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus }): void {
       request,
       reply,
       (webhooks, id) => webhooks.remove(id),
-      () => reply.redirect(webhooksPath, 303),
+      () => {
+        flash(request, reply, ctx.env, 'endpoint-deleted');
+        return reply.redirect(webhooksPath, 303);
+      },
     ),
   );
 }

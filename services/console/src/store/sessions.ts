@@ -3,7 +3,7 @@ import type { Db } from './memberships.js';
 export function findLiveSession(prisma: Db, idHash: string, now: Date) {
   return prisma.session.findFirst({
     where: { idHash, revokedAt: null, idleExpiresAt: { gt: now }, absoluteExpiresAt: { gt: now } },
-    include: { user: { select: { id: true, name: true, email: true } } },
+    include: { user: { select: { id: true, name: true, email: true, timeZone: true } } },
   });
 }
 

@@ -2,7 +2,9 @@ import type { ConsoleKey, organizationLimitsSchema } from '@voice/proto';
 import type { z } from 'zod';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { badge, dataTable, emptyState, field, formatFor, pageHeader, pager, time } from './components.js';
 import { confirmPage } from './confirm.js';
+import type { Formatter } from './format.js';
 import { html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
@@ -13,6 +15,8 @@ export interface ApiKeysView {
   /** One page of keys, newest first; `nextCursor` leads to the older ones. */
   keys: ConsoleKey[];
   nextCursor: string | null;
+  /** Whether this page came from a cursor (so "Newest" leads back to the first). */
+  olderPage?: boolean;
   creators: Map<string, string>;
   now: Date;
 }
@@ -25,18 +29,13 @@ export const graceChoices = [
   { seconds: 604_800, label: 'Old key works 7 more days' },
 ] as const;
 
-/** One formatter for every row: `toLocaleString` builds a new one per call, which dominates a long list. */
-const count = new Intl.NumberFormat('en');
-
-const minute = (date: string | null) => (date ? `${date.slice(0, 16).replace('T', ' ')} UTC` : 'never');
-
 /** Active, retiring after a rotation (until when), expired or revoked: what a person needs to know. */
-function statusOf(key: ConsoleKey, now: Date): string {
-  if (key.status === 'revoked') return 'revoked';
+function statusOf(key: ConsoleKey, now: Date, format: Formatter) {
+  if (key.status === 'revoked') return badge('revoked');
   const ends = key.expires_at ? new Date(key.expires_at) : null;
-  if (ends && ends <= now) return key.rotated_to_id ? 'rotated' : 'expired';
-  if (key.rotated_to_id) return `rotated; works until ${minute(key.expires_at)}`;
-  return ends ? `active; expires ${minute(key.expires_at)}` : 'active';
+  if (ends && ends <= now) return badge(key.rotated_to_id ? 'rotated' : 'expired');
+  if (key.rotated_to_id) return html`${badge('pending', 'rotated')} <small>works until ${time(format, key.expires_at)}</small>`;
+  return ends ? html`${badge('active')} <small>expires ${time(format, key.expires_at)}</small>` : badge('active');
 }
 
 const isLive = (key: ConsoleKey, now: Date) =>
@@ -54,7 +53,7 @@ export function limitOf(organization: ApiKeysView['organization']) {
 }
 
 function keyActions(signedIn: SignedIn, key: ConsoleKey) {
-  return html`<form method="post" action="${apiKeysPath}/keys/${key.id}/rotate" class="inline">
+  return html`<div class="row-actions"><form method="post" action="${apiKeysPath}/keys/${key.id}/rotate" class="inline">
       ${csrfField(signedIn.csrfToken)}
       <label for="grace-${key.id}" class="visually-hidden">Grace period for the old key ${key.name}</label>
       <select id="grace-${key.id}" name="grace_seconds">
@@ -62,81 +61,104 @@ function keyActions(signedIn: SignedIn, key: ConsoleKey) {
       </select>
       <button type="submit" aria-label="Rotate ${key.name}">Rotate</button>
     </form>
-    <a href="${apiKeysPath}/keys/${key.id}/revoke" aria-label="Revoke ${key.name}">Revoke…</a>`;
+    <a href="${apiKeysPath}/keys/${key.id}/revoke" aria-label="Revoke ${key.name}" class="button">Revoke…</a></div>`;
 }
 
 function keyRow(signedIn: SignedIn, view: ApiKeysView, key: ConsoleKey) {
   const manage = canManage(signedIn.role);
   const creator = key.created_by ? (view.creators.get(key.created_by) ?? key.created_by) : 'operator';
+  const format = formatFor(signedIn);
   return html`<tr>
       <td>${key.name || '(unnamed)'}</td>
-      <td><code>${key.display_prefix}${key.display_suffix}</code></td>
+      <td><code class="nowrap">${key.display_prefix}${key.display_suffix}</code></td>
       <td>${key.scope}</td>
-      <td>${count.format(key.monthly_used)} of ${count.format(key.monthly_quota)}</td>
-      <td>${creator}, ${minute(key.created_at)}</td>
-      <td>${minute(key.last_used_at)}</td>
-      <td>${statusOf(key, view.now)}</td>
+      <td>${format.number(key.monthly_used)} of ${format.number(key.monthly_quota)}</td>
+      <td>${creator}, ${time(format, key.created_at)}</td>
+      <td>${time(format, key.last_used_at, 'never')}</td>
+      <td>${statusOf(key, view.now, format)}</td>
       ${manage ? html`<td>${isLive(key, view.now) ? keyActions(signedIn, key) : ''}</td>` : ''}
     </tr>`;
 }
 
-function createForm(signedIn: SignedIn, view: ApiKeysView) {
+/** What the person typed and what was wrong with which field (`param`), when a creation was refused. */
+export interface KeyFormState {
+  error?: string;
+  param?: string | undefined;
+}
+
+function createForm(signedIn: SignedIn, view: ApiKeysView, state: KeyFormState) {
   const limit = limitOf(view.organization);
   if (limit.reached) return html`<p class="notice" role="status" id="key-limit">${limit.limitMessage}</p>`;
   const readWrite = view.organization.read_write_keys;
-  return html`<section aria-labelledby="create-heading">
+  const errorOf = (param: string) => (state.param === param ? state.error : undefined);
+  return html`<section aria-labelledby="create-heading" class="panel">
       <h2 id="create-heading">Create a key</h2>
       <form method="post" action="${apiKeysPath}/keys" class="stack">
         ${csrfField(signedIn.csrfToken)}
-        <label for="key-name">Name</label>
-        <input id="key-name" name="name" required maxlength="100">
-        <label for="key-scope">Scope</label>
-        <select id="key-scope" name="scope" aria-describedby="key-scope-help">
-          <option value="read" selected>read</option>
-          ${readWrite ? html`<option value="read-write">read-write</option>` : ''}
-        </select>
-        <p id="key-scope-help" class="help">${
-          readWrite
+        ${field({ id: 'key-name', name: 'name', label: 'Name', error: errorOf('name'), attributes: html`required maxlength="100"` })}
+        ${field({
+          id: 'key-scope',
+          name: 'scope',
+          label: 'Scope',
+          hint: readWrite
             ? 'read keys only read; read-write keys can also place calls and change data.'
-            : `The ${view.organization.plan} plan allows read-only keys.`
-        }</p>
-        <label for="key-quota">Monthly quota (requests)</label>
-        <input id="key-quota" name="monthly_quota" type="number" min="1" max="1000000000" value="10000" required>
-        <label for="key-expiry">Expires on (optional, UTC)</label>
-        <input id="key-expiry" name="expires_on" type="date">
+            : `The ${view.organization.plan} plan allows read-only keys.`,
+          error: errorOf('scope'),
+          control: (
+            describedBy,
+            invalid,
+          ) => html`<select id="key-scope" name="scope"${describedBy ? html` aria-describedby="${describedBy}"` : ''}${invalid ? html` aria-invalid="true"` : ''}>
+            <option value="read" selected>read</option>
+            ${readWrite ? html`<option value="read-write">read-write</option>` : ''}
+          </select>`,
+        })}
+        ${field({
+          id: 'key-quota',
+          name: 'monthly_quota',
+          label: 'Monthly quota (requests)',
+          type: 'number',
+          value: '10000',
+          error: errorOf('monthly_quota'),
+          attributes: html`min="1" max="1000000000" required`,
+        })}
+        ${field({ id: 'key-expiry', name: 'expires_on', label: 'Expires on (optional, UTC)', type: 'date', error: errorOf('expires_on') })}
         <button type="submit" id="key-create">Create key</button>
       </form>
     </section>`;
 }
 
-export function apiKeysPage(signedIn: SignedIn, view: ApiKeysView, options: { error?: string } = {}) {
+export function apiKeysPage(signedIn: SignedIn, view: ApiKeysView, options: KeyFormState = {}) {
   const manage = canManage(signedIn.role);
   return page({
     title: 'API keys',
     signedIn,
     path: apiKeysPath,
-    body: html`<h1>API keys</h1>
+    body: html`${pageHeader({ title: 'API keys', lead: limitOf(view.organization).text })}
       ${notice('error', options.error)}
-      <p>${limitOf(view.organization).text}</p>
       ${
         view.keys.length === 0
-          ? html`<p>No keys yet.</p>`
-          : html`<table>
-              <caption>Keys of ${view.organization.name}</caption>
-              <thead><tr>
-                <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">This month</th>
+          ? emptyState({
+              title: 'No keys yet.',
+              next: manage
+                ? 'Create one below, then send it as a Bearer token with every API request.'
+                : 'An owner or admin of the organization creates them.',
+            })
+          : dataTable({
+              caption: `Keys of ${view.organization.name}`,
+              head: html`<th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">This month</th>
                 <th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th>
-                ${manage ? html`<th scope="col">Actions</th>` : ''}
-              </tr></thead>
-              <tbody>${view.keys.map((key) => keyRow(signedIn, view, key))}</tbody>
-            </table>`
+                ${manage ? html`<th scope="col">Actions</th>` : ''}`,
+              rows: view.keys.map((key) => keyRow(signedIn, view, key)),
+            })
       }
-      ${
-        view.nextCursor
-          ? html`<p><a id="keys-next" href="${apiKeysPath}?${new URLSearchParams({ cursor: view.nextCursor }).toString()}" rel="next">Older keys</a></p>`
-          : ''
-      }
-      ${manage ? createForm(signedIn, view) : ''}`,
+      ${pager({
+        label: 'Pages of keys',
+        newest: view.olderPage ? apiKeysPath : undefined,
+        older: view.nextCursor
+          ? { href: `${apiKeysPath}?${new URLSearchParams({ cursor: view.nextCursor }).toString()}`, id: 'keys-next', text: 'Older keys' }
+          : undefined,
+      })}
+      ${manage ? createForm(signedIn, view, options) : ''}`,
   });
 }
 
@@ -156,11 +178,13 @@ export function newKeyPage(
     body: html`<h1>${options.heading}</h1>
       <p class="notice" role="alert">Copy this key now. It will not be shown again.</p>
       ${options.note ? html`<p>${options.note}</p>` : ''}
-      <p><label for="new-key">Key ${options.record.name}</label></p>
-      <p><input id="new-key" class="secret" readonly value="${options.key}" size="50" spellcheck="false" autocomplete="off">
-        <button type="button" class="copy" data-copy="new-key" hidden>Copy</button></p>
-      <h2>Try it</h2>
-      <pre><code>curl -H "Authorization: Bearer ${options.key}" ${base}/api/v1/phone/calls</code></pre>
+      <div class="panel">
+        <p><label for="new-key">Key ${options.record.name}</label></p>
+        <p class="inline wide"><input id="new-key" class="secret" readonly value="${options.key}" size="50" spellcheck="false" autocomplete="off">
+          <button type="button" class="copy" data-copy="new-key" hidden>Copy</button></p>
+        <h2>Try it</h2>
+        <pre tabindex="0" aria-label="An example request"><code>curl -H "Authorization: Bearer ${options.key}" ${base}/api/v1/phone/calls</code></pre>
+      </div>
       <p><a href="${apiKeysPath}">Back to API keys</a></p>
       <script src="/dashboard/static/copy.js" defer></script>`,
   });

@@ -9,6 +9,7 @@ import {
 } from '@voice/proto';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { badge, dataTable, emptyState } from './components.js';
 import { confirmPage } from './confirm.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
@@ -56,7 +57,7 @@ function filterForm(filters: ApprovalsView['filters']): Html {
         <option value="" ${chosen === undefined ? html`selected` : ''}>all</option>
         ${values.map((value) => html`<option value="${value}" ${value === chosen ? html`selected` : ''}>${value}</option>`)}
       </select>`;
-  return html`<form method="get" action="${approvalsPath}" class="inline" role="search" aria-label="Filter approvals">
+  return html`<form method="get" action="${approvalsPath}" class="filter-bar" role="search" aria-label="Filter approvals">
       ${select('approval-status', 'status', 'Status', approvalStatuses, filters.status)}
       ${select('approval-tool', 'tool', 'Tool', approvalTools, filters.tool)}
       <button type="submit" id="approval-filter">Show</button>
@@ -66,14 +67,20 @@ function filterForm(filters: ApprovalsView['filters']): Html {
 function approvalsTable(view: ApprovalsView): Html {
   if (view.approvals.length === 0) {
     const filtered = view.filters.status !== undefined || view.filters.tool !== undefined;
-    return html`<p id="approvals-none">No approvals${filtered ? ' match these filters' : ''}.</p>`;
+    return emptyState({
+      id: 'approvals-none',
+      title: `No approvals${filtered ? ' match these filters' : ''}.`,
+      next: filtered
+        ? 'Show all statuses and tools to see the others.'
+        : 'They appear here when an agent asks to run a destructive action; link a chat below so approvers hear of them.',
+    });
   }
-  return html`<table>
-      <caption>Approvals, newest first</caption>
-      <thead><tr><th scope="col">Asked</th><th scope="col">Tool</th><th scope="col">Summary</th><th scope="col">Status</th>
-        <th scope="col">Requested by</th><th scope="col">Expires</th><th scope="col">Decided by</th></tr></thead>
-      <tbody>${view.approvals.map(
-        (approval) => html`<tr>
+  return dataTable({
+    caption: 'Approvals, newest first',
+    head: html`<th scope="col">Asked</th><th scope="col">Tool</th><th scope="col">Summary</th><th scope="col">Status</th>
+        <th scope="col">Requested by</th><th scope="col">Expires</th><th scope="col">Decided by</th>`,
+    rows: view.approvals.map(
+      (approval) => html`<tr>
           <td>${minute(approval.created_at)}</td>
           <td><code>${approval.tool}</code></td>
           <td><a href="${approvalPath(approval.id)}">${approval.summary}</a></td>
@@ -82,8 +89,8 @@ function approvalsTable(view: ApprovalsView): Html {
           <td>${minute(approval.expires_at)}</td>
           <td>${resolution(approval)}</td>
         </tr>`,
-      )}</tbody>
-    </table>`;
+    ),
+  });
 }
 
 function olderLink(view: ApprovalsView): Html | string {
@@ -132,22 +139,22 @@ function channelsSection(signedIn: SignedIn, channels: ApprovalChannelsOverview)
   const manage = canManage(signedIn.role);
   return html`<section aria-labelledby="channels-heading" id="channels">
       <h2 id="channels-heading">Approval channels</h2>
-      <p>Approval requests are sent to these chats, with Approve and Reject buttons. Without one, an agent's destructive action is refused, since nobody could approve it.</p>
+      <p>Approval requests are also sent to these chats, with Approve and Reject buttons, so that approvers hear of them at once. Linking one is optional: every request waits on this page either way.</p>
       ${
         channels.data.length === 0
           ? html`<p id="channels-none">No channel is linked.</p>`
-          : html`<table>
-              <caption>Linked channels</caption>
-              <thead><tr><th scope="col">App</th><th scope="col">Where</th><th scope="col">Linked</th>${manage ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
-              <tbody>${channels.data.map(
+          : dataTable({
+              caption: 'Linked channels',
+              head: html`<th scope="col">App</th><th scope="col">Where</th><th scope="col">Linked</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
+              rows: channels.data.map(
                 (channel) => html`<tr id="channel-${channel.kind}">
                   <td>${channel.kind === 'telegram' ? 'Telegram' : 'Slack'}</td>
                   <td>${channelTarget(channel)}</td>
                   <td>${minute(channel.updated_at)}</td>
-                  ${manage ? html`<td><a href="${approvalsPath}/channels/${channel.kind}/unlink" id="unlink-${channel.kind}">Unlink…</a></td>` : ''}
+                  ${manage ? html`<td><a href="${approvalsPath}/channels/${channel.kind}/unlink" id="unlink-${channel.kind}" class="button">Unlink…</a></td>` : ''}
                 </tr>`,
-              )}</tbody>
-            </table>`
+              ),
+            })
       }
       ${manage ? linkForms(signedIn, channels.available) : ''}
     </section>`;
@@ -161,7 +168,7 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
     body: html`<h1>Approvals</h1>
       ${notice('error', options.error)}
       ${notice('info', options.info)}
-      <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: in Telegram or Slack, or on the approval’s page here (owners and admins). Each approval is decided once, wherever that happens first.</p>
+      <p>An agent's destructive MCP action (deleting a lead, removing a do-not-call entry, sending an invoice, delivering a project) runs only after a person approves it: on the approval’s page here (owners and admins), or in a linked Telegram or Slack chat. Each approval is decided once, wherever that happens first.</p>
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">Requests</h2>
         ${filterForm(view.filters)}
@@ -192,12 +199,12 @@ function decisionForms(signedIn: SignedIn, approval: Approval, boundTo: string |
     html`<form method="post" action="${action}" class="inline">
       ${csrfField(signedIn.csrfToken)}
       <input type="hidden" name="decision" value="${decision}">
-      <button type="submit" id="approval-${decision}">${label}</button>
+      <button type="submit" id="approval-${decision}" class="${decision === 'approve' ? 'primary' : ''}">${label}</button>
     </form>`;
   return html`<section aria-labelledby="decide-heading">
       <h2 id="decide-heading">Decide</h2>
       <p>Approving runs the action above with exactly these arguments, as the key that asked for it. Rejecting does nothing. Whichever comes first, here or in a chat, is the only decision.</p>
-      <p>${form('approve', 'Approve and run')} ${form('reject', 'Reject')}</p>
+      <div class="actions">${form('approve', 'Approve and run')} ${form('reject', 'Reject')}</div>
     </section>`;
 }
 
@@ -205,7 +212,7 @@ function outcome(approval: Approval): Html {
   return html`<section aria-labelledby="outcome-heading">
       <h2 id="outcome-heading">Outcome</h2>
       <dl>
-        <dt>Status</dt><dd id="approval-status-value">${statusLabels[approval.status]}</dd>
+        <dt>Status</dt><dd>${badge(approval.status, statusLabels[approval.status], 'approval-status-value')}</dd>
         <dt>Decided by</dt><dd id="approval-resolved">${resolution(approval)}</dd>
         <dt>Decided at</dt><dd>${minute(approval.resolved_at)}</dd>
       </dl>
@@ -238,7 +245,7 @@ export function approvalPage(signedIn: SignedIn, approval: Approval, options: { 
         <h2 id="deliveries-heading">Sent to</h2>
         ${
           approval.deliveries.length === 0
-            ? html`<p>Not sent to any channel.</p>`
+            ? html`<p id="approval-no-chat">No chat is linked, so it waits for a decision on this page only.</p>`
             : html`<ul id="approval-deliveries">${approval.deliveries.map(
                 (delivery) =>
                   html`<li>${delivery.channel === 'telegram' ? 'Telegram' : 'Slack'}: ${delivery.status}${delivery.error ? ` (${delivery.error})` : ''}</li>`,

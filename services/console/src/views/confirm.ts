@@ -25,12 +25,16 @@ export function confirmPage(
     title: options.title,
     signedIn,
     path: options.path,
-    body: html`<h1>${options.heading}</h1>
+    body: html`<div class="confirm">
+      <h1>${options.heading}</h1>
       <p>${options.question}</p>
-      <form method="post" action="${options.action}" class="inline">
-        ${csrfField(signedIn.csrfToken)}
-        <button type="submit" id="${options.buttonId}">${options.buttonLabel}</button>
-      </form>
-      <a href="${options.cancelHref}">Cancel</a>`,
+      <div class="actions">
+        <form method="post" action="${options.action}" class="inline">
+          ${csrfField(signedIn.csrfToken)}
+          <button type="submit" id="${options.buttonId}" class="danger">${options.buttonLabel}</button>
+        </form>
+        <a href="${options.cancelHref}" class="button">Cancel</a>
+      </div>
+    </div>`,
   });
 }

@@ -7,6 +7,7 @@ const titles: Record<number, string> = {
   403: 'Not allowed',
   404: 'Not found',
   409: 'That change is not possible',
+  413: 'That was too much to send',
   429: 'Too many attempts',
   503: 'Temporarily unavailable',
 };
@@ -16,8 +17,11 @@ export function errorPage(status: number, message: string, signedIn?: SignedIn) 
   return page({
     title,
     ...(signedIn ? { signedIn } : {}),
-    body: html`<h1>${title}</h1>
+    body: html`<div class="empty">
+      <p class="muted">Error ${status}</p>
+      <h1>${title}</h1>
       <p>${message}</p>
-      <p><a href="/dashboard">Back to the console</a></p>`,
+      <p><a href="/dashboard" class="button">Back to the console</a></p>
+    </div>`,
   });
 }

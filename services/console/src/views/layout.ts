@@ -1,77 +1,183 @@
 import { organizationLabel } from '../domain/organizations.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { csrfField, notice, toast } from './components.js';
 import { type Html, html, type Renderable } from './html.js';
 
-/** The hidden field every state-changing form carries (checked by http/session.ts). */
-export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+// Pages built before the components module import these from here.
+export { csrfField, notice };
 
-/** A notice above a page's content: `role="alert"` for errors, so screen readers announce them. */
-export function notice(kind: 'error' | 'info', text: string | undefined): Html {
-  if (!text) return html``;
-  return kind === 'error' ? html`<p class="notice error" role="alert">${text}</p>` : html`<p class="notice" role="status">${text}</p>`;
+export const preferencesPath = '/dashboard/settings/preferences';
+
+interface NavItem {
+  href: string;
+  label: string;
+  /**
+   * False for a page another change builds later: its entry stays out of the sidebar (no link to a 404)
+   * until that change flips it with its route.
+   */
+  built?: boolean;
 }
 
-/** The pages the nav links to. Later pages (keys, usage, audit log, …) add themselves here when they exist. */
-const navigation = [
-  { href: '/dashboard', label: 'Home' },
-  { href: '/dashboard/members', label: 'Members' },
-  { href: '/dashboard/settings/api', label: 'API keys' },
-  { href: '/dashboard/usage', label: 'Usage' },
-  { href: '/dashboard/audit-log', label: 'Audit log' },
-  { href: '/dashboard/webhooks', label: 'Webhooks' },
-  { href: '/dashboard/approvals', label: 'Approvals' },
-  { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
+/** The sidebar, grouped by what people come to do. A new page is one more entry. */
+const navigation: Array<{ heading?: string; items: NavItem[] }> = [
+  {
+    items: [
+      { href: '/dashboard', label: 'Overview' },
+      { href: '/dashboard/calls', label: 'Calls', built: false },
+      { href: '/dashboard/messages', label: 'Messages', built: false },
+      { href: '/dashboard/do-not-call', label: 'Do-not-call', built: false },
+    ],
+  },
+  {
+    heading: 'Developers',
+    items: [
+      { href: '/dashboard/settings/api', label: 'API keys' },
+      { href: '/dashboard/webhooks', label: 'Webhooks' },
+      { href: '/dashboard/usage', label: 'Usage' },
+      { href: '/dashboard/audit-log', label: 'Audit log' },
+      { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
+    ],
+  },
+  {
+    heading: 'Settings',
+    items: [
+      { href: '/dashboard/members', label: 'Members' },
+      { href: '/dashboard/approvals', label: 'Approvals' },
+      { href: preferencesPath, label: 'Preferences' },
+    ],
+  },
 ];
 
-function header(signedIn: SignedIn, currentPath: string): Html {
-  const switcher =
-    signedIn.memberships.length > 1
-      ? html`<form method="post" action="/dashboard/organization" class="switcher">
-          ${csrfField(signedIn.csrfToken)}
-          <label for="org-switch">Organization</label>
-          <select id="org-switch" name="org_id">
-            ${signedIn.memberships.map(
-              (membership) =>
-                html`<option value="${membership.orgId}" ${membership.orgId === signedIn.orgId ? html`selected` : ''}>${organizationLabel(signedIn, membership.orgId)} (${membership.role})</option>`,
-            )}
-          </select>
-          <button type="submit">Switch</button>
-        </form>`
-      : html`<p class="org">Organization <strong>${organizationLabel(signedIn)}</strong> (${signedIn.role})</p>`;
-  return html`<header class="top">
-    <p class="brand">Voice console</p>
-    ${switcher}
-    <nav aria-label="Main">
-      <ul>
-        ${navigation.map(
-          (item) => html`<li><a href="${item.href}" ${item.href === currentPath ? html`aria-current="page"` : ''}>${item.label}</a></li>`,
-        )}
-      </ul>
-    </nav>
-    <form method="post" action="/dashboard/sign-out" class="sign-out">
-      ${csrfField(signedIn.csrfToken)}
-      <span>${signedIn.user.name}</span>
-      <button type="submit">Sign out</button>
-    </form>
-  </header>`;
+const approvalsHref = '/dashboard/approvals';
+
+/** What the frame shows besides the page: where the person is, and how many approvals wait for them. */
+export interface Frame {
+  currentPath: string;
+  pendingApprovals?: number | undefined;
 }
 
-/** A whole page. Pages of a signed-in person get the header: organization, navigation, sign out. */
+function navList(frame: Frame): Html {
+  return html`${navigation.map(
+    (group) => html`<div class="nav-group">
+      ${group.heading ? html`<p class="nav-heading">${group.heading}</p>` : ''}
+      <ul>
+        ${group.items
+          .filter((item) => item.built !== false)
+          .map((item) => {
+            const pending = item.href === approvalsHref && frame.pendingApprovals ? frame.pendingApprovals : 0;
+            return html`<li><a href="${item.href}" ${item.href === frame.currentPath ? html`aria-current="page"` : ''}>${item.label}${
+              pending ? html` <span class="count">${pending}<span class="visually-hidden"> waiting</span></span>` : ''
+            }</a></li>`;
+          })}
+      </ul>
+    </div>`,
+  )}`;
+}
+
+/**
+ * The organization the pages are about, and a way to switch to another of the person's organizations: a
+ * `<details>` menu, so it opens without JavaScript; its form posts the choice.
+ */
+function organizationMenu(signedIn: SignedIn): Html {
+  const name = organizationLabel(signedIn);
+  if (signedIn.memberships.length <= 1) {
+    return html`<p class="org"><span class="visually-hidden">Organization </span><strong>${name}</strong> <span class="role">${signedIn.role}</span></p>`;
+  }
+  return html`<details class="menu org">
+    <summary><span class="visually-hidden">Organization </span><strong>${name}</strong> <span class="role">${signedIn.role}</span></summary>
+    <div class="menu-panel">
+      <form method="post" action="/dashboard/organization" class="switcher">
+        ${csrfField(signedIn.csrfToken)}
+        <label for="org-switch">Organization</label>
+        <select id="org-switch" name="org_id">
+          ${signedIn.memberships.map(
+            (membership) =>
+              html`<option value="${membership.orgId}" ${membership.orgId === signedIn.orgId ? html`selected` : ''}>${organizationLabel(signedIn, membership.orgId)} (${membership.role})</option>`,
+          )}
+        </select>
+        <button type="submit">Switch</button>
+      </form>
+    </div>
+  </details>`;
+}
+
+const initials = (name: string) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((word) => word[0]?.toUpperCase())
+    .join('');
+
+/** The person: who is signed in, their preferences, and signing out (kept in view: it is what people look for). */
+function personMenu(signedIn: SignedIn): Html {
+  return html`<div class="person">
+    <details class="menu person-menu">
+      <summary><span class="avatar" aria-hidden="true">${initials(signedIn.user.name)}</span><span class="person-name">${signedIn.user.name}</span></summary>
+      <div class="menu-panel">
+        <p class="menu-who">${signedIn.user.name}<br><span class="muted">${signedIn.user.email}</span></p>
+        <a href="${preferencesPath}">Time zone and preferences</a>
+      </div>
+    </details>
+    <form method="post" action="/dashboard/sign-out" class="sign-out">
+      ${csrfField(signedIn.csrfToken)}
+      <button type="submit" class="quiet">Sign out</button>
+    </form>
+  </div>`;
+}
+
+function brand(): Html {
+  return html`<a class="brand" href="/dashboard"><svg class="logo" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true"><rect width="24" height="24" rx="6"></rect><path d="M6 12h2M9.5 8v8M13 6v12M16.5 9v6M18 12h0"></path></svg><span class="brand-name">Voice console</span></a>`;
+}
+
+/**
+ * The frame of a signed-in page: the top bar (organization, person), the sidebar and, on a narrow screen, the
+ * same navigation folded into a "Menu" `<details>` (the sidebar is hidden there by CSS, the fold on wide
+ * screens, so one of the two is ever in the accessibility tree).
+ */
+function frame(signedIn: SignedIn, current: Frame, body: Renderable): Html {
+  return html`<header class="topbar">
+  ${brand()}
+  ${organizationMenu(signedIn)}
+  ${personMenu(signedIn)}
+</header>
+<details class="mobile-nav">
+  <summary>Menu</summary>
+  <nav aria-label="Main">${navList(current)}</nav>
+</details>
+<div class="shell">
+  <nav aria-label="Main" class="sidebar">${navList(current)}</nav>
+  <main id="main">
+  ${toast(signedIn.toast)}
+  ${body}
+  </main>
+</div>`;
+}
+
+/**
+ * A whole page. A signed-in person's page gets the frame; the pages before sign-in (sign-in, invitations)
+ * a narrow centred column under the brand.
+ */
 export function page(options: { title: string; signedIn?: SignedIn; path?: string; body: Renderable }): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${options.title} · Voice console</title>
 <link rel="stylesheet" href="/dashboard/static/console.css">
 </head>
-<body>
+<body class="${options.signedIn ? 'app' : 'outside'}">
 <a class="skip" href="#main">Skip to content</a>
-${options.signedIn ? header(options.signedIn, options.path ?? '') : html`<header class="top"><p class="brand">Voice console</p></header>`}
+${
+  options.signedIn
+    ? frame(options.signedIn, { currentPath: options.path ?? '', pendingApprovals: options.signedIn.pendingApprovals }, options.body)
+    : html`<header class="topbar">${brand()}</header>
 <main id="main">
 ${options.body}
-</main>
+</main>`
+}
 </body>
 </html>
 `;

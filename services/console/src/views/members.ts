@@ -3,6 +3,7 @@ import type { CreatedInvitation } from '../domain/invitations.js';
 import { organizationLabel } from '../domain/organizations.js';
 import { canChangeRole, canManage, type Role, roles } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { dataTable, formatFor } from './components.js';
 import { html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
@@ -10,8 +11,6 @@ export interface MembersView {
   members: Array<{ id: string; role: Role; createdAt: Date; user: { id: string; name: string; email: string } }>;
   invitations: Array<{ id: string; email: string; role: Role; expiresAt: Date }>;
 }
-
-const day = (date: Date) => date.toISOString().slice(0, 10);
 
 function roleOptions(actor: Role, from: Role) {
   return roles
@@ -22,25 +21,25 @@ function roleOptions(actor: Role, from: Role) {
 function memberRow(signedIn: SignedIn, member: MembersView['members'][number]) {
   const manage = canManage(signedIn.role) && (signedIn.role === 'owner' || member.role !== 'owner');
   const actions = manage
-    ? html`<form method="post" action="/dashboard/members/${member.id}/role" class="inline">
+    ? html`<div class="row-actions"><form method="post" action="/dashboard/members/${member.id}/role" class="inline">
           ${csrfField(signedIn.csrfToken)}
           <label for="role-${member.id}" class="visually-hidden">Role of ${member.user.name}</label>
           <select id="role-${member.id}" name="role">${roleOptions(signedIn.role, member.role)}</select>
           <button type="submit">Change role</button>
         </form>
-        <a href="/dashboard/members/${member.id}/remove" aria-label="Remove ${member.user.name}…">Remove…</a>`
+        <a href="/dashboard/members/${member.id}/remove" aria-label="Remove ${member.user.name}…" class="button danger">Remove…</a></div>`
     : html``;
   return html`<tr>
       <td>${member.user.name}</td>
       <td>${member.user.email}</td>
       <td>${member.role}</td>
-      <td>${day(member.createdAt)}</td>
+      <td>${formatFor(signedIn).day(member.createdAt)}</td>
       ${canManage(signedIn.role) ? html`<td>${actions}</td>` : ''}
     </tr>`;
 }
 
 function inviteForm(signedIn: SignedIn) {
-  return html`<section aria-labelledby="invite-heading">
+  return html`<section aria-labelledby="invite-heading" class="panel">
       <h2 id="invite-heading">Invite someone</h2>
       <form method="post" action="/dashboard/members/invitations" class="stack">
         ${csrfField(signedIn.csrfToken)}
@@ -65,11 +64,11 @@ export function membersPage(signedIn: SignedIn, view: MembersView, messages: { e
     path: '/dashboard/members',
     body: html`<h1>Members</h1>
       ${notice('error', messages.error)}
-      <table>
-        <caption>People of organization ${organizationLabel(signedIn)}</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Since</th>${manager ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
-        <tbody>${view.members.map((member) => memberRow(signedIn, member))}</tbody>
-      </table>
+      ${dataTable({
+        caption: `People of organization ${organizationLabel(signedIn)}`,
+        head: html`<th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Since</th>${manager ? html`<th scope="col">Actions</th>` : ''}`,
+        rows: view.members.map((member) => memberRow(signedIn, member)),
+      })}
       ${
         manager
           ? html`<p class="hint">Apps a person connected (Connected apps) act for them: removing the person revokes them, and making an owner or admin a member revokes those that may write.</p>`
@@ -82,7 +81,7 @@ export function membersPage(signedIn: SignedIn, view: MembersView, messages: { e
               ${
                 view.invitations.length === 0
                   ? html`<p>None.</p>`
-                  : html`<ul>${view.invitations.map((invitation) => html`<li>${invitation.email} as ${invitation.role}, until ${day(invitation.expiresAt)}</li>`)}</ul>`
+                  : html`<ul>${view.invitations.map((invitation) => html`<li>${invitation.email} as ${invitation.role}, until ${formatFor(signedIn).day(invitation.expiresAt)}</li>`)}</ul>`
               }
             </section>
             ${inviteForm(signedIn)}`
@@ -98,9 +97,11 @@ export function invitationCreatedPage(signedIn: SignedIn, invitation: CreatedInv
     signedIn,
     path: '/dashboard/members',
     body: html`<h1>Invitation created</h1>
-      <p>Send this link to ${invitation.email}. It works once, until ${invitation.expires_at.slice(0, 10)}, and is not shown again.</p>
-      <label for="invitation-link">Invitation link</label>
-      <input id="invitation-link" type="text" readonly value="${invitation.link}" class="wide">
+      <p>Send this link to ${invitation.email}. It works once, until ${formatFor(signedIn).day(invitation.expires_at)}, and is not shown again.</p>
+      <div class="panel stack">
+        <label for="invitation-link">Invitation link</label>
+        <input id="invitation-link" type="text" readonly value="${invitation.link}" class="wide">
+      </div>
       <p><a href="/dashboard/members">Back to members</a></p>`,
   });
 }
@@ -118,7 +119,8 @@ export function removeMemberConfirmPage(
     title: 'Remove member',
     signedIn,
     path: '/dashboard/members',
-    body: html`<h1>Remove ${user.name}?</h1>
+    body: html`<div class="confirm">
+      <h1>Remove ${user.name}?</h1>
       <p>${user.name} (${user.email}) loses access to ${organizationLabel(signedIn)} at once.</p>
       ${
         apps.length === 0
@@ -126,12 +128,13 @@ export function removeMemberConfirmPage(
           : html`<p>Removing ${user.name} also revokes the ${apps.length === 1 ? 'app' : `${apps.length} apps`} they connected, which stop working at once:</p>
             <ul>${apps.map((app) => html`<li>${app.client_name} (${app.scope})</li>`)}</ul>`
       }
-      <form method="post" action="/dashboard/members/${view.membershipId}/remove" class="stack">
-        ${csrfField(signedIn.csrfToken)}
-        <div class="actions">
-          <button type="submit">Remove ${user.name}</button>
-          <a href="/dashboard/members">Cancel</a>
-        </div>
-      </form>`,
+      <div class="actions">
+        <form method="post" action="/dashboard/members/${view.membershipId}/remove" class="inline">
+          ${csrfField(signedIn.csrfToken)}
+          <button type="submit" id="member-remove-confirm" class="danger">Remove ${user.name}</button>
+        </form>
+        <a href="/dashboard/members" class="button">Cancel</a>
+      </div>
+    </div>`,
   });
 }

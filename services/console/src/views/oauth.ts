@@ -8,6 +8,7 @@ import {
 import type { GrantableOrganization } from '../domain/oauth-grants.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { badge, dataTable, emptyState, formatFor, time } from './components.js';
 import { html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
@@ -65,7 +66,7 @@ export function consentPage(
         <input id="monthly_quota" name="monthly_quota" type="number" min="1" max="1000000000" required value="${view.chosen?.quota ?? String(defaultGrantQuota)}">
         <p class="hint">You can revoke the app at any time under Connected apps. It acts for you: it stops when you leave the organization, and loses write access if you become a member.</p>
         <div class="actions">
-          <button type="submit" name="decision" value="approve">Approve</button>
+          <button type="submit" name="decision" value="approve" class="primary">Approve</button>
           <button type="submit" name="decision" value="deny">Deny</button>
         </div>
       </form>`,
@@ -74,20 +75,19 @@ export function consentPage(
 
 export const connectedAppsPath = '/dashboard/settings/connected-apps';
 
-const day = (timestamp: string | null) => (timestamp ? `${timestamp.slice(0, 16).replace('T', ' ')} UTC` : 'never');
-
 export function connectedAppsPage(signedIn: SignedIn, view: { grants: OAuthGrant[]; names: Map<string, string> }) {
   const manage = canManage(signedIn.role);
+  const format = formatFor(signedIn);
   const rows = view.grants.map(
     (grant) => html`<tr>
       <th scope="row">${grant.client_name}<br><small><code>${grant.client_id}</code></small></th>
       <td>${view.names.get(grant.granted_by) ?? grant.granted_by}</td>
       <td>${grant.scope}</td>
       <td>${describeResourceUrl(grant.resource)}</td>
-      <td>${grant.monthly_used.toLocaleString('en')} of ${grant.monthly_quota.toLocaleString('en')}</td>
-      <td>${day(grant.last_used_at)}</td>
-      <td>${grant.status === 'active' ? 'Active' : `Revoked ${day(grant.revoked_at)}`}</td>
-      ${manage ? html`<td>${grant.status === 'active' ? html`<a href="${connectedAppsPath}/${grant.id}/revoke" aria-label="Revoke ${grant.client_name}">Revoke…</a>` : ''}</td>` : ''}
+      <td>${format.number(grant.monthly_used)} of ${format.number(grant.monthly_quota)}</td>
+      <td>${time(format, grant.last_used_at, 'never')}</td>
+      <td>${grant.status === 'active' ? badge('active', 'Active') : html`${badge('revoked', 'Revoked')} <small>${time(format, grant.revoked_at)}</small>`}</td>
+      ${manage ? html`<td>${grant.status === 'active' ? html`<a href="${connectedAppsPath}/${grant.id}/revoke" aria-label="Revoke ${grant.client_name}" class="button">Revoke…</a>` : ''}</td>` : ''}
     </tr>`,
   );
   return page({
@@ -99,12 +99,15 @@ export function connectedAppsPage(signedIn: SignedIn, view: { grants: OAuthGrant
         An app reaches the MCP URL it was granted for, nothing else, and acts for the person who granted it: it is revoked when they leave the organization, and when they become a member if it may write.</p>
       ${
         view.grants.length === 0
-          ? html`<p>No app is connected.</p>`
-          : html`<table>
-        <caption>Grants of this organization</caption>
-        <thead><tr><th scope="col">App</th><th scope="col">Granted by</th><th scope="col">Scope</th><th scope="col">Reaches</th><th scope="col">This month</th><th scope="col">Last used</th><th scope="col">Status</th>${manage ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
-        <tbody>${rows}</tbody>
-      </table>`
+          ? emptyState({
+              title: 'No app is connected.',
+              next: "Add the console's MCP server to an app such as Claude or ChatGPT; it asks you to sign in and approve here.",
+            })
+          : dataTable({
+              caption: 'Grants of this organization',
+              head: html`<th scope="col">App</th><th scope="col">Granted by</th><th scope="col">Scope</th><th scope="col">Reaches</th><th scope="col">This month</th><th scope="col">Last used</th><th scope="col">Status</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
+              rows,
+            })
       }`,
   });
 }
@@ -114,14 +117,16 @@ export function revokeGrantConfirmPage(signedIn: SignedIn, grant: OAuthGrant) {
     title: 'Revoke app',
     signedIn,
     path: connectedAppsPath,
-    body: html`<h1>Revoke ${grant.client_name}?</h1>
+    body: html`<div class="confirm">
+      <h1>Revoke ${grant.client_name}?</h1>
       <p>${grant.client_name} loses access at once: its tokens stop working and it cannot refresh them. It can ask again through sign-in.</p>
-      <form method="post" action="${connectedAppsPath}/${grant.id}/revoke" class="stack">
+      <form method="post" action="${connectedAppsPath}/${grant.id}/revoke">
         ${csrfField(signedIn.csrfToken)}
         <div class="actions">
-          <button type="submit">Revoke ${grant.client_name}</button>
-          <a href="${connectedAppsPath}">Cancel</a>
+          <button type="submit" class="danger">Revoke ${grant.client_name}</button>
+          <a href="${connectedAppsPath}" class="button">Cancel</a>
         </div>
-      </form>`,
+      </form>
+    </div>`,
   });
 }

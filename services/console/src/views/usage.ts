@@ -1,5 +1,6 @@
 import type { UsageHistory } from '@voice/proto';
 import type { SignedIn } from '../domain/sessions.js';
+import { card, dataTable, formatFor, pageHeader } from './components.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 
@@ -73,63 +74,71 @@ function chart(days: ReturnType<typeof usageDays>, keys: ReturnType<typeof keysI
 }
 
 function legend(keys: ReturnType<typeof keysInPeriod>) {
-  if (keys.length === 0) return html`<p>No API calls in the last 30 days.</p>`;
+  if (keys.length === 0)
+    return html`<p>No API calls in the last 30 days. Calls made with any of the organization's <a href="/dashboard/settings/api">keys</a> show here within a minute.</p>`;
   return html`<ul class="legend" aria-label="Keys in the chart">
     ${keys.map((key) => html`<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${key.colour}"></rect></svg> ${key.name}</li>`)}
   </ul>`;
 }
 
-function dataTable(days: ReturnType<typeof usageDays>, keys: ReturnType<typeof keysInPeriod>) {
-  return html`<details>
+function figuresTable(days: ReturnType<typeof usageDays>, keys: ReturnType<typeof keysInPeriod>) {
+  // Plain digits in the cells: the table is the chart's figures, read by people and by the browser tests alike.
+  return html`<details class="disclosure">
     <summary>The figures as a table</summary>
-    <table id="usage-table">
-      <caption>API calls per day and key</caption>
-      <thead><tr><th scope="col">Day (UTC)</th>${keys.map((key) => html`<th scope="col">${key.name}</th>`)}<th scope="col">Total</th></tr></thead>
-      <tbody>
-        ${[...days]
-          .reverse()
-          .map(
-            (day) =>
-              html`<tr><th scope="row">${day.date}</th>${keys.map((key) => html`<td>${day.perKey.get(key.id) ?? 0}</td>`)}<td>${day.total}</td></tr>`,
-          )}
-      </tbody>
-    </table>
+    ${dataTable({
+      id: 'usage-table',
+      caption: 'API calls per day and key',
+      head: html`<th scope="col">Day (UTC)</th>${keys.map((key) => html`<th scope="col">${key.name}</th>`)}<th scope="col">Total</th>`,
+      rows: [...days]
+        .reverse()
+        .map(
+          (day) =>
+            html`<tr><th scope="row">${day.date}</th>${keys.map((key) => html`<td>${day.perKey.get(key.id) ?? 0}</td>`)}<td>${day.total}</td></tr>`,
+        ),
+    })}
   </details>`;
 }
-
-const count = (value: number) => value.toLocaleString('en');
 
 export function usagePage(signedIn: SignedIn, view: UsageView) {
   const days = usageDays(view);
   const keys = keysInPeriod(view);
   const { used, limit } = view.history.today;
+  const format = formatFor(signedIn);
+  const count = (value: number) => format.number(value);
+  const periodTotal = days.reduce((sum, day) => sum + day.total, 0);
   return page({
     title: 'Usage',
     signedIn,
     path: usagePath,
-    body: html`<h1>Usage</h1>
-      <section aria-labelledby="today-heading">
-        <h2 id="today-heading">Today</h2>
-        <p id="usage-today">${count(used)} ${limit === null ? 'calls today; the plan has no daily limit.' : html`of ${count(limit)} calls allowed today by the plan.`}</p>
-        ${limit === null ? '' : html`<meter min="0" max="${limit}" value="${Math.min(used, limit)}" aria-labelledby="today-heading usage-today"></meter>`}
-      </section>
+    body: html`${pageHeader({ title: 'Usage', lead: "API calls made with the organization's keys, counted per UTC day." })}
+      <div class="cards">
+        <section aria-labelledby="today-heading" class="card">
+          <h2 id="today-heading" class="card-label">Today</h2>
+          <p class="card-figure">${count(used)}</p>
+          <p id="usage-today">${count(used)} ${limit === null ? 'calls today; the plan has no daily limit.' : html`of ${count(limit)} calls allowed today by the plan.`}</p>
+          ${limit === null ? '' : html`<meter min="0" max="${limit}" value="${Math.min(used, limit)}" aria-labelledby="today-heading usage-today"></meter>`}
+        </section>
+        ${card({ label: 'The last 30 days', figure: count(periodTotal), detail: `calls, by ${count(keys.length)} key${keys.length === 1 ? '' : 's'}` })}
+        ${card({ label: 'Keys', figure: count(view.history.keys.length), detail: 'in the organization', href: '/dashboard/settings/api', linkText: 'Keys and their quotas' })}
+      </div>
       <section aria-labelledby="days-heading">
         <h2 id="days-heading">The last 30 days</h2>
         ${chart(days, keys)}
         ${legend(keys)}
-        ${dataTable(days, keys)}
+        ${figuresTable(days, keys)}
       </section>
       <section aria-labelledby="month-heading">
         <h2 id="month-heading">This month, per key</h2>
-        <table id="usage-keys">
-          <thead><tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Used this month</th><th scope="col">Monthly quota</th></tr></thead>
-          <tbody>
-            ${view.history.keys.map(
-              (key) =>
-                html`<tr><td>${key.name || key.id}</td><td>${key.status}</td><td>${count(key.monthly_used)}</td><td>${count(key.monthly_quota)}</td></tr>`,
-            )}
-          </tbody>
-        </table>
+        ${dataTable({
+          id: 'usage-keys',
+          caption: 'Each key this month',
+          captionHidden: true,
+          head: html`<th scope="col">Key</th><th scope="col">Status</th><th scope="col">Used this month</th><th scope="col">Monthly quota</th>`,
+          rows: view.history.keys.map(
+            (key) =>
+              html`<tr><td>${key.name || key.id}</td><td>${key.status}</td><td>${count(key.monthly_used)}</td><td>${count(key.monthly_quota)}</td></tr>`,
+          ),
+        })}
       </section>`,
   });
 }

@@ -8,14 +8,14 @@ import {
 } from '@voice/proto';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { badge, dataTable, emptyState, formatFor, pageHeader, pager, time } from './components.js';
 import { confirmPage } from './confirm.js';
+import type { Formatter } from './format.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
 export const webhooksPath = '/dashboard/webhooks';
 const endpointPath = (id: string) => `${webhooksPath}/${id}`;
-
-const minute = (date: string | null) => (date ? `${date.slice(0, 16).replace('T', ' ')} UTC` : '—');
 
 const disabledBecause: Record<NonNullable<WebhookEndpoint['disabled_reason']>, string> = {
   manual: 'disabled by a person',
@@ -24,9 +24,13 @@ const disabledBecause: Record<NonNullable<WebhookEndpoint['disabled_reason']>, s
   plan: 'disabled: the plan does not include webhooks',
 };
 
-function statusOf(endpoint: WebhookEndpoint): string {
-  if (endpoint.status === 'disabled') return endpoint.disabled_reason ? disabledBecause[endpoint.disabled_reason] : 'disabled';
-  return endpoint.failing_since ? `enabled; failing since ${minute(endpoint.failing_since)}` : 'enabled';
+/** The endpoint's status as a badge (`id` marks the one on its own page). */
+function statusOf(endpoint: WebhookEndpoint, format: Formatter, id?: string): Html {
+  if (endpoint.status === 'disabled')
+    return badge('disabled', endpoint.disabled_reason ? disabledBecause[endpoint.disabled_reason] : 'disabled', id);
+  return endpoint.failing_since
+    ? badge('retrying', `enabled; failing since ${format.dateTime(endpoint.failing_since)}`, id)
+    : badge('enabled', 'enabled', id);
 }
 
 const eventTypesOf = (endpoint: WebhookEndpoint) =>
@@ -60,7 +64,7 @@ function endpointFields(endpoint?: WebhookEndpoint): Html {
 }
 
 function createForm(signedIn: SignedIn): Html {
-  return html`<section aria-labelledby="create-heading">
+  return html`<section aria-labelledby="create-heading" class="panel">
       <h2 id="create-heading">Add an endpoint</h2>
       <form method="post" action="${webhooksPath}" class="stack">
         ${csrfField(signedIn.csrfToken)}
@@ -77,30 +81,37 @@ export interface WebhooksView {
 }
 
 export function webhooksPage(signedIn: SignedIn, view: WebhooksView, options: { error?: string } = {}) {
+  const format = formatFor(signedIn);
+  const manage = view.offered && canManage(signedIn.role);
   return page({
     title: 'Webhooks',
     signedIn,
     path: webhooksPath,
-    body: html`<h1>Webhooks</h1>
+    body: html`${pageHeader({
+      title: 'Webhooks',
+      lead: "Events of your organization are POSTed to these endpoints, signed with each endpoint's secret (Standard Webhooks).",
+    })}
       ${notice('error', options.error)}
       ${view.offered ? '' : planNotice()}
-      <p>Events of your organization are POSTed to these endpoints, signed with each endpoint's secret (Standard Webhooks).</p>
       ${
         view.endpoints.length === 0
-          ? html`<p>No endpoints yet.</p>`
-          : html`<table>
-              <caption>Endpoints of ${view.organizationName}</caption>
-              <thead><tr><th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
-              <tbody>${view.endpoints.map(
+          ? emptyState({
+              title: 'No endpoints yet.',
+              next: manage ? 'Add the URL that should receive events below.' : 'An owner or admin of the organization adds them.',
+            })
+          : dataTable({
+              caption: `Endpoints of ${view.organizationName}`,
+              head: html`<th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th>`,
+              rows: view.endpoints.map(
                 (endpoint) => html`<tr>
                   <td><a href="${endpointPath(endpoint.id)}">${endpoint.url}</a></td>
                   <td>${endpoint.description ?? ''}</td>
                   <td>${eventTypesOf(endpoint)}</td>
-                  <td>${statusOf(endpoint)}</td>
-                  <td>${minute(endpoint.created_at)}</td>
+                  <td>${statusOf(endpoint, format)}</td>
+                  <td>${time(format, endpoint.created_at)}</td>
                 </tr>`,
-              )}</tbody>
-            </table>`
+              ),
+            })
       }
       ${view.offered && canManage(signedIn.role) ? createForm(signedIn) : ''}`,
   });
@@ -112,17 +123,20 @@ export interface EndpointView {
   deliveries: WebhookDelivery[];
   /** The cursor of the next, older page of deliveries, if any. */
   olderCursor: string | null;
+  /** Whether this page of the log came from a cursor (so "Newest" leads back to the first). */
+  olderPage?: boolean;
 }
 
 function deliveryRow(signedIn: SignedIn, view: EndpointView, delivery: WebhookDelivery): Html {
   const replayable = view.offered && canManage(signedIn.role) && view.endpoint.status === 'enabled';
   const outcome = delivery.response_status !== null ? `HTTP ${delivery.response_status}` : (delivery.last_error ?? '—');
+  const format = formatFor(signedIn);
   return html`<tr>
       <td><code>${delivery.id}</code>${delivery.replay_of ? html`<br>replays <code>${delivery.replay_of}</code>` : ''}</td>
       <td>${delivery.event_type}</td>
       <td>${delivery.status}</td>
       <td>${delivery.attempt_count}</td>
-      <td>${minute(delivery.last_attempt_at)}</td>
+      <td>${time(format, delivery.last_attempt_at)}</td>
       <td>${outcome}${delivery.response_excerpt ? html`<br><code>${delivery.response_excerpt.slice(0, 200)}</code>` : ''}</td>
       ${
         canManage(signedIn.role)
@@ -145,15 +159,24 @@ function deliveryLog(signedIn: SignedIn, view: EndpointView): Html {
       <h2 id="deliveries-heading">Delivery log</h2>
       ${
         view.deliveries.length === 0
-          ? html`<p>No deliveries yet.</p>`
-          : html`<table>
-              <caption>Deliveries, newest first</caption>
-              <thead><tr><th scope="col">Delivery</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th>
-                <th scope="col">Last attempt</th><th scope="col">Last answer</th>${manage ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
-              <tbody>${view.deliveries.map((delivery) => deliveryRow(signedIn, view, delivery))}</tbody>
-            </table>`
+          ? emptyState({
+              title: 'No deliveries yet.',
+              next: 'Events are logged here as they are sent. Send a test event to see one now.',
+            })
+          : dataTable({
+              caption: 'Deliveries, newest first',
+              head: html`<th scope="col">Delivery</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th>
+                <th scope="col">Last attempt</th><th scope="col">Last answer</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
+              rows: view.deliveries.map((delivery) => deliveryRow(signedIn, view, delivery)),
+            })
       }
-      ${view.olderCursor ? html`<p><a href="${endpointPath(view.endpoint.id)}?cursor=${encodeURIComponent(view.olderCursor)}">Older deliveries</a></p>` : ''}
+      ${pager({
+        label: 'Pages of deliveries',
+        newest: view.olderPage ? endpointPath(view.endpoint.id) : undefined,
+        older: view.olderCursor
+          ? { href: `${endpointPath(view.endpoint.id)}?cursor=${encodeURIComponent(view.olderCursor)}`, text: 'Older deliveries' }
+          : undefined,
+      })}
     </section>`;
 }
 
@@ -166,16 +189,16 @@ function endpointActions(signedIn: SignedIn, endpoint: WebhookEndpoint): Html {
     endpoint.status === 'enabled'
       ? post('status', 'Disable', 'webhook-disable', html`<input type="hidden" name="status" value="disabled">`)
       : post('status', 'Enable', 'webhook-enable', html`<input type="hidden" name="status" value="enabled">`);
-  return html`<section aria-labelledby="actions-heading">
+  return html`<section aria-labelledby="actions-heading" class="panel">
       <h2 id="actions-heading">Actions</h2>
-      <p>${toggle}
+      <div class="actions">${toggle}
         ${endpoint.status === 'enabled' ? post('test', 'Send a test event', 'webhook-test') : ''}
-        <a href="${base}/delete" id="webhook-delete">Delete…</a></p>
+        <a href="${base}/delete" id="webhook-delete" class="button">Delete…</a></div>
       <h3>Signing secret</h3>
       <p>Rotating issues a new secret; the old one keeps signing alongside it for a grace period, so receivers can switch over.</p>
-      <p>${post('reveal-secret', 'Reveal the secret', 'webhook-reveal')} ${post('rotate-secret', 'Rotate the secret', 'webhook-rotate')}</p>
+      <div class="actions">${post('reveal-secret', 'Reveal the secret', 'webhook-reveal')} ${post('rotate-secret', 'Rotate the secret', 'webhook-rotate')}</div>
     </section>
-    <section aria-labelledby="edit-heading">
+    <section aria-labelledby="edit-heading" class="panel">
       <h2 id="edit-heading">Edit</h2>
       <form method="post" action="${base}" class="stack">
         ${csrfField(signedIn.csrfToken)}
@@ -187,20 +210,22 @@ function endpointActions(signedIn: SignedIn, endpoint: WebhookEndpoint): Html {
 
 export function endpointPage(signedIn: SignedIn, view: EndpointView, options: { error?: string; info?: string } = {}) {
   const { endpoint } = view;
+  const format = formatFor(signedIn);
   return page({
     title: `Webhook ${endpoint.url}`,
     signedIn,
     path: webhooksPath,
-    body: html`<h1>Endpoint ${endpoint.url}</h1>
+    body: html`<p><a href="${webhooksPath}">← Webhooks</a></p>
+      <h1>Endpoint ${endpoint.url}</h1>
       ${notice('error', options.error)}
       ${notice('info', options.info)}
       ${view.offered ? '' : planNotice()}
       <dl>
         <dt>Description</dt><dd>${endpoint.description ?? '—'}</dd>
         <dt>Events</dt><dd>${eventTypesOf(endpoint)}</dd>
-        <dt>Status</dt><dd id="webhook-status">${statusOf(endpoint)}</dd>
-        <dt>Secret last rotated</dt><dd>${minute(endpoint.secret_rotated_at)}</dd>
-        <dt>Created</dt><dd>${minute(endpoint.created_at)}</dd>
+        <dt>Status</dt><dd>${statusOf(endpoint, format, 'webhook-status')}</dd>
+        <dt>Secret last rotated</dt><dd>${time(format, endpoint.secret_rotated_at)}</dd>
+        <dt>Created</dt><dd>${time(format, endpoint.created_at)}</dd>
       </dl>
       ${view.offered && canManage(signedIn.role) ? endpointActions(signedIn, endpoint) : ''}
       ${deliveryLog(signedIn, view)}
@@ -221,9 +246,11 @@ export function secretPage(signedIn: SignedIn, options: { heading: string; endpo
     body: html`<h1>${options.heading}</h1>
       <p class="notice" role="alert">Copy this signing secret now. It is shown only on this page.</p>
       ${options.note ? html`<p>${options.note}</p>` : ''}
-      <p><label for="webhook-secret">Signing secret of ${endpoint.url}</label></p>
-      <p><input id="webhook-secret" class="secret" readonly value="${endpoint.secret}" size="60" spellcheck="false" autocomplete="off">
-        <button type="button" class="copy" data-copy="webhook-secret" hidden>Copy</button></p>
+      <div class="panel">
+        <p><label for="webhook-secret">Signing secret of ${endpoint.url}</label></p>
+        <p class="inline wide"><input id="webhook-secret" class="secret" readonly value="${endpoint.secret}" size="60" spellcheck="false" autocomplete="off">
+          <button type="button" class="copy" data-copy="webhook-secret" hidden>Copy</button></p>
+      </div>
       <p><a href="${endpointPath(endpoint.id)}">Back to the endpoint</a></p>
       <script src="/dashboard/static/copy.js" defer></script>`,
   });

@@ -8,9 +8,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { type FakeTelegram, startFakeTelegram } from '@voice/kit/testing';
 import type { PendingApproval } from '@voice/proto';
-import { type Browser, chromium } from 'playwright-core';
 import { createInvitation } from '../../src/domain/invitations.js';
-import { type ConsoleInBrowser, chromiumArgs, chromiumPath } from './browser.js';
+import type { ConsoleInBrowser } from './browser.js';
+import { type SharedChromium, sharedChromium } from './chromium.js';
 
 export const telegramWebhookSecret = 'console-approvals-telegram-secret_01';
 
@@ -92,13 +92,14 @@ export async function startApprovalsInBrowser(
   mcpEnv: Record<string, string> = {},
 ): Promise<ConsoleInBrowser & { platform: ApprovalsPlatform }> {
   const platform = await startApprovalsPlatform(mcpEnv);
-  let browser: Browser;
+  let chromium: SharedChromium;
   try {
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    chromium = await sharedChromium();
   } catch (error) {
     await platform.close();
     throw error;
   }
+  const { browser } = chromium;
   return {
     platform,
     browser,
@@ -110,7 +111,7 @@ export async function startApprovalsInBrowser(
     },
     async close() {
       // The browser first (its connections end before the servers close), then the platform.
-      await browser.close();
+      await chromium.release();
       await platform.close();
     },
   };

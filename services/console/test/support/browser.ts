@@ -2,23 +2,13 @@
 // gateway, as a person's browser reaches it) and headless Chromium (Debian's package, driven by
 // playwright-core). The test closes it in `after`, which node's test runner runs when a test fails too.
 import { type Platform, startPlatform } from '@voice/gateway/testing';
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { createInvitation } from '../../src/domain/invitations.js';
 import type { Role } from '../../src/domain/roles.js';
+import { type SharedChromium, sharedChromium } from './chromium.js';
 import { type StandInTelephony, startStandInTelephony } from './telephony.js';
 
-/** Debian's `chromium` (`.ci/run` installs it when missing); `CHROMIUM_PATH` points elsewhere on other machines. */
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Headless, no sandbox (CI runs as root in a container), and nothing that reaches out to the internet. */
-export const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export { chromiumArgs, chromiumPath } from './chromium.js';
 
 export interface ConsoleInBrowser {
   platform: Platform<'console' | 'webhooks'>;
@@ -32,18 +22,18 @@ export interface ConsoleInBrowser {
    * (the CLI calls the same domain function; the link's host is the configured public one, so only its path is kept).
    */
   invitationLink(orgId: string, email: string, role: Role): Promise<string>;
-  /** Closes the browser (and every context), then the gateway and the console. */
+  /** Releases the browser (closing it if no one else in the process uses it), then closes the gateway and the console. */
   close(): Promise<void>;
 }
 
 /** Starts the gateway (with its audit writer) with the webhooks service and the console behind it, and Chromium; close it in `after` (it closes itself if starting fails). */
 export async function startConsoleInBrowser(): Promise<ConsoleInBrowser> {
   let platform: Platform<'console' | 'webhooks'> | undefined;
-  let browser: Browser | undefined;
+  let chromium: SharedChromium | undefined;
   let telephony: StandInTelephony | undefined;
   // The browser first (its connections end before the servers close), then the platform.
   const close = async () => {
-    await browser?.close();
+    await chromium?.release();
     await platform?.close();
     telephony?.close();
   };
@@ -55,12 +45,12 @@ export async function startConsoleInBrowser(): Promise<ConsoleInBrowser> {
       gateway: { TELEPHONY_URL: telephony.url },
       auditWorker: true,
     });
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    chromium = await sharedChromium();
   } catch (error) {
     await close();
     throw error;
   }
-  const started = { platform, browser };
+  const started = { platform, browser: chromium.browser };
   return {
     ...started,
     close,

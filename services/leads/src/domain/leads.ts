@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { ApiError, newId, type PendingEvents } from '@voice/kit';
+import { ApiError, eventId, newId, type PendingEvents } from '@voice/kit';
 import { type CreateLead, type Identity, type Lead, type LeadDetail, type LeadNote, telephonyRpc, type UpdateLead } from '@voice/proto';
 import type { LeadsDeps } from '../deps.js';
 import { latestEnrollmentsOfLead } from '../store/enrollments.js';
@@ -137,11 +136,6 @@ export async function getLeadNotes(
   return listLeadNotes(deps.prisma, identity.org_id, leadId, query);
 }
 
-/** An event id derived from what caused it, so a redelivered cause records a duplicate JetStream drops. */
-function derivedEventId(cause: string): string {
-  return `evt_${createHash('sha256').update(cause).digest('hex').slice(0, 24)}`;
-}
-
 /**
  * A call or message reached the lead: remember when, and a new lead becomes contacted. The status change
  * is announced (`lead.updated`) the one time it happens, in the caller's transaction; `cause` names what
@@ -162,7 +156,7 @@ export async function markContacted(
       'lead.updated',
       orgId,
       { ...toLead(contacted), changed: ['status', 'last_contacted_at'] },
-      { id: derivedEventId(`contacted:${cause}`), aggregateId: leadId },
+      { id: eventId(`contacted:${cause}`), aggregateId: leadId },
     );
   }
 }
@@ -200,17 +194,7 @@ export async function recordCallOutcome(deps: LeadsDeps, orgId: string, call: Ca
     if (!qualified) return; // qualified by someone else in between
     const lead = toLead(qualified);
     const aggregateId = call.lead_id;
-    events.add(
-      'lead.updated',
-      orgId,
-      { ...lead, changed: ['status'] },
-      { id: derivedEventId(`lead.updated:${call.call_id}`), aggregateId },
-    );
-    events.add(
-      'lead.qualified',
-      orgId,
-      { ...lead, call_id: call.call_id },
-      { id: derivedEventId(`lead.qualified:${call.call_id}`), aggregateId },
-    );
+    events.add('lead.updated', orgId, { ...lead, changed: ['status'] }, { id: eventId(`lead.updated:${call.call_id}`), aggregateId });
+    events.add('lead.qualified', orgId, { ...lead, call_id: call.call_id }, { id: eventId(`lead.qualified:${call.call_id}`), aggregateId });
   });
 }

@@ -1,4 +1,4 @@
-import { ApiError, bullmqOptions, newId } from '@voice/kit';
+import { ApiError, bullmqOptions, eventId, newId } from '@voice/kit';
 import { type EnrollmentStepResult, type Identity, planSchema, type SequenceStep, telephonyRpc } from '@voice/proto';
 import { type Job, Worker } from 'bullmq';
 import type { LeadsDeps } from '../deps.js';
@@ -139,7 +139,10 @@ export async function processStepJob(deps: LeadsDeps, job: Job<StepJobData>): Pr
       await markContacted(tx, events, orgId, enrollment.leadId, now, `${enrollmentId}:${index}`);
     }
     if (last) {
-      events.add('enrollment.completed', orgId, toEnrollment(row), { id: `evt_${enrollmentId.slice(4)}done`, aggregateId: enrollmentId });
+      events.add('enrollment.completed', orgId, toEnrollment(row), {
+        id: eventId(`enrollment.completed:${enrollmentId}`),
+        aggregateId: enrollmentId,
+      });
     }
     return row;
   });

@@ -1,4 +1,4 @@
-import { ApiError, newId, type PendingEvents, toApiError } from '@voice/kit';
+import { ApiError, eventId, newId, type PendingEvents, toApiError } from '@voice/kit';
 import {
   type ApprovalChannelKind,
   type ApprovalDecision,
@@ -21,7 +21,6 @@ import {
   deliveriesOf,
   expireDue,
   failStale,
-  failUndelivered,
   findApproval,
   findApprovalForTap,
   findWaiting,
@@ -118,7 +117,8 @@ async function deliver(deps: McpDeps, row: ApprovalRow): Promise<Delivery[]> {
 function recordApprovalEvent(events: PendingEvents, type: 'approval.requested' | 'approval.resolved', row: ApprovalRow, now: Date) {
   const { result: _result, ...approval } = toApproval(row, now);
   events.add(type, row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
-    id: `evt_${type === 'approval.requested' ? 'req' : 'res'}_${row.id}`,
+    // Derived, so a retried change records the same event; one of each type per approval.
+    id: eventId(`${type}:${row.id}`),
     aggregateId: row.id,
   });
 }
@@ -146,9 +146,18 @@ export function consoleApprovalUrl(deps: McpDeps, approvalId: string): string {
   return `${deps.env.PUBLIC_BASE_URL}/dashboard/approvals/${approvalId}`;
 }
 
+/** Where a person may decide, for the agent: the console always, and the chats the request reached. */
+function whereToDecide(deps: McpDeps, approvalId: string, sent: Delivery[]): string {
+  const chats = [...new Set(sent.map((delivery) => delivery.channel))];
+  const page = `in the console (${consoleApprovalUrl(deps, approvalId)})`;
+  return chats.length > 0 ? `${page} or in ${chats.join(' and ')}` : page;
+}
+
 /**
  * What an approval tool does instead of acting: checks the target exists (an id from another organization
- * is `not_found` now), freezes the arguments, stores the approval, sends it to the organization's channels.
+ * is `not_found` now), freezes the arguments, stores the approval, and tells the organization's linked
+ * chats. The console lists every pending approval and decides it on its page, so an approval never needs a
+ * messaging app: one the chats did not take (none linked, or each refused the message) waits there all the same.
  */
 export async function requestApproval(
   deps: McpDeps,
@@ -160,15 +169,6 @@ export async function requestApproval(
   const action = approvalActions[tool];
   // The target first: an id of another organization is not_found, whatever else is wrong.
   const summary = await action.describe(callerFor(deps, identity, args), args);
-  const channels = await listChannels(deps.prisma, identity.org_id);
-  if (channels.length === 0) {
-    throw new ApiError(
-      'conflict',
-      'No approval channel is linked to this organization, so nobody could approve this action. Nothing was done. ' +
-        'Ask an owner or admin to link Telegram or Slack on the console’s Approvals page (/dashboard/approvals), or with ' +
-        'PUT /api/v1/approvals/channels/telegram or /slack, then call again.',
-    );
-  }
   const now = deps.now();
   const digest = argumentsDigest(tool, args);
   // An agent that retries must not flood the approvers: the same action already waiting is returned as is.
@@ -179,7 +179,7 @@ export async function requestApproval(
       status: 'pending_approval',
       approval_id: waiting.id,
       expires_at: waiting.expiresAt.toISOString(),
-      summary: `Nothing was done yet, and nothing was sent again: the same action has been waiting for approval since ${waiting.createdAt.toISOString()}. Once approved: ${waiting.summary}`,
+      summary: `Nothing was done yet, and nothing was sent again: the same action has been waiting for approval ${whereToDecide(deps, waiting.id, sentTo)} since ${waiting.createdAt.toISOString()}. Once approved: ${waiting.summary}`,
       sent_to: [...new Set(sentTo.map((delivery) => delivery.channel))],
       console_url: consoleApprovalUrl(deps, waiting.id),
     };
@@ -199,18 +199,13 @@ export async function requestApproval(
   const sent = deliveries.filter((delivery) => delivery.status === 'sent');
   await withEvents(deps, async (tx, events) => {
     await saveDeliveries(tx, row.orgId, row.id, deliveries);
-    if (sent.length > 0) recordApprovalEvent(events, 'approval.requested', await findApproval(tx, row.orgId, row.id), now);
+    recordApprovalEvent(events, 'approval.requested', await findApproval(tx, row.orgId, row.id), now);
   });
-  if (sent.length === 0) {
-    const why = deliveries.map((delivery) => `${delivery.channel}: ${delivery.error}`).join('; ');
-    await failUndelivered(deps.prisma, row.orgId, row.id, `Not delivered to any channel (${why}).`, now);
-    throw new ApiError('upstream_failed', `The approval request ${row.id} could not be sent (${why}). Nothing was done; retry later.`);
-  }
   return {
     status: 'pending_approval',
     approval_id: row.id,
     expires_at: row.expiresAt.toISOString(),
-    summary: `Nothing was done yet. Once a person approves in ${sent.map((delivery) => delivery.channel).join(' and ')}: ${summary} See service_get_approval for the outcome.`,
+    summary: `Nothing was done yet. Once a person approves ${whereToDecide(deps, row.id, sent)}: ${summary} See service_get_approval for the outcome.`,
     sent_to: [...new Set(sent.map((delivery) => delivery.channel))],
     console_url: consoleApprovalUrl(deps, row.id),
   };

@@ -138,7 +138,7 @@ export class ToolCatalog {
 
   /**
    * Starts a tool as an MCP task and returns the task id. A tool without task support is -32601, as the
-   * spec asks; a call refused before any task exists (arguments, scope, not found, no channel) is a
+   * spec asks; a call refused before any task exists (arguments, scope, not found, a conflict) is a
    * JSON-RPC error carrying the same `code: what happened; what to do next` text as a tool error.
    */
   async startTask(name: string, args: unknown, context: ToolContext, selection: McpSelection = everything): Promise<string> {

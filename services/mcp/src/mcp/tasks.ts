@@ -137,7 +137,9 @@ function statusMessage(approval: Approval, consoleUrl: string): string {
   switch (approval.status) {
     case 'pending': {
       const sent = [...new Set(approval.deliveries.filter((d) => d.status === 'sent').map((d) => channelNames[d.channel]))];
-      return `Waiting for a person to approve in ${sent.join(' and ') || 'the console'} (or in the console: ${consoleUrl}); expires at ${approval.expires_at}. Nothing was done yet.`;
+      // The console always shows a pending approval; the chats the request reached are named first.
+      const where = sent.length > 0 ? `${sent.join(' and ')} (or in the console: ${consoleUrl})` : `the console: ${consoleUrl}`;
+      return `Waiting for a person to approve in ${where}; expires at ${approval.expires_at}. Nothing was done yet.`;
     }
     case 'approved':
       return `Approved${by}; the action is running.`;

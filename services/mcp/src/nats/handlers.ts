@@ -2,7 +2,7 @@ import { mcpRpc } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
 import { decideInConsole } from '../domain/approvals.js';
 import { channelsOverview, linkSlack, linkTelegram } from '../domain/channels.js';
-import { findApproval, listApprovals, toApproval } from '../store/approvals.js';
+import { countWaiting, findApproval, listApprovals, toApproval } from '../store/approvals.js';
 import { deleteChannel } from '../store/channels.js';
 
 /**
@@ -14,6 +14,10 @@ export function serveMcpRpc(deps: McpDeps): void {
   const { bus, prisma } = deps;
   bus.serve(mcpRpc.listApprovals, (input, identity) => listApprovals(prisma, identity.org_id, input, deps.now()));
   bus.serve(mcpRpc.getApproval, async ({ id }, identity) => toApproval(await findApproval(prisma, identity.org_id, id), deps.now()));
+  bus.serve(mcpRpc.countWaiting, async (_input, identity) => ({
+    object: 'approval_count' as const,
+    pending: await countWaiting(prisma, identity.org_id, deps.now()),
+  }));
   bus.serve(mcpRpc.decideApproval, (input, identity) => decideInConsole(deps, identity, input));
   bus.serve(mcpRpc.listChannels, (_input, identity) => channelsOverview(deps, identity.org_id));
   bus.serve(mcpRpc.linkTelegram, ({ chat_id }, identity) => linkTelegram(deps, identity.org_id, chat_id));

@@ -100,7 +100,7 @@ export async function findWaiting(
   now: Date,
 ): Promise<ApprovalRow | null> {
   return prisma.approval.findFirst({
-    where: { orgId, tool, argumentsDigest: digest, status: 'pending', expiresAt: { gt: now } },
+    where: { orgId, tool, argumentsDigest: digest, ...waitingAt(now) },
     orderBy: { createdAt: 'desc' },
   });
 }
@@ -133,6 +133,16 @@ export async function findApprovalForTap(prisma: PrismaClient, id: string): Prom
   return prisma.approval.findUnique({ where: { id } });
 }
 
+/** Approvals a person may still decide: pending and not yet past their expiry (the sweep may lag). */
+function waitingAt(now: Date) {
+  return { status: 'pending', expiresAt: { gt: now } } satisfies Prisma.ApprovalWhereInput;
+}
+
+/** How many of the organization's approvals wait for a person (the console's navigation shows it). */
+export function countWaiting(prisma: PrismaClient, orgId: string, now: Date): Promise<number> {
+  return prisma.approval.count({ where: { orgId, ...waitingAt(now) } });
+}
+
 export async function listApprovals(prisma: PrismaClient, orgId: string, query: ListApprovalsQuery, now: Date) {
   const { limit, cursor, ...filters } = query;
   const position = decodeCursor(cursor, filters);
@@ -140,7 +150,7 @@ export async function listApprovals(prisma: PrismaClient, orgId: string, query: 
     filters.status === undefined
       ? {}
       : filters.status === 'pending'
-        ? { status: 'pending', expiresAt: { gt: now } }
+        ? waitingAt(now)
         : filters.status === 'expired'
           ? { OR: [{ status: 'expired' }, { status: 'pending', expiresAt: { lte: now } }] }
           : { status: filters.status };
@@ -231,12 +241,4 @@ export async function finishExecution(
         : { status: 'failed', errorCode: outcome.code, errorMessage: outcome.message },
   });
   return findApproval(prisma, orgId, id);
-}
-
-/** Marks an approval that could not be sent anywhere `failed`, so it never waits for a tap nobody can make. */
-export async function failUndelivered(prisma: PrismaClient, orgId: string, id: string, message: string, now: Date): Promise<void> {
-  await prisma.approval.updateMany({
-    where: { orgId, id, status: 'pending' },
-    data: { status: 'failed', errorCode: 'upstream_failed', errorMessage: message, resolvedAt: now },
-  });
 }

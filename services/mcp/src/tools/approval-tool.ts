@@ -12,7 +12,8 @@ import { type ToolDefinition, toolAnnotations } from '../mcp/tool.js';
 const approvalToolOutput = z.discriminatedUnion('status', [pendingApprovalSchema, approvalOutcomeSchema]);
 
 /**
- * A tool that never acts: it stores an approval, sends it to the organization's messaging app, and returns.
+ * A tool that never acts: it stores an approval (listed in the console, where a person may decide it), tells
+ * the organization's linked chats, and returns.
  * The only kind of tool that says `approval`; its scope is that of the operation it waits to run. A client
  * that calls it as an MCP task gets the approval as the task, whose result is the outcome once decided.
  */

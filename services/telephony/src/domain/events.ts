@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { commitWithEvents, type PendingEvents } from '@voice/kit';
+import { commitWithEvents, eventId, type PendingEvents } from '@voice/kit';
 import type { EventType } from '@voice/proto';
 import type { Call as CallRow, DncEntry as DncRow, Prisma, Sms as SmsRow } from '../generated/prisma/client.js';
 import { toCallListItem } from './call-records.js';
@@ -8,14 +7,6 @@ import type { TelephonyContext } from './context.js';
 import { toDncEntry, toSms } from './records.js';
 
 export type TelephonyTx = Prisma.TransactionClient;
-
-/**
- * Event ids derived from what happened (record id and new state), not random: a retried step records the
- * same id again, JetStream drops the duplicate within its window, and consumers can dedupe beyond it.
- */
-export function stableEventId(key: string): string {
-  return `evt_${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
-}
 
 /**
  * Runs a change in one transaction with the events it records (the outbox): a committed change always gets
@@ -28,19 +19,21 @@ export function withEvents<T>(
   return commitWithEvents((work) => context.prisma.$transaction(work), context.outbox, change);
 }
 
+// Event ids derived from the record and what happened to it (kit's eventId): a retried step records the
+// same id again, the outbox and JetStream drop the repeat, and consumers can dedupe beyond the window.
 export function recordCallEvent(events: PendingEvents, row: CallRow) {
   events.add(
     callEventType(row.status),
     row.orgId,
     { call_id: row.id, ...toCallListItem(row) },
-    { id: stableEventId(`${row.id}:${row.status}`), aggregateId: row.id },
+    { id: eventId(`${row.id}:${row.status}`), aggregateId: row.id },
   );
 }
 
 export function recordSmsEvent(events: PendingEvents, type: Extract<EventType, `sms.${string}`>, row: SmsRow) {
-  events.add(type, row.orgId, { sms_id: row.id, ...toSms(row) }, { id: stableEventId(`${row.id}:${type}`), aggregateId: row.id });
+  events.add(type, row.orgId, { sms_id: row.id, ...toSms(row) }, { id: eventId(`${row.id}:${type}`), aggregateId: row.id });
 }
 
 export function recordDncEvent(events: PendingEvents, type: 'dnc.added' | 'dnc.removed', row: DncRow) {
-  events.add(type, row.orgId, { dnc_id: row.id, ...toDncEntry(row) }, { id: stableEventId(`${row.id}:${type}`), aggregateId: row.id });
+  events.add(type, row.orgId, { dnc_id: row.id, ...toDncEntry(row) }, { id: eventId(`${row.id}:${type}`), aggregateId: row.id });
 }

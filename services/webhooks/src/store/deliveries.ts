@@ -1,4 +1,4 @@
-import { afterPosition, decodeCursor, keysetOrder, newId, notFound, toPage } from '@voice/kit';
+import { afterPosition, decodeCursor, eventId, keysetOrder, newId, notFound, toPage } from '@voice/kit';
 import { type EventEnvelope, type ListDeliveriesQuery, webhookTestEventDataSchema } from '@voice/proto';
 import { toDelivery } from '../domain/records.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
@@ -92,7 +92,7 @@ export async function createReplay(prisma: PrismaClient, orgId: string, endpoint
 /** A `webhook.test` event and its one delivery, to this endpoint only. */
 export async function createTestDelivery(prisma: PrismaClient, orgId: string, endpointId: string, now: Date = new Date()) {
   const event: EventEnvelope = {
-    id: newId('event'),
+    id: eventId(),
     type: 'webhook.test',
     created_at: now.toISOString(),
     org_id: orgId,

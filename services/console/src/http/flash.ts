@@ -1,0 +1,36 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ConsoleEnv } from '../env.js';
+import { clearCookie, setCookie } from './cookies.js';
+
+/**
+ * "Done" messages carried through a POST's redirect to the page it leads to, shown there as a toast. The
+ * cookie holds only a code from this table, never text, so nobody can make the console say something of
+ * theirs; the redirect's address stays as it was.
+ */
+export const flashMessages = {
+  'key-revoked': 'Key revoked.',
+  'endpoint-deleted': 'Endpoint deleted.',
+  'role-changed': 'Role changed.',
+  'member-removed': 'Member removed.',
+  'app-revoked': 'App revoked.',
+  'channel-unlinked': 'Channel unlinked.',
+  'organization-switched': 'Switched organization.',
+  'preferences-saved': 'Preferences saved.',
+} as const;
+
+export type FlashCode = keyof typeof flashMessages;
+
+const flashCookie = 'console_flash';
+
+export function flash(request: FastifyRequest, reply: FastifyReply, env: ConsoleEnv, code: FlashCode): void {
+  setCookie(request, reply, env, { name: flashCookie, value: code, maxAgeSeconds: 60 });
+}
+
+/** The message waiting for this page view, if any; it is shown once (the cookie is cleared). */
+export function takeFlash(request: FastifyRequest, reply: FastifyReply, env: ConsoleEnv): string | undefined {
+  // Any value is safe to read: only a code of the table above is ever shown.
+  const code = request.cookies[flashCookie];
+  if (code === undefined) return undefined;
+  clearCookie(request, reply, env, flashCookie);
+  return Object.hasOwn(flashMessages, code) ? flashMessages[code as FlashCode] : undefined;
+}

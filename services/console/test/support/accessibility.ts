@@ -1,0 +1,276 @@
+// An accessibility check (axe-core) of every console page in headless Chromium, in one look (light or dark,
+// 1280 or 375 px wide) per test file: the four files together see every page in every look, each within the
+// test runner's per-file time limit. The light desktop file also takes the README's screenshots when asked.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type Receiver, startReceiver } from '@voice/kit/testing';
+import type { Page } from 'playwright-core';
+import { blockingViolations, describeViolations } from './axe.js';
+import { type ConsoleInBrowser, startConsoleInBrowser } from './browser.js';
+import { browserSteps } from './journey.js';
+
+/**
+ * How a page is looked at: the console follows `prefers-color-scheme`, and on a 375 px phone nothing may scroll
+ * sideways (tables scroll inside their own box).
+ */
+export interface Look {
+  name: 'light' | 'dark' | 'light-375' | 'dark-375';
+  colorScheme: 'light' | 'dark';
+  width: 1280 | 375;
+}
+
+/** `CONSOLE_SCREENS_DIR=/some/dir` photographs the pages marked `screenshot` in each look, to judge the design. */
+const screensDir = process.env.CONSOLE_SCREENS_DIR;
+
+export function checkEveryPage(look: Look): void {
+  /** `CONSOLE_SCREENSHOTS=1 npm test -- browser-accessibility` refreshes the README's pictures (light, desktop); CI leaves the tree alone. */
+  const screenshotDir =
+    process.env.CONSOLE_SCREENSHOTS === '1' && look.name === 'light'
+      ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+      : null;
+
+  describe(`every console page in a browser, ${look.name}`, () => {
+    let app: ConsoleInBrowser;
+    let receiver: Receiver;
+    const steps = browserSteps(() => app);
+
+    before(async () => {
+      receiver = await startReceiver(() => 200);
+      app = await startConsoleInBrowser();
+    });
+    after(async () => {
+      await app?.close();
+      await receiver?.close();
+    });
+    const { openBrowser, acceptInvitation, createKey, callsWith, reloadUntil, usageToday } = steps;
+    /** The key the owner creates on the way (its calls fill the usage page and the audit log). */
+    let ownerKey = '';
+    const apiKeysCalls = 3;
+    /** The page of the endpoint the owner adds on the way (its URL is the receiver's). */
+    async function openEndpoint(page: Page): Promise<void> {
+      await page.goto('/dashboard/webhooks');
+      await page.getByRole('link', { name: receiver.url }).click();
+      await page.locator('#webhook-status').waitFor();
+    }
+
+    /**
+     * Every page of the console a person can reach, checked with axe and (when asked) photographed. `open`
+     * is an address, or the steps that reach a page only a form leads to. A new page is one more line.
+     */
+    const consolePages: Array<{
+      name: string;
+      as: 'visitor' | 'owner' | 'member' | 'lite';
+      open: string | ((page: Page, orgId: string) => Promise<void>);
+      screenshot?: boolean;
+    }> = [
+      { name: 'sign-in', as: 'visitor', open: '/dashboard/sign-in', screenshot: true },
+      {
+        name: 'sign-in-refused',
+        as: 'visitor',
+        open: async (page) => {
+          await page.goto('/dashboard/sign-in');
+          await page.getByLabel('E-mail address').fill('nobody@example.com');
+          await page.getByLabel('Password').fill('not the password at all');
+          await page.getByRole('button', { name: 'Sign in' }).click();
+          await page.getByRole('alert').waitFor();
+        },
+      },
+      {
+        name: 'invitation',
+        as: 'visitor',
+        open: async (page, orgId) => {
+          await page.goto(await app.invitationLink(orgId, 'ada@example.com', 'admin'));
+        },
+        screenshot: true,
+      },
+      { name: 'invitation-unknown', as: 'visitor', open: '/dashboard/invitations/not-a-real-invitation-token' },
+      { name: 'home', as: 'owner', open: '/dashboard', screenshot: true },
+      { name: 'members', as: 'owner', open: '/dashboard/members', screenshot: true },
+      {
+        name: 'invitation-created',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/members');
+          await page.getByLabel('E-mail address').fill('grace@example.com');
+          await page.getByRole('button', { name: 'Create invitation link' }).click();
+          await page.getByRole('heading', { name: 'Invitation created' }).waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'members-as-member', as: 'member', open: '/dashboard/members', screenshot: true },
+      {
+        name: 'invitation-existing-account',
+        as: 'visitor',
+        open: async (page, orgId) => {
+          // Olivia already has an account: the page asks for its password instead of a new one.
+          await page.goto(await app.invitationLink(orgId, 'olivia@example.com', 'admin'));
+          await page.getByText('You already have an account').waitFor();
+        },
+      },
+      { name: 'sign-in-signed-out', as: 'visitor', open: '/dashboard/sign-in?signed_out' },
+      {
+        name: 'api-key-created',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/settings/api');
+          ownerKey = await createKey(page, 'Billing sync', 'read-write');
+        },
+        screenshot: true,
+      },
+      { name: 'api-keys', as: 'owner', open: '/dashboard/settings/api', screenshot: true },
+      {
+        name: 'api-key-rotated',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/settings/api');
+          await createKey(page, 'Nightly export', 'read');
+          await page.goto('/dashboard/settings/api');
+          await page.getByRole('button', { name: 'Rotate Nightly export' }).click();
+          await page.getByRole('heading', { name: 'Key rotated' }).waitFor();
+        },
+      },
+      {
+        name: 'api-key-revoke',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/settings/api');
+          await page.getByRole('link', { name: 'Revoke Billing sync' }).first().click();
+          await page.getByRole('heading', { name: 'Revoke key Billing sync' }).waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'api-keys-as-member', as: 'member', open: '/dashboard/settings/api', screenshot: true },
+      {
+        name: 'usage',
+        as: 'owner',
+        open: async (page) => {
+          // A few calls with the owner's key, so the chart and the tables have something to show.
+          for (let call = 0; call < apiKeysCalls; call++) assert.equal((await callsWith(ownerKey)).status, 200);
+          await reloadUntil(
+            page,
+            '/dashboard/usage',
+            'the calls in the usage page',
+            async () => (await usageToday(page, 'Billing sync')) === apiKeysCalls,
+          );
+        },
+        screenshot: true,
+      },
+      { name: 'usage-as-member', as: 'member', open: '/dashboard/usage' },
+      { name: 'audit-log', as: 'owner', open: '/dashboard/audit-log', screenshot: true },
+      { name: 'audit-log-filtered', as: 'member', open: '/dashboard/audit-log?actor_type=key&status_class=2xx&path_prefix=%2Fapi%2Fv1' },
+      { name: 'audit-log-bad-filter', as: 'owner', open: '/dashboard/audit-log?from=not-a-date' },
+      { name: 'webhooks-empty', as: 'owner', open: '/dashboard/webhooks' },
+      {
+        name: 'webhook-created',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/webhooks');
+          await page.getByLabel('URL').fill(receiver.url);
+          await page.getByLabel('Description (optional)').fill('Our CRM');
+          await page.locator('#webhook-create').click();
+          await page.locator('#webhook-secret').waitFor();
+        },
+      },
+      { name: 'webhooks', as: 'owner', open: '/dashboard/webhooks', screenshot: true },
+      {
+        name: 'webhook',
+        as: 'owner',
+        open: async (page) => {
+          await openEndpoint(page);
+          await page.locator('#webhook-test').click();
+          await page.locator('#webhook-status').waitFor();
+          // The test event's delivery is in the log at once; its attempt follows, so reload until it is answered.
+          const endpoint = new URL(page.url()).pathname;
+          await reloadUntil(page, endpoint, 'the test delivery answered', async () => (await page.getByText('HTTP 200').count()) > 0);
+        },
+        screenshot: true,
+      },
+      {
+        name: 'webhook-delete',
+        as: 'owner',
+        open: async (page) => {
+          await openEndpoint(page);
+          await page.locator('#webhook-delete').click();
+          await page.locator('#webhook-delete-confirm').waitFor();
+        },
+      },
+      { name: 'webhooks-as-member', as: 'member', open: '/dashboard/webhooks' },
+      { name: 'webhooks-lite', as: 'lite', open: '/dashboard/webhooks' },
+      { name: 'api-keys-lite', as: 'lite', open: '/dashboard/settings/api' },
+      { name: 'connected-apps', as: 'owner', open: '/dashboard/settings/connected-apps' },
+      { name: 'preferences', as: 'member', open: '/dashboard/settings/preferences', screenshot: true },
+      {
+        name: 'preferences-saved',
+        as: 'owner',
+        open: async (page) => {
+          // A time zone of one's own, and the toast that says it was saved (carried through the redirect).
+          await page.goto('/dashboard/settings/preferences');
+          await page.getByLabel('Show times in').selectOption('Europe/Berlin');
+          await page.getByRole('button', { name: 'Save' }).click();
+          await page.getByRole('status').filter({ hasText: 'Preferences saved.' }).waitFor();
+        },
+      },
+      { name: 'api-keys-in-berlin', as: 'owner', open: '/dashboard/settings/api', screenshot: true },
+      { name: 'forbidden', as: 'member', open: '/dashboard/webhooks/no-such-endpoint/delete' },
+      { name: 'not-found', as: 'owner', open: '/dashboard/no-such-page', screenshot: true },
+    ];
+
+    let orgId = '';
+    let browsers: Record<(typeof consolePages)[number]['as'], { page: Page }>;
+
+    before(async () => {
+      // An organization the gateway knows (on a plan with read-write keys), for the API keys pages.
+      orgId = (await app.platform.org({ plan: 'pro' })).orgId;
+      // Contexts that let axe's injected script run (see support/axe.ts); used for nothing else. The people
+      // accept their invitations here, so the screenshots show names a reader can follow.
+      browsers = {
+        visitor: await openBrowser({ bypassCSP: true }),
+        owner: await openBrowser({ bypassCSP: true }),
+        member: await openBrowser({ bypassCSP: true }),
+        lite: await openBrowser({ bypassCSP: true }),
+      };
+      await acceptInvitation(browsers.owner.page, await app.invitationLink(orgId, 'olivia@example.com', 'owner'), 'Olivia Owner');
+      await acceptInvitation(browsers.member.page, await app.invitationLink(orgId, 'max@example.com', 'member'), 'Max Member');
+      // The owner of a Lite organization: no webhooks (the reason instead of the forms), read-only keys.
+      const lite = (await app.platform.gateway.admin({ kind: 'org.create', name: 'Small shop', plan: 'lite' })) as { id: string };
+      await acceptInvitation(browsers.lite.page, await app.invitationLink(lite.id, 'lena@example.com', 'owner'), 'Lena Lite');
+      if (screenshotDir) await mkdir(screenshotDir, { recursive: true });
+      if (screensDir) await mkdir(screensDir, { recursive: true });
+    });
+
+    // One test per page, in order (later pages build on what earlier ones did).
+    for (const consolePage of consolePages) {
+      test(`${consolePage.name}: no serious or critical accessibility violations (axe-core)${look.width === 375 ? ', nothing scrolls sideways' : ''}`, async () => {
+        const { page } = browsers[consolePage.as];
+        // Forms are filled in the desktop layout; then the page is looked at as this file's look says.
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await page.emulateMedia({ colorScheme: look.colorScheme });
+        if (typeof consolePage.open === 'string') await page.goto(consolePage.open);
+        else await consolePage.open(page, orgId);
+        if (look.width !== 1280) await page.setViewportSize({ width: look.width, height: 800 });
+        const violations = await blockingViolations(page);
+        assert.deepEqual(violations.length, 0, `${page.url()}:\n  ${describeViolations(violations)}`);
+        if (look.width === 375) {
+          const scrollWidth = await page.evaluate(
+            () =>
+              (globalThis as unknown as { document: { scrollingElement: { scrollWidth: number } } }).document.scrollingElement.scrollWidth,
+          );
+          assert.ok(scrollWidth <= 375, `${page.url()} scrolls sideways: ${scrollWidth} px wide`);
+        }
+        if (screenshotDir && consolePage.screenshot)
+          await page.screenshot({ path: `${screenshotDir}${consolePage.name}.png`, fullPage: true });
+        if (screensDir && consolePage.screenshot)
+          await page.screenshot({ path: `${screensDir}/${consolePage.name}-${look.name}.png`, fullPage: true });
+      });
+    }
+
+    test('the check itself sees violations when there are some: an unlabelled field and an image without text', async () => {
+      const { page } = browsers.visitor;
+      await page.setContent('<!doctype html><html lang="en"><title>t</title><main><img src="x.png"><input type="text"></main></html>');
+      const control = (await blockingViolations(page)).map((violation) => violation.id).sort();
+      assert.deepEqual(control, ['image-alt', 'label']);
+    });
+  });
+}
