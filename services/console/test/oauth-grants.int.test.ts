@@ -45,7 +45,7 @@ describe('grants: bound to their resource, acting for their grantor', () => {
     assert.match(shown[0] ?? '', /It will reach: <strong>Leads, read-only, through MCP<\/strong>/);
     assert.match(shown[0] ?? '', /<option value="[^"]+" selected>Acme \(owner, pro: read or read-write\)<\/option>/);
     assert.doesNotMatch(shown[0] ?? '', new RegExp(`>${orgA.orgId} \\(`), 'the organization by name, not id');
-    assert.match(shown[0] ?? '', /Organization <strong>Acme<\/strong>/, 'the organization by name in the header too');
+    assert.match(shown[0] ?? '', /<p class="org">.*<strong>Acme<\/strong>/, 'the organization by name in the header too');
     assert.doesNotMatch(shown[0] ?? '', /type="radio" name="scope" value="read-write"/, 'a read-only URL offers read alone');
     assert.equal(readonly.grant?.scope, 'read');
     assert.equal(readonly.grant?.resource, readonlyUrl);
