@@ -11,7 +11,15 @@ import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
 import { createKeyFor, keyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
 import { keyStanding } from './keys/store.js';
-import { createGrantFor, deleteEndedAccessTokens, grantsFor, issueAccessTokenFor, revokeGrantFor } from './oauth/grants.js';
+import {
+  createGrantFor,
+  deleteEndedAccessTokens,
+  endGrantFor,
+  grantsFor,
+  issueAccessTokenFor,
+  revokeGrantFor,
+  revokeGrantsOfPersonFor,
+} from './oauth/grants.js';
 import { challengesFor } from './oauth/metadata.js';
 import { registerProxies } from './proxy/upstreams.js';
 import { homeRoute } from './routes/home.js';
@@ -98,6 +106,8 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(oauthRpc.issueAccessToken, (input, identity) => issueAccessTokenFor(deps, identity, input));
   deps.bus.serve(oauthRpc.listGrants, (_input, identity) => grantsFor(deps, identity));
   deps.bus.serve(oauthRpc.revokeGrant, (input, identity) => revokeGrantFor(deps, identity, input));
+  deps.bus.serve(oauthRpc.endGrant, (input, identity) => endGrantFor(deps, identity, input));
+  deps.bus.serve(oauthRpc.revokeGrantsOfPerson, (input, identity) => revokeGrantsOfPersonFor(deps, identity, input));
 
   await startWorkers(app, deps.env.WORKERS, {
     'audit-writer': () => startAuditWriter(deps),

@@ -102,6 +102,7 @@ describe('key cache', () => {
     expiresAt: null,
     plan: 'pro',
     ownerUserId: null,
+    resource: null,
   });
 
   test('serves from memory within the TTL, shares concurrent lookups, and forgets on invalidation', async () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { identityHeader } from '@voice/kit';
 import { createTestContext, eventually, type Receiver, startReceiver, type TestContext, testIdentity } from '@voice/kit/testing';
-import { gatewayRpc, oauthRpc } from '@voice/proto';
+import { gatewayRpc, type Identity, type OAuthGrant, oauthRpc } from '@voice/proto';
 import { deleteEndedAccessTokens } from '../src/oauth/grants.js';
 import { quotaKeys } from '../src/quota/quota.js';
 import {
@@ -18,16 +19,21 @@ import {
 } from './support/harness.js';
 
 /** What the console sends to create a grant, as the consent page filled it in. */
+const publicBaseUrl = 'https://voice.example.com';
+const mcpMetadata = `${publicBaseUrl}/.well-known/oauth-protected-resource/api/mcp`;
+const restMetadata = `${publicBaseUrl}/.well-known/oauth-protected-resource/api/v1`;
+
 const grantInput = (scope: 'read' | 'read-write') => ({
   client_id: 'cli_2x8Fq0aZ9kLm4Rt7',
   client_name: 'Claude',
   scope,
+  resource: `${publicBaseUrl}/api/mcp`,
   monthly_quota: 10,
 });
 
-const publicBaseUrl = 'https://voice.example.com';
-const mcpMetadata = `${publicBaseUrl}/.well-known/oauth-protected-resource/api/mcp`;
-const restMetadata = `${publicBaseUrl}/.well-known/oauth-protected-resource`;
+/** The identity the gateway signed for a request that reached the (stand-in) mcp service. */
+const identityOf = (request: Receiver['requests'][number]): Identity =>
+  JSON.parse(Buffer.from(String(request.headers[identityHeader]), 'base64url').toString('utf8'));
 
 /** OAuth grants (oauthRpc) and their access tokens at the gateway, with a clock the test moves. */
 describe('OAuth grants and access tokens', () => {
@@ -35,20 +41,30 @@ describe('OAuth grants and access tokens', () => {
   let gateway: TestGateway;
   let url: string;
   let clock = new Date();
+  // The mcp service's stand-in: what reaches it passed authentication, with the identity the gateway signed.
+  let mcp: Receiver;
 
   before(async () => {
     ctx = await createTestContext();
-    gateway = await startGateway(ctx, { PUBLIC_BASE_URL: publicBaseUrl, AUDIT_FLUSH_MS: '50' }, { now: () => clock });
+    mcp = await startReceiver();
+    gateway = await startGateway(
+      ctx,
+      { PUBLIC_BASE_URL: publicBaseUrl, AUDIT_FLUSH_MS: '50', MCP_URL: new URL(mcp.url).origin },
+      { now: () => clock },
+    );
     await gateway.app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
   });
   after(async () => {
     gateway.app.server.closeAllConnections();
     await gateway.close();
+    await mcp.close();
     await ctx.cleanup();
   });
 
   const get = (path: string, token?: string) => call(url, 'GET', path, token ? { key: token } : {});
+  /** The last request the mcp service got for this path. */
+  const reachedMcp = (path: string) => mcp.requests.filter((request) => request.url === path).at(-1);
 
   test('createGrant records the client, the person, scope and quota; the grant counts as a key but is not listed with keys', async () => {
     const { orgId, keyId } = await createOrgWithKey(gateway, { plan: 'starter' });
@@ -57,6 +73,7 @@ describe('OAuth grants and access tokens', () => {
       client_id: 'cli_2x8Fq0aZ9kLm4Rt7',
       client_name: 'Claude',
       scope: 'read-write',
+      resource: `${publicBaseUrl}/api/mcp/x/leads`,
       monthly_quota: 500,
     });
     assert.match(grant.id, /^grt_[0-9A-Za-z]{8,40}$/);
@@ -66,6 +83,7 @@ describe('OAuth grants and access tokens', () => {
     assert.equal(grant.client_name, 'Claude');
     assert.equal(grant.granted_by, person.user_id);
     assert.equal(grant.scope, 'read-write');
+    assert.equal(grant.resource, `${publicBaseUrl}/api/mcp/x/leads`);
     assert.equal(grant.monthly_quota, 500);
     assert.equal(grant.monthly_used, 0);
     assert.equal(grant.status, 'active');
@@ -130,18 +148,22 @@ describe('OAuth grants and access tokens', () => {
     assert.equal(await gateway.deps.prisma.apiKey.count({ where: { orgId, kind: 'grant' } }), 1);
   });
 
-  test('an access token authenticates like a key: identity is the grant, rate-limit headers, last use, usage in listGrants', async () => {
+  test('an access token authenticates on its resource: identity is the grant with its resource, rate-limit headers, last use, usage in listGrants', async () => {
     const { orgId } = await createOrgWithKey(gateway);
     const { grantId, token, person } = await createGrantWithToken(gateway, orgId, { quota: 50 });
     assert.match(token, /^vk_oat_[0-9A-Za-z]{38}$/);
     const stored = await gateway.deps.prisma.oAuthAccessToken.findFirstOrThrow({ where: { grantId } });
     assert.notEqual(stored.hash, token);
     assert.equal(stored.expiresAt.getTime() - clock.getTime(), 3_600_000);
-    const usage = await get('/api/v1/usage', token);
+    assert.equal(stored.resource, `${publicBaseUrl}/api/mcp`);
+    const usage = await get('/api/mcp', token);
     assert.equal(usage.status, 200, usage.text);
-    assert.equal(usage.body.key_id, grantId);
-    assert.equal(usage.body.monthly.quota, 50);
-    assert.equal(usage.body.monthly.used, 1);
+    const identity = identityOf(reachedMcp('/api/mcp') as Receiver['requests'][number]);
+    assert.equal(identity.key_id, grantId);
+    assert.equal(identity.resource, '/api/mcp');
+    assert.equal(identity.owner_user_id, person.user_id);
+    assert.equal(identity.monthly_quota, 50);
+    assert.equal(identity.monthly_used, 1);
     assert.equal(usage.headers.get('x-ratelimit-limit'), '50');
     assert.equal(usage.headers.get('x-ratelimit-remaining'), '49');
     assert.ok(Number(usage.headers.get('x-ratelimit-reset')) > clock.getTime() / 1000);
@@ -164,30 +186,30 @@ describe('OAuth grants and access tokens', () => {
     const { grantId, token, person } = await createGrantWithToken(gateway, orgId, { quota: 3 });
     const second = (await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId })).access_token;
     assert.notEqual(second, token);
-    assert.equal((await get('/api/v1/usage', token)).status, 200);
-    assert.equal((await get('/api/v1/usage', token)).status, 200);
-    const third = await get('/api/v1/usage', second);
+    assert.equal((await get('/api/mcp', token)).status, 200);
+    assert.equal((await get('/api/mcp', token)).status, 200);
+    const third = await get('/api/mcp', second);
     assert.equal(third.status, 200);
     assert.equal(third.headers.get('x-ratelimit-remaining'), '0');
-    const fourth = await get('/api/v1/usage', second);
+    const fourth = await get('/api/mcp', second);
     assertError(fourth, 429, 'quota_exceeded');
     assert.ok(fourth.headers.get('retry-after'));
-    assertError(await get('/api/v1/usage', token), 429, 'quota_exceeded');
+    assertError(await get('/api/mcp', token), 429, 'quota_exceeded');
     assert.equal(await gateway.deps.redis.get(quotaKeys(ctx.redisPrefix, orgId, grantId, clock).monthly), '3');
   });
 
   test('an expired token is 401 revoked with the invalid_token challenge; a fresh token of the grant works', async () => {
     const { orgId } = await createOrgWithKey(gateway);
     const { grantId, token, person } = await createGrantWithToken(gateway, orgId);
-    assert.equal((await get('/api/v1/usage', token)).status, 200);
+    assert.equal((await get('/api/mcp', token)).status, 200);
     const started = clock;
     try {
       clock = new Date(started.getTime() + 3_600_000);
-      const expired = await get('/api/v1/usage', token);
+      const expired = await get('/api/mcp', token);
       assertError(expired, 401, 'revoked');
-      assert.equal(expired.headers.get('www-authenticate'), `Bearer error="invalid_token", resource_metadata="${restMetadata}"`);
+      assert.equal(expired.headers.get('www-authenticate'), `Bearer error="invalid_token", resource_metadata="${mcpMetadata}"`);
       const fresh = (await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId })).access_token;
-      assert.equal((await get('/api/v1/usage', fresh)).status, 200);
+      assert.equal((await get('/api/mcp', fresh)).status, 200);
     } finally {
       clock = started;
     }
@@ -203,14 +225,14 @@ describe('OAuth grants and access tokens', () => {
     assert.ok((await deleteEndedAccessTokens(gateway.deps, new Date(expiry + 86_400_001))) >= 1);
     assert.equal(await gateway.deps.prisma.oAuthAccessToken.count({ where: { grantId } }), 0);
     gateway.deps.tokens.invalidate({ keyIds: [grantId] });
-    assertError(await get('/api/v1/usage', token), 401, 'unknown_key');
+    assertError(await get('/api/mcp', token), 401, 'unknown_key');
   });
 
   test('revoking a grant ends its tokens and its issuing; another organization cannot see, revoke or use it', async () => {
     const { orgId } = await createOrgWithKey(gateway);
     const other = await createOrgWithKey(gateway);
     const { grantId, token, person } = await createGrantWithToken(gateway, orgId);
-    assert.equal((await get('/api/v1/usage', token)).status, 200);
+    assert.equal((await get('/api/mcp', token)).status, 200);
     const stranger = personIdentity(other.orgId);
     for (const operation of [oauthRpc.revokeGrant, oauthRpc.issueAccessToken]) {
       const refused = await rejection(gateway.deps.bus.call(operation, stranger, { grant_id: grantId }));
@@ -225,7 +247,7 @@ describe('OAuth grants and access tokens', () => {
     assert.equal(revoked.status, 'revoked');
     assert.equal(revoked.revoked_at, clock.toISOString());
     assert.equal(revoked.monthly_used, 1);
-    assertError(await get('/api/v1/usage', token), 401, 'revoked');
+    assertError(await get('/api/mcp', token), 401, 'revoked');
     const issuing = await rejection(gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId }));
     assert.equal(issuing.code, 'revoked');
     const standing = await gateway.deps.bus.call(gatewayRpc.keyStanding, testIdentity({ org_id: orgId }), { key_id: grantId });
@@ -237,7 +259,7 @@ describe('OAuth grants and access tokens', () => {
   test('API calls with a token are audited with the grant as actor; the log filters by it; grant changes are the person’s', async () => {
     const { orgId, key } = await createOrgWithKey(gateway);
     const { grantId, token, person } = await createGrantWithToken(gateway, orgId);
-    assert.equal((await get('/api/v1/usage', token)).status, 200);
+    assert.equal((await get('/api/mcp', token)).status, 200);
     await eventually('the call is in the audit log', async () => {
       const listed = await get('/api/v1/audit-log?actor_type=grant', key);
       assert.equal(listed.status, 200, listed.text);
@@ -248,7 +270,7 @@ describe('OAuth grants and access tokens', () => {
           record.key_id,
           record.path,
         ]),
-        [['grant', grantId, '/api/v1/usage']],
+        [['grant', grantId, '/api/mcp']],
       );
       return true;
     });
@@ -264,18 +286,31 @@ describe('OAuth grants and access tokens', () => {
     );
   });
 
-  test('the protected resource metadata (RFC 9728) at both addresses, readable from any origin', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']) {
+  test('the protected resource metadata (RFC 9728) of the MCP server at both addresses, and the REST API’s, readable from any origin', async () => {
+    const mcpDocument = {
+      resource: `${publicBaseUrl}/api/mcp`,
+      authorization_servers: [publicBaseUrl],
+      scopes_supported: ['read', 'read-write'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Voice platform MCP server',
+    };
+    const restDocument = {
+      resource: `${publicBaseUrl}/api/v1`,
+      scopes_supported: ['read', 'read-write'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Voice platform REST API (API keys only)',
+      resource_documentation: `${publicBaseUrl}/api/v1/openapi.json`,
+    };
+    for (const [path, document] of [
+      ['/.well-known/oauth-protected-resource/api/mcp', mcpDocument],
+      ['/.well-known/oauth-protected-resource', mcpDocument],
+      // No authorization server issues tokens for the REST API: it takes API keys.
+      ['/.well-known/oauth-protected-resource/api/v1', restDocument],
+    ] as const) {
       const response = await fetch(`${url}${path}`, { headers: { origin: 'https://app.example' } });
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('access-control-allow-origin'), '*');
-      assert.deepEqual(await response.json(), {
-        resource: `${publicBaseUrl}/api/mcp`,
-        authorization_servers: [publicBaseUrl],
-        scopes_supported: ['read', 'read-write'],
-        bearer_methods_supported: ['header'],
-        resource_name: 'Voice platform MCP server and REST API',
-      });
+      assert.deepEqual(await response.json(), document);
       const preflight = await fetch(`${url}${path}`, {
         method: 'OPTIONS',
         headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
@@ -288,6 +323,7 @@ describe('OAuth grants and access tokens', () => {
   test('401s carry the resource metadata challenge, with invalid_token when a credential was refused; 403 asks for the scope', async () => {
     const { orgId, key } = await createOrgWithKey(gateway);
     const { token } = await createGrantWithToken(gateway, orgId, { scope: 'read' });
+    const readKey = (await gateway.admin({ kind: 'key.create', orgId, scope: 'read', monthlyQuota: 10 })) as { key: string };
     const mcpCall = (authorization?: string) =>
       call(url, 'POST', '/api/mcp', {
         body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
@@ -304,16 +340,188 @@ describe('OAuth grants and access tokens', () => {
       assertError(refused, 401, 'unknown_key');
       assert.equal(refused.headers.get('www-authenticate'), `Bearer error="invalid_token", resource_metadata="${mcpMetadata}"`);
     }
-    const write = await call(url, 'POST', '/api/v1/leads', { key: token, body: { name: 'Nope' } });
+    const write = await call(url, 'POST', '/api/v1/leads', { key: readKey.key, body: { name: 'Nope' } });
     assertError(write, 403, 'forbidden_scope');
     assert.equal(
       write.headers.get('www-authenticate'),
       `Bearer error="insufficient_scope", scope="read-write", resource_metadata="${restMetadata}"`,
     );
     // A success carries no challenge.
-    const usage = await fetch(`${url}/api/v1/usage`, { headers: bearer(token) });
-    assert.equal(usage.status, 200);
-    assert.equal(usage.headers.get('www-authenticate'), null);
+    const listed = await fetch(`${url}/api/mcp`, { headers: bearer(token) });
+    assert.equal(listed.status, 200);
+    assert.equal(listed.headers.get('www-authenticate'), null);
+  });
+
+  test('a token is accepted on the resource it was granted for alone: its MCP URL, never another MCP URL nor the REST API', async () => {
+    const { orgId } = await createOrgWithKey(gateway);
+    const resourcePath = '/api/mcp/x/leads/readonly';
+    const { grantId, token } = await createGrantWithToken(gateway, orgId, { scope: 'read-write', resourcePath, quota: 100 });
+    // On its own URL (a trailing slash is the same URL): the identity carries the resource for the mcp service.
+    for (const path of [resourcePath, `${resourcePath}/`]) {
+      assert.equal((await get(path, token)).status, 200);
+      const identity = identityOf(reachedMcp(path) as Receiver['requests'][number]);
+      assert.deepEqual([identity.key_id, identity.scope, identity.resource], [grantId, 'read-write', resourcePath]);
+    }
+    const reachedBefore = mcp.requests.length;
+    const otherMcpMetadata = (path: string) =>
+      `Bearer error="invalid_token", error_description="This access token was issued for another resource", resource_metadata="${publicBaseUrl}/.well-known/oauth-protected-resource${path}"`;
+    // Another MCP URL, wider or not: refused, naming that URL's metadata (where a token for it is had).
+    for (const path of ['/api/mcp', '/api/mcp/x/leads', '/api/mcp/readonly', '/api/mcp/x/leads,calls/readonly']) {
+      const refused = await call(url, 'POST', path, {
+        key: token,
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+      assertError(refused, 401, 'invalid_token');
+      assert.match(refused.body.error.message, new RegExp(`issued for ${publicBaseUrl}${resourcePath}`));
+      assert.equal(refused.headers.get('www-authenticate'), otherMcpMetadata(path));
+    }
+    // The REST API takes API keys only: an MCP token is refused there, naming the REST API's metadata.
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/phone/sms', { to: '+14155550100', body: 'hello' }],
+      ['POST', '/api/v1/leads', { name: 'Nope' }],
+      ['GET', '/api/v1/usage', undefined],
+    ] as const) {
+      const refused = await call(url, method, path, { key: token, ...(body ? { body } : {}) });
+      assertError(refused, 401, 'invalid_token');
+      assert.match(refused.body.error.message, /the REST API takes API keys only/);
+      assert.equal(
+        refused.headers.get('www-authenticate'),
+        `Bearer error="invalid_token", error_description="This access token was issued for another resource", resource_metadata="${restMetadata}"`,
+      );
+    }
+    assert.equal(mcp.requests.length, reachedBefore, 'nothing refused reached a service');
+    const [grant] = (await gateway.deps.bus.call(oauthRpc.listGrants, personIdentity(orgId), {})).data;
+    assert.equal(grant?.monthly_used, 2, 'refused requests count nothing');
+  });
+
+  test('a token carries its grant’s resource: a refresh cannot name another; a grant from before resources takes the first one named', async () => {
+    const { orgId } = await createOrgWithKey(gateway);
+    const { grantId, person } = await createGrantWithToken(gateway, orgId, { resourcePath: '/api/mcp/x/calls' });
+    const moved = await rejection(
+      gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId, resource: `${publicBaseUrl}/api/mcp` }),
+    );
+    assert.deepEqual([moved.code, moved.param], ['invalid_request', 'resource']);
+    const same = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, {
+      grant_id: grantId,
+      resource: `${publicBaseUrl}/api/mcp/x/calls`,
+    });
+    assert.equal((await get('/api/mcp/x/calls', same.access_token)).status, 200);
+    assertError(await get('/api/mcp', same.access_token), 401, 'invalid_token');
+
+    // A grant and a token from before resources were kept (both null): the token is ended, so its client
+    // refreshes; the refresh names the resource the console kept, which the grant takes from then on.
+    await gateway.deps.prisma.apiKey.update({ where: { id: grantId }, data: { resource: null } });
+    const legacy = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, {
+      grant_id: grantId,
+      resource: `${publicBaseUrl}/api/mcp/x/calls`,
+    });
+    await gateway.deps.prisma.apiKey.update({ where: { id: grantId }, data: { resource: null } });
+    await gateway.deps.prisma.oAuthAccessToken.updateMany({ where: { grantId }, data: { resource: null } });
+    gateway.deps.tokens.invalidate({ keyIds: [grantId] });
+    assertError(await get('/api/mcp/x/calls', legacy.access_token), 401, 'revoked');
+    const unnamed = await rejection(gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId }));
+    assert.deepEqual([unnamed.code, unnamed.param], ['invalid_request', 'resource']);
+    const refreshed = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, {
+      grant_id: grantId,
+      resource: `${publicBaseUrl}/api/mcp/x/leads`,
+    });
+    assert.equal((await get('/api/mcp/x/leads', refreshed.access_token)).status, 200);
+    const stored = await gateway.deps.prisma.apiKey.findUniqueOrThrow({ where: { id: grantId } });
+    assert.equal(stored.resource, `${publicBaseUrl}/api/mcp/x/leads`);
+  });
+
+  test('a grant acts for its grantor: another person gets no token of it; a grantor whose role no longer allows its scope ends it', async () => {
+    const { orgId, key } = await createOrgWithKey(gateway);
+    const { grantId, token, person } = await createGrantWithToken(gateway, orgId, { scope: 'read-write' });
+    const colleague = personIdentity(orgId);
+    assert.equal((await rejection(gateway.deps.bus.call(oauthRpc.issueAccessToken, colleague, { grant_id: grantId }))).code, 'forbidden');
+    // The grantor as they stand now: a member, who may grant read only.
+    const demoted = { ...person, scope: 'read' as const };
+    assert.equal((await rejection(gateway.deps.bus.call(oauthRpc.issueAccessToken, demoted, { grant_id: grantId }))).code, 'revoked');
+    assertError(await get('/api/mcp', token), 401, 'revoked');
+    const [grant] = (await gateway.deps.bus.call(oauthRpc.listGrants, person, {})).data;
+    assert.equal(grant?.status, 'revoked');
+    await eventually('the end is in the audit log as the platform’s, with its reason', async () => {
+      const listed = await get(`/api/v1/audit-log?key_id=${grantId}`, key);
+      const records = listed.body.data as Array<{
+        actor_type: string;
+        key_id: string;
+        reason: string | null;
+        method: string;
+        path: string;
+      }>;
+      if (records.length === 0) return undefined;
+      assert.deepEqual(
+        records.map((record) => [record.actor_type, record.key_id, record.reason, record.method, record.path]),
+        [['system', grantId, 'role_changed', 'POST', `/dashboard/settings/connected-apps/${grantId}/revoke`]],
+      );
+      return true;
+    });
+  });
+
+  test('the platform’s own revocations are audited as system with their reason, a person’s grants end when they leave', async () => {
+    const { orgId, key } = await createOrgWithKey(gateway);
+    const first = await createGrantWithToken(gateway, orgId);
+    const ended = await gateway.deps.bus.call(oauthRpc.endGrant, testIdentity({ org_id: orgId, key_id: 'system' }), {
+      grant_id: first.grantId,
+      reason: 'refresh_token_reuse',
+    });
+    assert.equal(ended.status, 'revoked');
+    assertError(await get('/api/mcp', first.token), 401, 'revoked');
+    // Ending it again changes nothing and records nothing more.
+    await gateway.deps.bus.call(oauthRpc.endGrant, testIdentity({ org_id: orgId }), { grant_id: first.grantId, reason: 'code_reuse' });
+
+    // A person's grants, ended because they were removed; another person's stay.
+    const owner = personIdentity(orgId);
+    const leaving = personIdentity(orgId);
+    const made: string[] = [];
+    for (const scope of ['read', 'read-write'] as const) {
+      const grant = await gateway.deps.bus.call(oauthRpc.createGrant, leaving, grantInput(scope));
+      made.push(grant.id);
+    }
+    const staying = await createGrantWithToken(gateway, orgId);
+    const removed = await gateway.deps.bus.call(oauthRpc.revokeGrantsOfPerson, owner, {
+      granted_by: leaving.user_id as string,
+      reason: 'member_removed',
+      above: null,
+    });
+    assert.deepEqual(removed.data.map((grant) => grant.id).sort(), [...made].sort());
+    assert.equal((await get('/api/mcp', staying.token)).status, 200);
+    // A demotion ends only what may write.
+    const demotedGrants: OAuthGrant[] = [];
+    for (const scope of ['read', 'read-write'] as const) {
+      demotedGrants.push(await gateway.deps.bus.call(oauthRpc.createGrant, owner, grantInput(scope)));
+    }
+    const capped = await gateway.deps.bus.call(oauthRpc.revokeGrantsOfPerson, owner, {
+      granted_by: owner.user_id as string,
+      reason: 'role_changed',
+      above: 'read',
+    });
+    assert.deepEqual(
+      capped.data.map((grant) => grant.id),
+      [demotedGrants[1]?.id],
+    );
+    await eventually('the ends are in the audit log', async () => {
+      const listed = await get('/api/v1/audit-log?actor_type=system', key);
+      const records = listed.body.data as Array<{ key_id: string; reason: string }>;
+      if (records.length < 4) return undefined;
+      assert.deepEqual(
+        records.map((record) => [record.key_id, record.reason]).sort(),
+        [
+          [first.grantId, 'refresh_token_reuse'],
+          [made[0], 'member_removed'],
+          [made[1], 'member_removed'],
+          [demotedGrants[1]?.id, 'role_changed'],
+        ].sort(),
+      );
+      return true;
+    });
+    const people = await get('/api/v1/audit-log?actor_type=user', key);
+    assert.ok(
+      (people.body.data as Array<{ path: string }>).every((record) => !record.path.endsWith('/revoke')),
+      'no person is recorded revoking what the platform ended',
+    );
   });
 });
 

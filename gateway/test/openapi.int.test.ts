@@ -42,7 +42,7 @@ describe('GET /api/v1/openapi.json', () => {
       scheme: 'bearer',
       description: bearerDescription,
     });
-    assert.match(bearerDescription, /API key \(vk_live_…\) or OAuth access token \(vk_oat_…\)/);
+    assert.match(bearerDescription, /Bearer <API key \(vk_live_…\)>. The REST API takes API keys only/);
     assert.ok(document.components.schemas.Error, 'the error envelope is described');
   });
 

@@ -144,7 +144,7 @@ describe('what a service receives from the gateway', () => {
   before(async () => {
     ctx = await createTestContext();
     upstream = await startReceiver();
-    gateway = await startGateway(ctx, { TELEPHONY_URL: new URL(upstream.url).origin });
+    gateway = await startGateway(ctx, { TELEPHONY_URL: new URL(upstream.url).origin, MCP_URL: new URL(upstream.url).origin });
   });
   after(async () => {
     await gateway.close();
@@ -189,11 +189,12 @@ describe('what a service receives from the gateway', () => {
     const person = personIdentity(orgId);
     const created = await gateway.deps.bus.call(gatewayRpc.createKey, person, { name: 'agent', scope: 'read', monthly_quota: 10 });
     const { token, person: granter } = await createGrantWithToken(gateway, orgId);
-    for (const [credential, owner] of [
-      [created.key, person.user_id],
-      [token, granter.user_id],
+    for (const [credential, owner, path] of [
+      [created.key, person.user_id, '/api/v1/phone/calls'],
+      // An access token is for its MCP URL only.
+      [token, granter.user_id, '/api/mcp'],
     ] as const) {
-      const url = `/api/v1/phone/calls?owner=${owner}`;
+      const url = `${path}?owner=${owner}`;
       const response = await gateway.app.inject({ method: 'GET', url, headers: bearer(credential) });
       assert.equal(response.statusCode, 200);
       const forwarded = upstream.requests.find((request) => request.url === url);

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
-import { createTestContext, eventually, type OwnServer, startOwnRedis, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  eventually,
+  type OwnServer,
+  type Receiver,
+  startOwnRedis,
+  startReceiver,
+  type TestContext,
+  testIdentity,
+} from '@voice/kit/testing';
 import { gatewayRpc, oauthRpc } from '@voice/proto';
 import { redisAppendOnly } from '../src/quota/persistence.js';
 import { quotaKeys } from '../src/quota/quota.js';
@@ -12,19 +21,30 @@ describe('Redis restarts without its data: the quota counters continue from the 
   let redis: OwnServer;
   let ctx: TestContext;
   let gateway: TestGateway;
+  // The mcp service's stand-in, where access tokens are used (their resource is /api/mcp).
+  let mcp: Receiver;
 
   before(async () => {
     redis = await startOwnRedis();
     ctx = await createTestContext();
-    gateway = await startGateway(ctx, { REDIS_URL: redis.url, AUDIT_PUBLISH_MS: '20', AUDIT_FLUSH_MS: '20' });
+    mcp = await startReceiver();
+    gateway = await startGateway(ctx, {
+      REDIS_URL: redis.url,
+      AUDIT_PUBLISH_MS: '20',
+      AUDIT_FLUSH_MS: '20',
+      MCP_URL: new URL(mcp.url).origin,
+    });
   });
   after(async () => {
     await gateway?.close();
+    await mcp?.close();
     await ctx?.cleanup();
     await redis?.close();
   });
 
   const usage = (key: string) => gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) });
+  /** A call keys and access tokens both may make: the MCP endpoint. */
+  const mcpCall = (credential: string) => gateway.app.inject({ method: 'GET', url: '/api/mcp', headers: bearer(credential) });
 
   test("the key's month and the organization's day go on from where they were, and the quota still ends at its limit", async () => {
     const { key, orgId, keyId } = await createOrgWithKey(gateway, { quota: 10 });
@@ -71,7 +91,7 @@ describe('Redis restarts without its data: the quota counters continue from the 
     const { key, orgId } = await createOrgWithKey(gateway, { quota: 100 });
     const { grantId, token, person } = await createGrantWithToken(gateway, orgId, { quota: 10 });
     const other = (await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId })).access_token;
-    for (const credential of [token, token, other, other, key, key]) assert.equal((await usage(credential)).statusCode, 200);
+    for (const credential of [token, token, other, other, key, key]) assert.equal((await mcpCall(credential)).statusCode, 200);
     await eventually(
       'the six calls in the audit log',
       async () => (await gateway.deps.prisma.auditRecord.count({ where: { orgId, actorType: { not: 'user' } } })) === 6,
@@ -79,7 +99,7 @@ describe('Redis restarts without its data: the quota counters continue from the 
     await redis.restart();
     await eventually('the restarted Redis to be empty', async () => (await gateway.deps.redis.dbsize()) === 0);
 
-    const next = await usage(token);
+    const next = await mcpCall(token);
     assert.equal(next.statusCode, 200);
     assert.equal(next.headers['x-ratelimit-remaining'], '5', "the grant's fifth call of the month, whichever token made the others");
     const counters = quotaKeys(ctx.redisPrefix, orgId, grantId, new Date());

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { createTestContext, type Receiver, startReceiver, type TestContext } from '@voice/kit/testing';
 import { oauthRpc } from '@voice/proto';
 import { quotaKeys } from '../src/quota/quota.js';
 import { bearer, createGrantWithToken, createOrgWithKey, startGateway, type TestGateway } from './support/harness.js';
@@ -11,11 +11,14 @@ describe('two gateway replicas share one exact quota and hear key changes at onc
   let first: TestGateway;
   let second: TestGateway;
   let urls: string[];
+  // The mcp service's stand-in, where access tokens are used (their resource is /api/mcp).
+  let mcp: Receiver;
 
   before(async () => {
     ctx = await createTestContext();
-    first = await startGateway(ctx, {}, { auditWorker: false });
-    second = await startGateway(ctx, {}, { auditWorker: false });
+    mcp = await startReceiver();
+    first = await startGateway(ctx, { MCP_URL: new URL(mcp.url).origin }, { auditWorker: false });
+    second = await startGateway(ctx, { MCP_URL: new URL(mcp.url).origin }, { auditWorker: false });
     urls = [];
     for (const gateway of [first, second]) {
       await gateway.app.listen({ host: '127.0.0.1', port: 0 });
@@ -25,6 +28,7 @@ describe('two gateway replicas share one exact quota and hear key changes at onc
   after(async () => {
     await first.close();
     await second.close();
+    await mcp.close();
     await ctx.cleanup();
   });
 
@@ -64,15 +68,14 @@ describe('two gateway replicas share one exact quota and hear key changes at onc
     const other = (await first.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grantId })).access_token;
     // Both replicas have both tokens cached as valid.
     for (const url of urls)
-      for (const credential of [token, other])
-        assert.equal((await fetch(`${url}/api/v1/usage`, { headers: bearer(credential) })).status, 200);
+      for (const credential of [token, other]) assert.equal((await fetch(`${url}/api/mcp`, { headers: bearer(credential) })).status, 200);
     await first.deps.bus.call(oauthRpc.revokeGrant, person, { grant_id: grantId });
     const deadline = Date.now() + 1_000;
     const refused = new Set<string>();
     while (refused.size < urls.length * 2 && Date.now() < deadline) {
       for (const url of urls) {
         for (const credential of [token, other]) {
-          const response = await fetch(`${url}/api/v1/usage`, { headers: bearer(credential) });
+          const response = await fetch(`${url}/api/mcp`, { headers: bearer(credential) });
           const body = (await response.json()) as { error?: { code: string } };
           if (response.status === 401 && body.error?.code === 'revoked') refused.add(`${url} ${credential}`);
         }

@@ -3,7 +3,15 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { createTestContext, freePort, type OwnServer, startOwnNats, type TestContext } from '@voice/kit/testing';
+import {
+  createTestContext,
+  freePort,
+  type OwnServer,
+  type Receiver,
+  startOwnNats,
+  startReceiver,
+  type TestContext,
+} from '@voice/kit/testing';
 import { type AdminCommand, runAdminCommand } from '../src/admin/commands.js';
 import { revokeEverywhere } from '../src/keys/lifecycle.js';
 import { recordKeyEnd } from '../src/quota/quota.js';
@@ -17,14 +25,17 @@ describe('revocation reaches every replica through Redis, with NATS down', () =>
   let ctx: TestContext;
   let replicas: TestGateway[];
   let urls: string[];
+  // The mcp service's stand-in, where access tokens are used (their resource is /api/mcp).
+  let mcp: Receiver;
 
   before(async () => {
     nats = await startOwnNats();
     ctx = await createTestContext();
+    mcp = await startReceiver();
     replicas = [];
     urls = [];
     for (let i = 0; i < 2; i++) {
-      const gateway = await startGateway(ctx, { NATS_URL: nats.url }, { auditWorker: false });
+      const gateway = await startGateway(ctx, { NATS_URL: nats.url, MCP_URL: new URL(mcp.url).origin }, { auditWorker: false });
       await gateway.app.listen({ host: '127.0.0.1', port: 0 });
       replicas.push(gateway);
       urls.push(`http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`);
@@ -36,6 +47,7 @@ describe('revocation reaches every replica through Redis, with NATS down', () =>
     for (const gateway of replicas ?? []) await gateway.close();
     await ctx?.cleanup();
     await nats?.close();
+    await mcp?.close();
   });
 
   /** The admin command as the CLI runs it when it cannot reach NATS: no broadcast, only Postgres and Redis. */
@@ -59,9 +71,14 @@ describe('revocation reaches every replica through Redis, with NATS down', () =>
       }
     }
   };
-  const statusOn = async (url: string, key: string) => {
-    const response = await fetch(`${url}/api/v1/usage`, { headers: bearer(key) });
-    const body = (await response.json()) as { error?: { code: string } };
+  /** The status of a call, or the code of a 401; an access token calls the MCP URL it is for, a key its usage. */
+  const statusOn = async (url: string, key: string, method = 'GET', path = key.startsWith('vk_oat_') ? '/api/mcp' : '/api/v1/usage') => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...bearer(key), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      ...(method === 'POST' ? { body: JSON.stringify({ name: 'Nope' }) } : {}),
+    });
+    const body = (await response.json().catch(() => ({}))) as { error?: { code: string } };
     return response.status === 401 ? body.error?.code : response.status;
   };
 
@@ -97,6 +114,51 @@ describe('revocation reaches every replica through Redis, with NATS down', () =>
       'grant',
     );
     for (const url of urls) assert.equal(await statusOn(url, token), 'revoked');
+    await restartNats();
+  });
+
+  test('revoked comes before scope: a revoked key calling a route outside its scope is 401 revoked on replicas that cached it', async () => {
+    const first = replicas[0];
+    assert.ok(first);
+    const { orgId } = await createOrgWithKey(first, { quota: 1_000 });
+    const readKey = (await first.admin({ kind: 'key.create', orgId, scope: 'read', monthlyQuota: 1_000 })) as { id: string; key: string };
+    // Cached as valid on both replicas, and refused for its scope before the revocation.
+    for (const url of urls) {
+      assert.equal(await statusOn(url, readKey.key), 200);
+      assert.equal(await statusOn(url, readKey.key, 'POST', '/api/v1/leads'), 403);
+    }
+    // No broadcast: the replicas' cached copies still say active until KEY_CACHE_TTL_MS (30 s).
+    await nats.kill();
+    await adminWithoutNats({ kind: 'key.revoke', keyId: readKey.id });
+    for (const url of urls) assert.equal(await statusOn(url, readKey.key, 'POST', '/api/v1/leads'), 'revoked', 'not 403 forbidden_scope');
+    await restartNats();
+  });
+
+  test('revoked comes before resource: a revoked token off its resource is 401 revoked, not invalid_token, on replicas that cached it', async () => {
+    const first = replicas[0];
+    assert.ok(first);
+    const { orgId } = await createOrgWithKey(first, { quota: 1_000 });
+    const { grantId, token } = await createGrantWithToken(first, orgId);
+    for (const url of urls) {
+      assert.equal(await statusOn(url, token), 200);
+      assert.equal(await statusOn(url, token, 'GET', '/api/v1/usage'), 'invalid_token');
+    }
+    await nats.kill();
+    await revokeEverywhere(
+      {
+        prisma: first.deps.prisma,
+        bus: undefined,
+        recordKeyEnd: (end) => recordKeyEnd(first.deps.redis, { prefix: first.deps.env.REDIS_PREFIX, ...end }),
+      },
+      grantId,
+      { orgId },
+      new Date(),
+      'grant',
+    );
+    for (const url of urls) {
+      assert.equal(await statusOn(url, token, 'GET', '/api/v1/usage'), 'revoked', 'not 401 invalid_token');
+      assert.equal(await statusOn(url, token, 'POST', '/api/mcp/x/leads'), 'revoked');
+    }
     await restartNats();
   });
 

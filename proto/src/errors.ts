@@ -10,6 +10,7 @@ export const errorStatus = {
   missing: 401,
   unknown_key: 401,
   revoked: 401,
+  invalid_token: 401,
   unauthenticated: 401,
   forbidden_scope: 403,
   plan_required: 403,

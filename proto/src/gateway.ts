@@ -49,7 +49,15 @@ export const apiKeySchema = z
   .meta({ id: 'ApiKey' });
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
 
-export const auditActors = ['key', 'grant', 'user'] as const;
+export const auditActors = ['key', 'grant', 'user', 'system'] as const;
+
+/**
+ * Why the platform itself ended a grant (an audit record of actor `system`, or of actor `grant` for
+ * `client_revoked`): its authorization code or a refresh token was used twice, its grantor left the
+ * organization or took a role that may not grant its scope, or its client revoked it (RFC 7009).
+ */
+export const grantRevocationReasons = ['code_reuse', 'refresh_token_reuse', 'member_removed', 'role_changed', 'client_revoked'] as const;
+export type GrantRevocationReason = (typeof grantRevocationReasons)[number];
 export const auditStatusClasses = ['2xx', '4xx', '5xx'] as const;
 
 export const auditRecordSchema = z
@@ -59,7 +67,7 @@ export const auditRecordSchema = z
     actor_type: z
       .enum(auditActors)
       .describe(
-        '`key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id).',
+        '`key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id); `system` for the platform’s own acts (key_id: the grant it ended).',
       ),
     key_id: z.string(),
     method: z.string(),
@@ -68,6 +76,12 @@ export const auditRecordSchema = z
     latency_ms: z.number().int(),
     request_id: z.string(),
     client_address: z.string().nullable(),
+    reason: z
+      .string()
+      .nullable()
+      .describe(
+        'Why a grant ended without a person asking (actor `system`, or `grant` for `client_revoked`): `code_reuse`, `refresh_token_reuse`, `member_removed`, `role_changed`, `client_revoked`; else null.',
+      ),
     created_at: timestampSchema,
   })
   .meta({ id: 'AuditRecord' });
@@ -83,7 +97,7 @@ export const listAuditLogQuerySchema = listQuerySchema.extend({
   actor_type: z
     .enum(auditActors)
     .optional()
-    .describe('Only API calls with keys (`key`), only those with OAuth grants (`grant`), or only console actions (`user`).'),
+    .describe('Only API calls with keys (`key`) or OAuth grants (`grant`), console actions (`user`), or the platform’s own (`system`).'),
   status_class: z.enum(auditStatusClasses).optional().describe('Only successes (`2xx`), client errors (`4xx`) or server errors (`5xx`).'),
   path_prefix: z.string().regex(/^\//).max(200).optional().describe('Only paths that start with this, e.g. `/api/v1/phone`.'),
 });

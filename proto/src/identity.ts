@@ -30,6 +30,12 @@ export const identitySchema = z.object({
    * to that person. Absent for keys the admin CLI made, which belong to nobody.
    */
   owner_user_id: z.string().optional(),
+  /**
+   * Set only for an OAuth access token: the path of the MCP URL its grant was issued for (its RFC 8707
+   * resource, e.g. `/api/mcp/x/leads/readonly`). The gateway accepts the token only there; the mcp service
+   * serves no toolset and no write that this URL does not select, whatever the request's own selection.
+   */
+  resource: z.string().optional(),
   scope: scopeSchema,
   plan: planSchema,
   request_id: z.string(),

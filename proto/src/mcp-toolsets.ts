@@ -88,3 +88,26 @@ export function mcpSelection(path: string, headers: { toolsets?: string; readonl
   }
   return { ok: true, selection: { toolsets, readonly } };
 }
+
+/**
+ * The one spelling of an MCP URL's path: `/api/mcp`, then `/x/` and its toolsets as named (decoded, without
+ * repeats), then `/readonly`; no trailing slash. Undefined for a path that is not a valid MCP URL. An OAuth
+ * access token is accepted on exactly the path whose spelling is its resource's.
+ */
+export function canonicalMcpPath(path: string): string | undefined {
+  const parsed = parseMcpPath(path);
+  if (!parsed?.ok) return undefined;
+  const named = path.slice(mcpPath.length).startsWith('/x/');
+  return `${mcpPath}${named ? `/x/${parsed.selection.toolsets.join(',')}` : ''}${parsed.selection.readonly ? '/readonly' : ''}`;
+}
+
+/**
+ * A selection narrowed to what a grant's resource selects: only the toolsets both name, read-only when
+ * either is. A client may narrow what its token reaches (X-MCP-Toolsets, X-MCP-Readonly), never widen it.
+ */
+export function narrowSelection(selection: McpSelection, granted: McpSelection): McpSelection {
+  return {
+    toolsets: selection.toolsets.filter((toolset) => granted.toolsets.includes(toolset)),
+    readonly: selection.readonly || granted.readonly,
+  };
+}

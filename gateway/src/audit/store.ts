@@ -15,6 +15,7 @@ function toAuditItem(row: AuditRecord) {
     latency_ms: row.latencyMs,
     request_id: row.requestId,
     client_address: row.clientAddress,
+    reason: row.reason,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -48,7 +49,7 @@ export async function listAuditLog(prisma: PrismaClient, orgId: string, query: z
 }
 
 /**
- * API calls (with API keys or OAuth grants; not console actions) per UTC day and key or grant since
+ * API calls (with API keys or OAuth grants; not console actions nor the platform's own) per UTC day and key or grant since
  * `from`. One range scan of the primary key (org_id, created_at, id), grouped in Postgres, so a busy
  * organization's month comes back as at most days × keys rows.
  */
@@ -56,7 +57,7 @@ export async function dailyCounts(prisma: PrismaClient, orgId: string, from: Dat
   const rows = await prisma.$queryRaw<{ day: Date; key_id: string; count: bigint }[]>`
     SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day, key_id, count(*) AS count
     FROM audit_records
-    WHERE org_id = ${orgId} AND created_at >= ${from} AND actor_type <> 'user'
+    WHERE org_id = ${orgId} AND created_at >= ${from} AND actor_type IN ('key', 'grant')
     GROUP BY 1, 2
     ORDER BY 1, 2`;
   return rows.map((row) => ({ date: row.day.toISOString().slice(0, 10), key_id: row.key_id, count: Number(row.count) }));

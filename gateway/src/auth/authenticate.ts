@@ -1,11 +1,12 @@
 import { ApiError } from '@voice/kit';
-import { type Identity, planLimits, scopeAllows } from '@voice/proto';
+import { canonicalMcpPath, type Identity, isMcpPath, planLimits, scopeAllows } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayDeps } from '../deps.js';
+import { publicBaseUrl } from '../env.js';
 import { accessTokenPrefix, hashKey, isWellFormedAccessToken, isWellFormedKey } from '../keys/format.js';
 import { type KeyGrant, touchKey } from '../keys/store.js';
 import type { Challenges } from '../oauth/metadata.js';
-import { countRequest, type QuotaDecision } from '../quota/quota.js';
+import { countRequest, keyEndKey, type QuotaDecision } from '../quota/quota.js';
 import { requiredScope } from './scopes.js';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -35,12 +36,15 @@ function bearerKey(header: string | undefined): string | undefined {
 
 /**
  * Authenticates and meters one API request, in the order API.md fixes: missing → unknown_key →
- * revoked → forbidden_scope → quota. Sets `request.identity` and the rate-limit headers. `path` is the
- * URL's path, which the caller has already taken out to decide that the route needs a key.
+ * revoked → invalid_token (an access token off its resource) → forbidden_scope → quota. Sets
+ * `request.identity` and the rate-limit headers. `path` is the URL's path, which the caller has already
+ * taken out to decide that the route needs a key.
  *
  * The credential is an API key or an OAuth access token (told apart by its prefix). A token answers for its
- * grant: the grant's id, scope, quota lineage and status, with the token's own expiry; from there on both
- * take the same path. Refusals carry the RFC 6750 challenge naming the protected resource metadata.
+ * grant: the grant's id, scope, quota lineage and status, with the token's own expiry and resource. It is
+ * accepted only on its resource's MCP URL (`/api/mcp` or one toolset or read-only URL, never the REST API),
+ * and that resource rides in the identity, so the mcp service serves no more than it selects. Refusals
+ * carry the RFC 6750 challenge naming the protected resource metadata.
  */
 export async function authenticate(
   deps: GatewayDeps,
@@ -65,14 +69,40 @@ export async function authenticate(
   const grant: KeyGrant | null = cache.cached(hash) ?? (await cache.get(hash));
   if (!grant) throw new ApiError('unknown_key', said.unknown, invalidToken);
   const now = deps.now();
-  if (grant.status === 'revoked' || (grant.expiresAt !== null && grant.expiresAt <= now)) {
+  // A token from before resources were kept has none: it is refused as ended, and its client refreshes it.
+  if (grant.status === 'revoked' || (grant.expiresAt !== null && grant.expiresAt <= now) || (isToken && grant.resource === null)) {
     throw new ApiError('revoked', said.revoked, invalidToken);
+  }
+  // Revoked comes before every other refusal. A cached copy may be older than a revocation the broadcast did
+  // not bring (its end marker is checked by the quota call, which a refused request never reaches), so a
+  // refusal here first reads the marker: one Redis read, on refusals only.
+  const refuse = async (refusal: ApiError): Promise<never> => {
+    if (await endedInRedis(deps, request, grant, now)) {
+      cache.invalidate({ hashes: [hash] });
+      throw new ApiError('revoked', said.revoked, invalidToken);
+    }
+    throw refusal;
+  };
+  // An access token is for the one resource it was granted for (RFC 8707): its MCP URL, nowhere else.
+  if (isToken && canonicalMcpPath(path) !== grant.resource) {
+    const resource = `${publicBaseUrl(deps.env)}${grant.resource}`;
+    await refuse(
+      new ApiError(
+        'invalid_token',
+        isMcpPath(path)
+          ? `This access token was issued for ${resource}, not for this URL: use it there, or sign in again for this one.`
+          : `This access token was issued for the MCP server at ${resource}; the REST API takes API keys only.`,
+        { headers: { 'www-authenticate': challenges.otherResource } },
+      ),
+    );
   }
   const needed = requiredScope(request.method, path);
   if (!scopeAllows(grant.scope, needed)) {
-    throw new ApiError('forbidden_scope', said.scope(needed, grant.scope), {
-      headers: { 'www-authenticate': challenges.insufficientScope(needed) },
-    });
+    await refuse(
+      new ApiError('forbidden_scope', said.scope(needed, grant.scope), {
+        headers: { 'www-authenticate': challenges.insufficientScope(needed) },
+      }),
+    );
   }
 
   let decision: QuotaDecision;
@@ -130,9 +160,22 @@ export async function authenticate(
     monthly_used: decision.monthlyUsed,
     monthly_quota: grant.monthlyQuota,
     ...(grant.ownerUserId ? { owner_user_id: grant.ownerUserId } : {}),
+    ...(grant.resource ? { resource: grant.resource } : {}),
   };
   request.identity = identity;
   recordUse(deps, grant.id, now);
+}
+
+/** Whether the key's (or grant's) end marker in Redis says it has ended; Redis away is a 503, as for the quota call. */
+async function endedInRedis(deps: GatewayDeps, request: FastifyRequest, grant: KeyGrant, now: Date): Promise<boolean> {
+  let endsAt: string | null;
+  try {
+    endsAt = await deps.redis.get(keyEndKey(deps.env.REDIS_PREFIX, grant.orgId, grant.id));
+  } catch (error) {
+    request.log.error({ err: error }, 'revocation check failed');
+    throw new ApiError('unavailable', 'Usage metering is unavailable; retry shortly.', { headers: { 'retry-after': '1' } });
+  }
+  return endsAt !== null && Number(endsAt) <= now.getTime();
 }
 
 /** When each key was last marked used in this process: `last_used_at` is written at most once a minute. */

@@ -1,5 +1,5 @@
 import { ApiError, afterPosition, type KeysetPosition, keysetOrder, newId } from '@voice/kit';
-import { type ApiKeyRecord, type ConsoleKey, type Plan, planLimits, type Scope } from '@voice/proto';
+import { type ApiKeyRecord, type ConsoleKey, canonicalMcpPath, type Plan, planLimits, type Scope } from '@voice/proto';
 import type { ApiKey, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { displayPrefix, displaySuffix, generateKey, hashKey } from './format.js';
 
@@ -20,6 +20,18 @@ export interface KeyGrant {
   plan: Plan;
   /** The person the key or grant belongs to (its creator, or who granted the app); null for the admin CLI's keys. */
   ownerUserId: string | null;
+  /**
+   * An access token's resource: the path of the MCP URL it was issued for, in its one spelling
+   * (`canonicalMcpPath`), the only path it is accepted on. Null for an API key, and for a token issued
+   * before resources were kept (refused as ended, so its client refreshes it).
+   */
+  resource: string | null;
+}
+
+/** The path of a resource URL in its one spelling, or null when it is not an MCP URL. */
+export function resourcePathOf(resource: string | null): string | null {
+  if (resource === null || !URL.canParse(resource)) return null;
+  return canonicalMcpPath(new URL(resource).pathname) ?? null;
 }
 
 export const toScope = (scope: ApiKey['scope']): Scope => (scope === 'read_write' ? 'read-write' : 'read');
@@ -52,7 +64,7 @@ export function toConsoleKey(row: ApiKey, monthlyUsed = 0): ConsoleKey {
   };
 }
 
-function toKeyGrant(row: ApiKey & { organization: { plan: Plan } }, expiresAt: Date | null): KeyGrant {
+function toKeyGrant(row: ApiKey & { organization: { plan: Plan } }, expiresAt: Date | null, resource: string | null = null): KeyGrant {
   return {
     kind: row.kind,
     id: row.id,
@@ -64,6 +76,7 @@ function toKeyGrant(row: ApiKey & { organization: { plan: Plan } }, expiresAt: D
     expiresAt,
     plan: row.organization.plan,
     ownerUserId: row.createdBy,
+    resource: resourcePathOf(resource),
   };
 }
 
@@ -78,7 +91,7 @@ export async function findGrantByHash(prisma: PrismaClient, hash: string): Promi
 /** An OAuth access token by its hash: its grant as it stands now, ending when the token expires. */
 export async function findTokenGrantByHash(prisma: PrismaClient, hash: string): Promise<KeyGrant | null> {
   const token = await prisma.oAuthAccessToken.findUnique({ where: { hash }, include: { grant: { include: withPlan } } });
-  return token ? toKeyGrant(token.grant, token.expiresAt) : null;
+  return token ? toKeyGrant(token.grant, token.expiresAt, token.resource) : null;
 }
 
 /**

@@ -25,14 +25,33 @@ export function protectedResourceMetadata(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL
     authorization_servers: [base],
     scopes_supported: ['read', 'read-write'],
     bearer_methods_supported: ['header'],
-    resource_name: 'Voice platform MCP server and REST API',
+    resource_name: 'Voice platform MCP server',
+  };
+}
+
+/** Where the REST API's own metadata is: the path-suffixed address of its resource, `<base>/api/v1`. */
+export const restMetadataPath = `${resourceMetadataPath}/api/v1`;
+
+/**
+ * The REST API's protected resource metadata. It takes API keys only: no authorization server issues
+ * tokens for it (an OAuth access token is for the MCP URL it was granted for, RFC 8707), so it names none,
+ * and a client learns where keys come from in its documentation.
+ */
+export function restResourceMetadata(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>) {
+  const base = publicBaseUrl(env);
+  return {
+    resource: `${base}/api/v1`,
+    scopes_supported: ['read', 'read-write'],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Voice platform REST API (API keys only)',
+    resource_documentation: `${base}/api/v1/openapi.json`,
   };
 }
 
 /**
- * The challenges for a request path. The MCP server's metadata lives at the path-suffixed address RFC
- * 9728 derives from its resource URL; the REST API's 401s point at the root document, which names the
- * same resource and authorization server (an access token is accepted wherever an API key is).
+ * The challenges for a request path. Each MCP URL's metadata lives at the path-suffixed address RFC 9728
+ * derives from its resource URL, and names the console as its authorization server; the REST API's 401s
+ * point at the REST API's own document, which names none: it takes API keys, never access tokens.
  */
 export function challengesFor(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>) {
   const base = publicBaseUrl(env);
@@ -43,13 +62,15 @@ export function challengesFor(env: Pick<GatewayEnv, 'PUBLIC_BASE_URL' | 'PORT'>)
       missing: `Bearer ${metadata}`,
       /** A credential was sent and refused (unknown, revoked or expired). */
       invalidToken: `Bearer error="invalid_token", ${metadata}`,
+      /** An access token sent to a resource it was not issued for (RFC 8707 audience): this URL's metadata says how to get one for it. */
+      otherResource: `Bearer error="invalid_token", error_description="This access token was issued for another resource", ${metadata}`,
       /** The credential lacks the scope; a client may ask the person for more. */
       insufficientScope: (scope: string) => `Bearer error="insufficient_scope", scope="${scope}", ${metadata}`,
     };
   };
   // Two sets of strings for the common paths; only a toolset or read-only URL builds its own.
   const mcp = build(`${base}${resourceMetadataPath}${mcpPath}`);
-  const rest = build(`${base}${resourceMetadataPath}`);
+  const rest = build(`${base}${restMetadataPath}`);
   return (path: string) => {
     if (path === mcpPath) return mcp;
     if (!path.startsWith(`${mcpPath}/`)) return rest;

@@ -1,6 +1,12 @@
 import { ApiError, type HttpApp, urlPath } from '@voice/kit';
 import type { GatewayEnv } from '../env.js';
-import { mcpPathOfMetadata, protectedResourceMetadata, resourceMetadataPath } from '../oauth/metadata.js';
+import {
+  mcpPathOfMetadata,
+  protectedResourceMetadata,
+  resourceMetadataPath,
+  restMetadataPath,
+  restResourceMetadata,
+} from '../oauth/metadata.js';
 
 /**
  * What browser-based OAuth clients call across origins: the metadata documents, token exchange, client
@@ -11,6 +17,7 @@ import { mcpPathOfMetadata, protectedResourceMetadata, resourceMetadataPath } fr
 const crossOriginPaths = new Set([
   resourceMetadataPath,
   `${resourceMetadataPath}/api/mcp`,
+  restMetadataPath,
   '/.well-known/oauth-authorization-server',
   '/oauth/token',
   '/oauth/register',
@@ -26,7 +33,8 @@ const corsHeaders = {
 
 /**
  * The protected resource metadata (RFC 9728) of the MCP server, at both addresses clients look for it, and
- * at the path-suffixed address of each toolset and read-only URL (naming that URL as the resource).
+ * at the path-suffixed address of each toolset and read-only URL (naming that URL as the resource); and
+ * the REST API's, which names no authorization server (it takes API keys only).
  */
 export function oauthRoutes(app: HttpApp, env: GatewayEnv): void {
   const metadata = protectedResourceMetadata(env);
@@ -36,6 +44,11 @@ export function oauthRoutes(app: HttpApp, env: GatewayEnv): void {
       return metadata;
     });
   }
+  const rest = restResourceMetadata(env);
+  app.get(restMetadataPath, { schema: { hide: true } }, async (_request, reply) => {
+    void reply.header('cache-control', 'public, max-age=3600');
+    return rest;
+  });
   app.get(`${resourceMetadataPath}/api/mcp/*`, { schema: { hide: true } }, async (request, reply) => {
     const resourcePath = mcpPathOfMetadata(urlPath(request.url));
     if (!resourcePath) throw new ApiError('not_found', 'No such protected resource: the MCP URLs are /api/mcp[/x/{toolsets}][/readonly].');

@@ -17,7 +17,7 @@ const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const errorResponses: Record<string, string> = {
   '400': 'Invalid request (`invalid_request`, `invalid_cursor`)',
   '401':
-    'No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata',
+    'No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata',
   '403': 'The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`)',
   '404': 'No such resource in your organization (`not_found`)',
   '429': 'Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After',
@@ -25,11 +25,11 @@ const errorResponses: Record<string, string> = {
 };
 
 /**
- * The one security scheme: an API key, or an OAuth access token of a grant, accepted alike. OAuth clients
- * find the authorization server from the protected resource metadata a 401 names.
+ * The one security scheme: an API key. An OAuth access token is bound to the MCP URL it was granted for
+ * (RFC 8707), so this API refuses it; MCP clients find the authorization server from the MCP server's metadata.
  */
 export const bearerDescription =
-  'Authorization: Bearer <API key (vk_live_…) or OAuth access token (vk_oat_…)>. OAuth clients discover the authorization server from /.well-known/oauth-protected-resource/api/mcp (RFC 9728), which every 401 names in WWW-Authenticate.';
+  'Authorization: Bearer <API key (vk_live_…)>. The REST API takes API keys only: an OAuth access token (vk_oat_…) works on the MCP URL it was granted for (/api/mcp, or one of its toolset and read-only URLs), whose metadata at /.well-known/oauth-protected-resource/api/mcp… (RFC 9728) names the authorization server, and is refused here with 401 invalid_token.';
 
 const rateLimitHeaders = {
   'X-RateLimit-Limit': { description: "The key's monthly quota", schema: { type: 'integer' } },

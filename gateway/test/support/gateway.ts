@@ -6,7 +6,7 @@ import { type Identity, oauthRpc } from '@voice/proto';
 import { type AdminCommand, runAdminCommand } from '../../src/admin/commands.js';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type GatewayDeps } from '../../src/deps.js';
-import { envSchema } from '../../src/env.js';
+import { envSchema, publicBaseUrl } from '../../src/env.js';
 import { recordKeyEnd } from '../../src/quota/quota.js';
 
 /** A gateway under test, with the operator commands wired to its database and NATS namespace. */
@@ -156,21 +156,26 @@ export function personIdentity(orgId: string, options: { userId?: string; scope?
   return testIdentity({ org_id: orgId, key_id: userId, user_id: userId, scope: options.scope ?? 'read-write' });
 }
 
-/** A grant approved by a person of the organization, and one access token of it (as the console's token endpoint gets one). */
+/**
+ * A grant approved by a person of the organization, and one access token of it (as the console's token
+ * endpoint gets one), for an MCP URL (`resourcePath`, `/api/mcp` unless told) at the gateway's public address.
+ */
 export async function createGrantWithToken(
   gateway: TestGateway,
   orgId: string,
-  options: { scope?: 'read' | 'read-write'; quota?: number; clientName?: string } = {},
-): Promise<{ grantId: string; token: string; person: Identity }> {
+  options: { scope?: 'read' | 'read-write'; quota?: number; clientName?: string; resourcePath?: string } = {},
+): Promise<{ grantId: string; token: string; person: Identity; resource: string }> {
   const person = personIdentity(orgId);
+  const resource = `${publicBaseUrl(gateway.deps.env)}${options.resourcePath ?? '/api/mcp'}`;
   const grant = await gateway.deps.bus.call(oauthRpc.createGrant, person, {
     client_id: 'https://client.example/metadata.json',
     client_name: options.clientName ?? 'Example client',
     scope: options.scope ?? 'read',
+    resource,
     monthly_quota: options.quota ?? 1_000,
   });
   const issued = await gateway.deps.bus.call(oauthRpc.issueAccessToken, person, { grant_id: grant.id });
-  return { grantId: grant.id, token: issued.access_token, person };
+  return { grantId: grant.id, token: issued.access_token, person, resource };
 }
 
 /** The ApiError a call is refused with (fails the test if it succeeds or fails otherwise). */

@@ -81,7 +81,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one call with its transcript, summary and status timeline */
+        /** Get one call with its transcript and summary */
         get: operations["getCall"];
         put?: never;
         post?: never;
@@ -743,6 +743,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/approvals/channels/telegram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Send approval requests to a Telegram chat (the platform bot must be a member) */
+        put: operations["linkTelegram"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals/channels/slack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Send approval requests to a Slack channel (with the bot, or through an incoming webhook) */
+        put: operations["linkSlack"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/approvals/channels/{kind}": {
         parameters: {
             query?: never;
@@ -906,7 +940,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
+                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "invalid_token" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -950,6 +984,19 @@ export interface components {
              */
             channel?: "voice" | "sms" | "all";
             reason?: string;
+        };
+        PutTelegramChannelInput: {
+            /** @description Telegram chat id of the approvers’ chat or group (add the bot to the group first) */
+            chat_id: number | string;
+        };
+        PutSlackChannelInput: {
+            /** @description Slack channel id (C…, G… or D…); invite the app to the channel first */
+            channel_id: string;
+            /**
+             * Format: uri
+             * @description An incoming-webhook URL for that channel; when set, approval requests are posted there instead of with chat.postMessage
+             */
+            webhook_url?: string;
         };
         CreateDocumentRequestInput: {
             /** @description Shown with every recalled passage */
@@ -1027,10 +1074,10 @@ export interface components {
             /** @constant */
             object: "audit_record";
             /**
-             * @description `key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id).
+             * @description `key` for an API call with an API key; `grant` for one with an OAuth access token (key_id is then the grant id); `user` for a person acting in the console (key_id is then their user id); `system` for the platform’s own acts (key_id: the grant it ended).
              * @enum {string}
              */
-            actor_type: "key" | "grant" | "user";
+            actor_type: "key" | "grant" | "user" | "system";
             key_id: string;
             method: string;
             path: string;
@@ -1038,6 +1085,8 @@ export interface components {
             latency_ms: number;
             request_id: string;
             client_address: string | null;
+            /** @description Why a grant ended without a person asking (actor `system`, or `grant` for `client_revoked`): `code_reuse`, `refresh_token_reuse`, `member_removed`, `role_changed`, `client_revoked`; else null. */
+            reason: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -1126,25 +1175,6 @@ export interface components {
              */
             updated_at: string;
         };
-        TranscriptTurn: {
-            /**
-             * @description `agent` (the voice agent), `contact` (the other party) or `system` (a note)
-             * @enum {string}
-             */
-            speaker: "agent" | "contact" | "system";
-            text: string;
-            /** @description When the turn began, in seconds from the answer */
-            offset_seconds: number | null;
-        };
-        CallStatusChange: {
-            /** @enum {string} */
-            status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "canceled" | "no_answer" | "busy";
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC timestamp
-             */
-            at: string;
-        };
         Call: {
             /** @description call id, e.g. call_2x8Fq0aZ9kLm4Rt7 */
             id: string;
@@ -1185,20 +1215,13 @@ export interface components {
              */
             updated_at: string;
             recording_url: string | null;
-            /** @description The transcript as text, one `Speaker: words` line per turn */
             transcript: string | null;
-            /** @description The same transcript as turns, when the carrier gives them (null when only the text is known) */
-            transcript_turns: components["schemas"]["TranscriptTurn"][] | null;
             summary: string | null;
-            /** @description Each status the call reached, oldest first, with when */
-            timeline: components["schemas"]["CallStatusChange"][];
         };
         CallPage: {
             data: components["schemas"]["CallListItem"][];
             has_more: boolean;
             next_cursor: string | null;
-            /** @description Cursor of the newer items before this page; null on the first page */
-            prev_cursor: string | null;
         };
         CallStats: {
             /** @constant */
@@ -1287,8 +1310,6 @@ export interface components {
             data: components["schemas"]["Sms"][];
             has_more: boolean;
             next_cursor: string | null;
-            /** @description Cursor of the newer items before this page; null on the first page */
-            prev_cursor: string | null;
         };
         DncEntry: {
             /** @description dnc id, e.g. dnc_2x8Fq0aZ9kLm4Rt7 */
@@ -1322,8 +1343,6 @@ export interface components {
             data: components["schemas"]["DncEntry"][];
             has_more: boolean;
             next_cursor: string | null;
-            /** @description Cursor of the newer items before this page; null on the first page */
-            prev_cursor: string | null;
         };
         DeletedDncEntry: {
             /** @description dnc id, e.g. dnc_2x8Fq0aZ9kLm4Rt7 */
@@ -1802,7 +1821,7 @@ export interface components {
             /** @description Why the action failed, once failed */
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
+                code: "invalid_request" | "invalid_cursor" | "missing" | "unknown_key" | "revoked" | "invalid_token" | "unauthenticated" | "forbidden_scope" | "plan_required" | "key_limit_reached" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "payload_too_large" | "dnc_blocked" | "quota_exceeded" | "rate_limited" | "internal" | "coming_soon" | "upstream_failed" | "unavailable";
                 message: string;
             } | null;
             /** @description Where the approval request was sent */
@@ -1841,8 +1860,6 @@ export interface components {
             channel_id: string | null;
             /** @description Slack: whether requests are posted through an incoming webhook */
             webhook_url_set: boolean;
-            /** @description Who sent the link code from the chat; null for a chat linked by its id before link codes */
-            linked_by: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -2238,7 +2255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2299,8 +2316,8 @@ export interface operations {
                 created_after?: string;
                 /** @description ISO 8601 UTC timestamp */
                 created_before?: string;
-                /** @description Only API calls with keys (`key`), only those with OAuth grants (`grant`), or only console actions (`user`). */
-                actor_type?: "key" | "grant" | "user";
+                /** @description Only API calls with keys (`key`) or OAuth grants (`grant`), console actions (`user`), or the platform’s own (`system`). */
+                actor_type?: "key" | "grant" | "user" | "system";
                 /** @description Only successes (`2xx`), client errors (`4xx`) or server errors (`5xx`). */
                 status_class?: "2xx" | "4xx" | "5xx";
                 /** @description Only paths that start with this, e.g. `/api/v1/phone`. */
@@ -2338,7 +2355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,8 +2414,6 @@ export interface operations {
                 status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "canceled" | "no_answer" | "busy";
                 /** @description lead id, e.g. lead_2x8Fq0aZ9kLm4Rt7 */
                 lead_id?: string;
-                /** @description Digits in the from or to number */
-                number?: string;
                 /** @description Only items created at or after this time */
                 created_after?: string;
                 /** @description Only items created before this time */
@@ -2436,7 +2451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2542,7 +2557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2736,7 +2751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +2836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,10 +2912,6 @@ export interface operations {
                 status?: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "received" | "blocked_dnc" | "canceled";
                 /** @description lead id, e.g. lead_2x8Fq0aZ9kLm4Rt7 */
                 lead_id?: string;
-                /** @description Messages from or to this number (a conversation) */
-                phone?: string;
-                /** @description Digits in the from or to number */
-                number?: string;
                 /** @description Only items created at or after this time */
                 created_after?: string;
                 /** @description Only items created before this time */
@@ -2938,7 +2949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3044,7 +3055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3147,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,8 +3216,6 @@ export interface operations {
                 phone?: string;
                 channel?: "voice" | "sms" | "all";
                 source?: "manual" | "api" | "mcp" | "sms_stop" | "import";
-                /** @description Digits of the number, or words of the reason */
-                search?: string;
             };
             header?: never;
             path?: never;
@@ -3240,7 +3249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3343,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3428,7 +3437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3513,7 +3522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3600,7 +3609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,7 +3722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +3807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3889,7 +3898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3991,7 +4000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4078,7 +4087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4195,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4280,7 +4289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4371,7 +4380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4570,7 +4579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4669,7 +4678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4788,7 +4797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,7 +4890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4966,7 +4975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5057,7 +5066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5164,7 +5173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5254,7 +5263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5349,7 +5358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5440,7 +5449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5529,7 +5538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5654,7 +5663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5739,7 +5748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5830,7 +5839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5956,7 +5965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6049,7 +6058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6144,7 +6153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6231,7 +6240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6325,7 +6334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6417,7 +6426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6537,7 +6546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6622,7 +6631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6713,7 +6722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6827,7 +6836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6915,7 +6924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7000,7 +7009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7085,7 +7094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7177,7 +7186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7287,7 +7296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7372,7 +7381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7463,7 +7472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7569,7 +7578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7657,7 +7666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7744,7 +7753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7833,7 +7842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7918,7 +7927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8003,7 +8012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8092,7 +8101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8178,7 +8187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8315,7 +8324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8415,7 +8424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8497,7 +8506,179 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in your organization (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkTelegram: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutTelegramChannelInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The key's monthly quota */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this month */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the monthly quota resets (Unix seconds) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This request, for support */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalChannel"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in your organization (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkSlack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSlackChannelInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The key's monthly quota */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this month */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the monthly quota resets (Unix seconds) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This request, for support */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalChannel"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8588,7 +8769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8673,7 +8854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8761,7 +8942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8847,7 +9028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8932,7 +9113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9017,7 +9198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9106,7 +9287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9191,7 +9372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9276,7 +9457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9369,7 +9550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9456,7 +9637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9543,7 +9724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential (`missing`), an unknown key or access token (`unknown_key`), or a revoked key, expired access token or revoked grant (`revoked`); `WWW-Authenticate` names the protected resource metadata */
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -10,7 +10,8 @@ describe('members, roles, CSRF and organizations', () => {
   let ownerId: string;
 
   before(async () => {
-    harness = await startHarness();
+    // Removing a member revokes the apps they connected: the gateway, which keeps grants, answers.
+    harness = await startHarness({}, { gateway: true });
     orgA = newOrgId();
     orgB = newOrgId();
     const person = await harness.person(orgA, 'owner');
@@ -117,6 +118,22 @@ describe('members, roles, CSRF and organizations', () => {
     assert.equal((await admin.browser.post(`/dashboard/members/${ownerMembership.id}/remove`, {})).statusCode, 403);
     assert.equal((await admin.browser.post(`/dashboard/members/${memberMembership.id}/remove`, {})).statusCode, 303);
     assert.equal(await harness.deps.prisma.membership.count({ where: { id: memberMembership.id } }), 0);
+  });
+
+  test('removing someone is confirmed on a page of its own, for owners and admins, which says what it revokes', async () => {
+    const leaving = await signedIn(orgA, 'member');
+    const membership = await membershipOf(orgA, leaving.userId);
+    const members = await owner.get('/dashboard/members');
+    assert.match(members.body, new RegExp(`<a href="/dashboard/members/${membership.id}/remove"[^>]*>Remove…</a>`));
+    assert.match(members.body, /removing the person revokes them/);
+    const confirm = await owner.get(`/dashboard/members/${membership.id}/remove`);
+    assert.equal(confirm.statusCode, 200);
+    assert.match(confirm.body, /has connected no app here/);
+    assert.match(confirm.body, new RegExp(`<form method="post" action="/dashboard/members/${membership.id}/remove"`));
+    const member = await signedIn(orgA, 'member');
+    assert.equal((await member.browser.get(`/dashboard/members/${membership.id}/remove`)).statusCode, 403);
+    assert.equal((await owner.post(`/dashboard/members/${membership.id}/remove`, {})).statusCode, 303);
+    assert.equal(await harness.deps.prisma.membership.count({ where: { id: membership.id } }), 0);
   });
 
   test('pages escape what people typed', async () => {

@@ -16,14 +16,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { bearer, type Platform, startPlatform } from '@voice/gateway/testing';
 import { eventually, freePort } from '@voice/kit/testing';
-import { oauthRpc } from '@voice/proto';
 import type { Page } from 'playwright-core';
-import { personIdentity } from '../src/domain/api-keys.js';
-import { hashToken } from '../src/domain/tokens.js';
 import { blockingViolations, describeViolations } from './support/axe.js';
 import { type SharedChromium, sharedChromium } from './support/chromium.js';
 import { type ClientMetadataServer, startClientMetadataServer } from './support/client-metadata-server.js';
 import { Browser, invitePerson } from './support/harness.js';
+import { oauthFlow } from './support/oauth-flow.js';
 
 const screenshotDir = process.env.CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/screenshots/', import.meta.url)) : null;
 /** Access tokens live this long here (the gateway's OAUTH_ACCESS_TOKEN_SECONDS), so the test sees one expire. */
@@ -223,7 +221,7 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     // The access token expires; the SDK refreshes it (rotating the refresh token) and goes on.
     const firstTokens = provider.history.at(-1) as OAuthTokens;
     await eventually('the first access token expires', async () => {
-      const expired = await fetch(`${base}/api/v1/phone/calls`, { headers: bearer(firstTokens.access_token) });
+      const expired = await mcpRequest(firstTokens.access_token, '/api/mcp', 'tools/list');
       return expired.status === 401;
     });
     const again = await client.callTool({ name: 'service_list_calls', arguments: {} });
@@ -312,94 +310,9 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     await page.context().close();
   });
 
-  async function tokenRequest(fields: Record<string, string>): Promise<Response> {
-    return fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams(fields) });
-  }
-
-  /** The flow without a browser: register, sign in, approve (form posts through the gateway); returns the code. */
-  async function codeFor(options: { verifierChallenge?: string; orgId?: string } = {}) {
-    const redirect = 'http://127.0.0.1/cb';
-    const registered = await fetch(`${base}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Refusals', redirect_uris: [redirect] }),
-    });
-    const clientId = ((await registered.json()) as { client_id: string }).client_id;
-    const verifier = 'v'.repeat(20) + Math.random().toString(36).slice(2).padEnd(30, 'x');
-    const { createHash } = await import('node:crypto');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: 'http://127.0.0.1:45555/cb',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: mcpUrl.toString(),
-      state: 's',
-      scope: 'read',
-    });
-    const browser = new Browser(platform.gateway.app, '198.51.100.40');
-    assert.equal((await browser.signIn(owner.email, owner.password)).statusCode, 303);
-    const consent = await browser.get(`/dashboard/oauth/authorize?${query}`);
-    assert.equal(consent.statusCode, 200, consent.body);
-    const approved = await browser.post('/dashboard/oauth/authorize', {
-      ...Object.fromEntries(query),
-      org_id: options.orgId ?? orgA.orgId,
-      scope: 'read',
-      monthly_quota: '100',
-      decision: 'approve',
-    });
-    assert.equal(approved.statusCode, 303, approved.body);
-    const code = new URL(approved.headers.location as string).searchParams.get('code') ?? '';
-    const exchange = (overrides: Record<string, string> = {}) =>
-      tokenRequest({
-        grant_type: 'authorization_code',
-        code,
-        client_id: clientId,
-        redirect_uri: 'http://127.0.0.1:45555/cb',
-        code_verifier: verifier,
-        resource: mcpUrl.toString(),
-        ...overrides,
-      });
-    return { clientId, code, verifier, exchange };
-  }
-
-  /** The organization's grants as the gateway has them now, asked as its owner. */
-  async function grantsOf(orgId: string) {
-    const user = await platform.console.deps.prisma.user.findUniqueOrThrow({ where: { id: owner.userId } });
-    const signedIn = { sessionHash: '', csrfToken: '', user, orgId, role: 'owner' as const, memberships: [] };
-    return (await platform.console.deps.bus.call(oauthRpc.listGrants, personIdentity(signedIn, 'req_test', 'pro'), {})).data;
-  }
-
-  /** The grant a code was issued for. */
-  async function grantOfCode(code: string) {
-    const stored = await platform.console.deps.prisma.oAuthCode.findUniqueOrThrow({ where: { codeHash: hashToken(code) } });
-    return (await grantsOf(stored.orgId)).find((grant) => grant.id === stored.grantId);
-  }
-
-  /** A newly registered client's authorization request (its parameters), for the consent page tests. */
-  async function registeredRequest(name: string) {
-    const registered = await fetch(`${base}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: name, redirect_uris: ['https://app.example.com/cb'] }),
-    });
-    return {
-      response_type: 'code',
-      client_id: ((await registered.json()) as { client_id: string }).client_id,
-      redirect_uri: 'https://app.example.com/cb',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      resource: mcpUrl.toString(),
-    };
-  }
-
-  const errorOf = async (response: Response) => {
-    assert.equal(response.headers.get('cache-control'), 'no-store');
-    // Browser-based clients (the MCP Inspector's web UI) read these answers from their own origin.
-    assert.equal(response.headers.get('access-control-allow-origin'), '*');
-    return ((await response.json()) as { error: string }).error;
-  };
+  const { tokenRequest, codeFor, mcpRequest, callTool, grantsOf, grantOfCode, registeredRequest, assertEndedBySystem, errorOf } = oauthFlow(
+    () => ({ platform, base, owner, orgA, mcpUrl }),
+  );
 
   test('refusals: wrong PKCE verifier, reused code (the grant is revoked), expired code', async () => {
     const wrong = await codeFor();
@@ -415,7 +328,9 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     assert.ok(tokens.expires_in <= accessTokenSeconds);
     const second = await reused.exchange();
     assert.equal(await errorOf(second), 'invalid_grant');
-    assert.equal((await grantOfCode(reused.code))?.status, 'revoked', 'the reuse revoked the grant');
+    const reusedGrant = await grantOfCode(reused.code);
+    assert.equal(reusedGrant?.status, 'revoked', 'the reuse revoked the grant');
+    await assertEndedBySystem(reusedGrant?.id as string, 'code_reuse');
     assert.equal(
       await errorOf(await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: reused.clientId })),
       'invalid_grant',
@@ -449,12 +364,15 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     const callB = ((await queued.json()) as { id: string }).id;
     const own = await fetch(`${base}/api/v1/phone/calls/${callB}`, { headers: bearer(orgB.key) });
     assert.equal(own.status, 200);
-    const across = await fetch(`${base}/api/v1/phone/calls/${callB}`, { headers: bearer(next.access_token) });
-    assert.equal(across.status, 404);
+    const across = await callTool(next.access_token, '/api/mcp', 'service_get_call', { call_id: callB });
+    assert.equal(across.body.result?.isError, true);
+    assert.match(across.body.result?.content?.[0]?.text ?? '', /^not_found: /);
 
     const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: flow.clientId });
     assert.equal(await errorOf(replay), 'invalid_grant');
-    assert.equal((await grantOfCode(flow.code))?.status, 'revoked', 'the replay revoked the grant');
+    const replayed = await grantOfCode(flow.code);
+    assert.equal(replayed?.status, 'revoked', 'the replay revoked the grant');
+    await assertEndedBySystem(replayed?.id as string, 'refresh_token_reuse');
     const successor = await tokenRequest({ grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: flow.clientId });
     assert.equal(await errorOf(successor), 'invalid_grant', 'the rotated successor dies with the grant');
   });

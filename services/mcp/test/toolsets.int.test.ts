@@ -17,6 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, createGrantWithToken, createOrgWithKey, type Platform, startPlatform } from '@voice/gateway/testing';
+import { gatewayHeaders, testIdentity } from '@voice/kit/testing';
 import { mcpSelection, mcpToolsets } from '@voice/proto';
 import { z } from 'zod';
 import { ToolCatalog } from '../src/mcp/catalog.js';
@@ -256,12 +257,50 @@ describe('toolsets and read-only mode through the gateway', () => {
     assert.equal(extractWWWAuthenticateParams(refused).resourceMetadataUrl?.href, metadataUrl);
     const discovered = await discoverOAuthProtectedResourceMetadata(serverUrl);
     assert.equal((await selectResourceURL(serverUrl, {} as OAuthClientProvider, discovered))?.href, serverUrl.href);
-    // An OAuth access token works there as a key does: a read-write grant, read-only by the URL.
-    const { token } = await createGrantWithToken(platform.gateway, orgId, { scope: 'read-write' });
+    // An OAuth access token granted for that URL works there: a read-write grant, read-only by the URL.
+    const { token } = await createGrantWithToken(platform.gateway, orgId, { scope: 'read-write', resourcePath: path });
     assert.deepEqual(names((await (await connect(token, path)).listTools()).tools), expectedNames('read', '/api/mcp/x/leads,calls'));
     const unknown = await fetch(`${gatewayUrl}/.well-known/oauth-protected-resource/api/mcp/x/sms`);
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { error: { code: string } }).error.code, 'not_found');
+  });
+
+  test('an access token’s resource, from the signed identity, bounds what the mcp service serves, whatever the request selects', async () => {
+    // As if the gateway had let the token through on another URL: the mcp service still serves only the
+    // grant's resource, /api/mcp/x/leads/readonly, intersected with what the request selects.
+    const identity = testIdentity({ org_id: orgId, scope: 'read-write', resource: '/api/mcp/x/leads/readonly' });
+    const rpc = async (url: string, body: object, headers: Record<string, string> = {}) => {
+      const response = await platform.mcp.app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          ...gatewayHeaders(identity, 'POST', url, platform.ctx.env.INTERNAL_SIGNING_SECRET as string),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        payload: { jsonrpc: '2.0', id: 1, ...body },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return JSON.parse(response.body) as {
+        result: { tools?: { name: string }[]; isError?: boolean; content?: { text: string }[] };
+        error?: { message: string };
+      };
+    };
+    const list = async (url: string, headers: Record<string, string> = {}) =>
+      names((await rpc(url, { method: 'tools/list' }, headers)).result.tools ?? []);
+    const leadsRead = ['service_get_lead', 'service_list_leads', 'service_recent_leads'];
+    assert.deepEqual(await list('/api/mcp'), leadsRead);
+    assert.deepEqual(await list('/api/mcp', { 'x-mcp-readonly': 'false', 'x-mcp-toolsets': 'leads,calls' }), leadsRead);
+    assert.deepEqual(await list('/api/mcp/x/calls'), [], 'a toolset the grant does not select is not served');
+    const write = await rpc('/api/mcp', { method: 'tools/call', params: { name: 'service_create_lead', arguments: { name: 'Nope' } } });
+    assert.equal(write.result.isError, true);
+    assert.match(write.result.content?.[0]?.text ?? '', /^forbidden_scope: /);
+    const sms = await rpc('/api/mcp', {
+      method: 'tools/call',
+      params: { name: 'service_send_sms', arguments: { to: '+14155550100', body: 'hi' } },
+    });
+    assert.match(sms.error?.message ?? '', /Unknown tool: service_send_sms/, 'a tool outside the grant is unknown');
   });
 
   test("the README's Cursor, VS Code and Claude Code configurations parse with their schemas and list what they state", async () => {

@@ -1,8 +1,9 @@
-import { ApiError } from '@voice/kit';
+import { ApiError, type Bus } from '@voice/kit';
 import type { Role } from '../generated/prisma/enums.js';
 import { deleteMembership, findOrgMembership, lockOwnerIds, setMembershipRole } from '../store/memberships.js';
 import type { ConsoleContext } from './context.js';
 import { type CreatedInvitation, createInvitation } from './invitations.js';
+import { revokeGrantsOfPerson } from './oauth-grants.js';
 import { canChangeRole, canManage } from './roles.js';
 import type { SignedIn } from './sessions.js';
 
@@ -19,11 +20,31 @@ export async function inviteMember(ctx: ConsoleContext, actor: SignedIn, input: 
   return createInvitation(ctx, { orgId: actor.orgId, email: input.email, role: input.role, invitedBy: actor.user.id });
 }
 
+type MembersContext = ConsoleContext & { bus: Bus };
+
+/** Room for the gateway's answer (its NATS request times out at 5 s) inside the transaction. */
+const transactionWithGateway = { timeout: 15_000 };
+
+/**
+ * The OAuth grants a person made act for them (domain/oauth-grants.ts), so a change of their standing
+ * reaches the gateway before it is committed here: their grants are revoked in the same transaction, after
+ * the checks and before the change. If the gateway does not answer, nothing changes and the manager tries
+ * again; a grant made meanwhile is caught at its next token request, which checks the grantor's membership.
+ */
+
 /**
  * Changes a member's role in the actor's current organization (an id from another organization is not
  * found). The owners are locked first, so the last owner cannot be demoted even by two requests at once.
+ * Made a member, the person may grant read only: their grants that may write are revoked (`role_changed`);
+ * grants within the new role stay.
  */
-export async function changeMemberRole(ctx: ConsoleContext, actor: SignedIn, membershipId: string, role: Role): Promise<void> {
+export async function changeMemberRole(
+  ctx: MembersContext,
+  actor: SignedIn,
+  membershipId: string,
+  role: Role,
+  requestId: string,
+): Promise<void> {
   requireManager(actor);
   await ctx.prisma.$transaction(async (tx) => {
     const owners = await lockOwnerIds(tx, actor.orgId);
@@ -32,12 +53,15 @@ export async function changeMemberRole(ctx: ConsoleContext, actor: SignedIn, mem
     if (!canChangeRole(actor.role, target.role, role))
       throw new ApiError('forbidden', 'Only an owner can grant or take away the owner role.');
     if (target.role === 'owner' && role !== 'owner' && owners.length <= 1) throw new ApiError('conflict', lastOwnerMessage);
+    if (canManage(target.role) && !canManage(role)) {
+      await revokeGrantsOfPerson(ctx, actor, requestId, { userId: target.userId, reason: 'role_changed', above: 'read' });
+    }
     await setMembershipRole(tx, actor.orgId, membershipId, role);
-  });
+  }, transactionWithGateway);
 }
 
-/** Removes a member from the actor's current organization; never the last owner. */
-export async function removeMember(ctx: ConsoleContext, actor: SignedIn, membershipId: string): Promise<void> {
+/** Removes a member from the actor's current organization, and revokes every grant they made there; never the last owner. */
+export async function removeMember(ctx: MembersContext, actor: SignedIn, membershipId: string, requestId: string): Promise<void> {
   requireManager(actor);
   await ctx.prisma.$transaction(async (tx) => {
     const owners = await lockOwnerIds(tx, actor.orgId);
@@ -45,6 +69,7 @@ export async function removeMember(ctx: ConsoleContext, actor: SignedIn, members
     if (!target) throw new ApiError('not_found', 'No such member in this organization.');
     if (target.role === 'owner' && actor.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can remove an owner.');
     if (target.role === 'owner' && owners.length <= 1) throw new ApiError('conflict', lastOwnerMessage);
+    await revokeGrantsOfPerson(ctx, actor, requestId, { userId: target.userId, reason: 'member_removed', above: null });
     await deleteMembership(tx, actor.orgId, membershipId);
-  });
+  }, transactionWithGateway);
 }

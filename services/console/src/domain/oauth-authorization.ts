@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isMcpPath, type Scope } from '@voice/proto';
+import { isMcpPath, type McpSelection, type McpToolset, mcpToolsets, parseMcpPath, type Scope } from '@voice/proto';
 import type { ConsoleContext } from './context.js';
 import type { ClientMetadataFetch } from './oauth-client-metadata.js';
 import { findClient, type OAuthClientInfo } from './oauth-clients.js';
@@ -26,6 +26,40 @@ export function isMcpResource(publicBaseUrl: string, resource: string | undefine
   return isMcpPath(path) && !path.endsWith('/');
 }
 
+/** What each toolset reaches, in words a person reads on the consent page. */
+const toolsetWords: Record<McpToolset, string> = {
+  leads: 'Leads',
+  calls: 'Calls, SMS and do-not-call',
+  sequences: 'Sequences',
+  billing: 'Invoices and projects',
+  workspace: 'Themes and workspaces',
+  knowledge: 'Knowledge base',
+  platform: 'Usage, audit log and approvals',
+};
+
+/** The selection an MCP resource URL names (all toolsets, writing allowed, for anything else). */
+export function resourceSelection(publicBaseUrl: string, resource: string): McpSelection {
+  const parsed = parseMcpPath(resource.slice(issuerOf(publicBaseUrl).length));
+  return parsed?.ok ? parsed.selection : { toolsets: mcpToolsets, readonly: false };
+}
+
+/**
+ * What a grant for this resource reaches, in words: "Leads, read-only, through MCP", "Leads; Calls, SMS and
+ * do-not-call, through MCP", "Every toolset, through MCP".
+ */
+export function describeResource(selection: McpSelection): string {
+  const all = mcpToolsets.every((toolset) => selection.toolsets.includes(toolset));
+  const what = all ? 'Every toolset' : selection.toolsets.map((toolset) => toolsetWords[toolset]).join('; ');
+  return `${what}${selection.readonly ? ', read-only' : ''}, through MCP`;
+}
+
+/** What a grant's resource (a full URL, as kept) reaches, in the same words; unknown for a grant without one. */
+export function describeResourceUrl(resource: string | null): string {
+  if (resource === null || !URL.canParse(resource)) return 'Not known yet (set by its next refresh)';
+  const parsed = parseMcpPath(new URL(resource).pathname);
+  return parsed?.ok ? describeResource(parsed.selection) : 'Nothing (not an MCP URL)';
+}
+
 /** The parameters of an authorization request, as the client sent them (query) or the consent form carries them. */
 export type AuthorizationParams = Record<string, string | undefined>;
 
@@ -36,7 +70,9 @@ export interface AuthorizationRequest {
   state: string | undefined;
   codeChallenge: string;
   resource: string;
-  /** The scopes the client asked for that exist here (none asked: both may be chosen). */
+  /** What the resource selects: its toolsets, and whether only reading (a read-only URL grants read alone). */
+  selection: McpSelection;
+  /** The scopes the client asked for that exist here (none asked: both may be chosen), and the resource allows. */
   requestedScope: Scope;
 }
 
@@ -86,8 +122,10 @@ export async function checkAuthorizationRequest(
   const asked = (params.scope ?? '').split(' ').filter(Boolean);
   const known = asked.filter((scope): scope is Scope => scope === 'read' || scope === 'read-write');
   if (asked.length > 0 && known.length === 0) throw fail('invalid_scope', 'The scopes here are read and read-write.');
-  const requestedScope: Scope = asked.length === 0 || known.includes('read-write') ? 'read-write' : 'read';
-  return { client, redirectUri, state, codeChallenge: params.code_challenge, resource, requestedScope };
+  const selection = resourceSelection(ctx.env.PUBLIC_BASE_URL, resource);
+  // A read-only URL reaches no writing tool, so a grant for it is read, whatever the client asked.
+  const requestedScope: Scope = !selection.readonly && (asked.length === 0 || known.includes('read-write')) ? 'read-write' : 'read';
+  return { client, redirectUri, state, codeChallenge: params.code_challenge, resource, selection, requestedScope };
 }
 
 /** Where the browser goes back to the client: the redirect URI with the answer and `iss` (RFC 9207). */

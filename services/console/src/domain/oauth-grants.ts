@@ -1,12 +1,16 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { type Identity, oauthRpc, planLimits, type Scope } from '@voice/proto';
-import { personOnGateway } from './api-keys.js';
+import { type GrantRevocationReason, type Identity, oauthRpc, planLimits, type Scope } from '@voice/proto';
+import type { Db } from '../store/memberships.js';
+import { findMembership } from '../store/memberships.js';
+import { personIdentity, personOnGateway } from './api-keys.js';
 import { canManage } from './roles.js';
 import type { SignedIn } from './sessions.js';
 
 /** The organizations a person may grant to, each with the most a grant there may do. */
 export interface GrantableOrganization {
   orgId: string;
+  /** The organization's name as the gateway gave it. */
+  name: string;
   role: SignedIn['role'];
   plan: string;
   /** Members grant `read` only, and so does everyone on a plan without read-write keys (Lite). */
@@ -25,27 +29,34 @@ export async function grantableOrganizations(ctx: { bus: Bus }, signedIn: Signed
     signedIn.memberships.map(async (membership) => {
       const { organization } = await personOnGateway(ctx, inOrganization(signedIn, membership.orgId), requestId);
       const maxScope: Scope = canManage(membership.role) && planLimits[organization.plan].readWriteKeys ? 'read-write' : 'read';
-      return { orgId: membership.orgId, role: membership.role, plan: organization.plan, maxScope };
+      return { orgId: membership.orgId, name: organization.name, role: membership.role, plan: organization.plan, maxScope };
     }),
   );
 }
 
-/** Creates the grant at the gateway, as the person, in the chosen organization. */
+/** Creates the grant at the gateway, as the person, in the chosen organization, for the resource the client asked for. */
 export async function createGrant(
   ctx: { bus: Bus },
   signedIn: SignedIn,
   requestId: string,
-  input: { client_id: string; client_name: string; scope: Scope; monthly_quota: number },
+  input: { client_id: string; client_name: string; scope: Scope; resource: string; monthly_quota: number },
 ) {
   const { identity } = await personOnGateway(ctx, signedIn, requestId);
   return ctx.bus.call(oauthRpc.createGrant, identity, input);
 }
 
+interface GrantOf {
+  grantId: string;
+  orgId: string;
+  userId: string;
+}
+
 /**
  * The identity the token endpoint calls the gateway with: the person who granted, in the grant's
- * organization. There is no session at the token endpoint; the refresh token (or code) stands for them.
+ * organization, with the scope their role there allows now. There is no session at the token endpoint;
+ * the refresh token (or code) stands for them.
  */
-function grantorIdentity(grant: { orgId: string; userId: string }, requestId: string, scope: Scope): Identity {
+function grantorIdentity(grant: GrantOf, requestId: string, scope: Scope): Identity {
   return {
     org_id: grant.orgId,
     key_id: grant.userId,
@@ -58,18 +69,70 @@ function grantorIdentity(grant: { orgId: string; userId: string }, requestId: st
   };
 }
 
-export function issueAccessToken(ctx: { bus: Bus }, grant: { grantId: string; orgId: string; userId: string }, requestId: string) {
-  return ctx.bus.call(oauthRpc.issueAccessToken, grantorIdentity(grant, requestId, 'read'), { grant_id: grant.grantId });
+/** The platform acting on a grant on its own (no person): only the organization is the identity's. */
+function systemIdentity(orgId: string, requestId: string): Identity {
+  return { org_id: orgId, key_id: 'system', scope: 'read', plan: 'lite', request_id: requestId, monthly_used: 0, monthly_quota: 0 };
 }
 
-/** Revokes a grant whose code or refresh token was used twice: someone else holds a copy. */
-export function revokeGrantOf(ctx: { bus: Bus }, grant: { grantId: string; orgId: string; userId: string }, requestId: string) {
-  return ctx.bus.call(oauthRpc.revokeGrant, grantorIdentity(grant, requestId, 'read-write'), { grant_id: grant.grantId });
+/**
+ * A grant acts for the person who granted it, as long as they stand where they stood: the grantor's
+ * membership now, or undefined when they left the organization.
+ */
+export async function grantorStanding(prisma: Db, grant: GrantOf): Promise<Scope | undefined> {
+  const membership = await findMembership(prisma, grant.orgId, grant.userId);
+  if (!membership) return undefined;
+  return canManage(membership.role) ? 'read-write' : 'read';
 }
 
-/** The organization's grants, for the Connected apps page. */
+/**
+ * A new access token of the grant, asked as its grantor with the scope their role allows now (the gateway
+ * ends a grant above it), for the resource the code or refresh token was issued for.
+ */
+export function issueAccessToken(ctx: { bus: Bus }, grant: GrantOf & { resource: string }, requestId: string, grantorScope: Scope) {
+  return ctx.bus.call(oauthRpc.issueAccessToken, grantorIdentity(grant, requestId, grantorScope), {
+    grant_id: grant.grantId,
+    resource: grant.resource,
+  });
+}
+
+/**
+ * Ends a grant without a person asking: a code or refresh token used twice (someone else holds a copy),
+ * its grantor gone, or its client's own revocation. Audited with the reason, never as the grantor.
+ */
+export function endGrant(ctx: { bus: Bus }, grant: GrantOf, requestId: string, reason: GrantRevocationReason) {
+  return ctx.bus.call(oauthRpc.endGrant, systemIdentity(grant.orgId, requestId), { grant_id: grant.grantId, reason });
+}
+
+/**
+ * Ends the grants a person made in the acting person's organization: every one when they leave it, those
+ * that may write when they become a member. Asked by the owner or admin making the change.
+ */
+export async function revokeGrantsOfPerson(
+  ctx: { bus: Bus },
+  actor: SignedIn,
+  requestId: string,
+  input: { userId: string; reason: 'member_removed' | 'role_changed'; above: 'read' | null },
+) {
+  return (
+    await ctx.bus.call(oauthRpc.revokeGrantsOfPerson, grantsIdentity(actor, requestId), {
+      granted_by: input.userId,
+      reason: input.reason,
+      above: input.above,
+    })
+  ).data;
+}
+
+/**
+ * The person's identity for the gateway's grant operations, which read no plan (they act on the grants of
+ * the identity's organization only): no call to learn it first.
+ */
+function grantsIdentity(signedIn: SignedIn, requestId: string): Identity {
+  return personIdentity(signedIn, requestId, signedIn.organizations?.current?.plan ?? 'lite');
+}
+
+/** The organization's grants, for the Connected apps page and the members pages. */
 export async function grantsFor(ctx: { bus: Bus }, signedIn: SignedIn, requestId: string) {
-  const { identity } = await personOnGateway(ctx, signedIn, requestId);
+  const identity = grantsIdentity(signedIn, requestId);
   return {
     list: async () => (await ctx.bus.call(oauthRpc.listGrants, identity, {})).data,
     revoke: (grantId: string) => ctx.bus.call(oauthRpc.revokeGrant, identity, { grant_id: grantId }),

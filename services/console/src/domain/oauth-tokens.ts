@@ -3,7 +3,7 @@ import { refreshTokenLifetimeSeconds } from '@voice/proto';
 import type { ConsoleContext } from './context.js';
 import { verifierMatches } from './oauth-authorization.js';
 import { OAuthError } from './oauth-errors.js';
-import { issueAccessToken, revokeGrantOf } from './oauth-grants.js';
+import { endGrant, grantorStanding, issueAccessToken } from './oauth-grants.js';
 import { hashToken, newToken } from './tokens.js';
 
 type TokenContext = ConsoleContext & { bus: Bus };
@@ -18,29 +18,50 @@ interface GrantRef {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
+/** Ends a grant on the platform's own account (audited with the reason); one already ended is the outcome wanted. */
+async function end(ctx: TokenContext, grant: GrantRef, requestId: string, reason: Parameters<typeof endGrant>[3]): Promise<void> {
+  try {
+    await endGrant(ctx, grant, requestId, reason);
+  } catch (error) {
+    // Anything but "not there" must not hide the reason from the caller.
+    if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
+  }
+}
+
 /**
  * A code or refresh token used a second time: someone else has a copy, so the whole grant ends (RFC 9700
  * section 4.14.2, and section 4.1.3 of RFC 6749 for codes) and the caller gets invalid_grant.
  */
-async function reused(ctx: TokenContext, grant: GrantRef, requestId: string, what: string): Promise<never> {
-  try {
-    await revokeGrantOf(ctx, grant, requestId);
-  } catch (error) {
-    // Already revoked is the outcome wanted; anything else must not hide the reuse from the caller.
-    if (!(error instanceof ApiError && (error.code === 'revoked' || error.code === 'not_found'))) throw error;
-  }
+async function reused(ctx: TokenContext, grant: GrantRef, requestId: string, what: 'authorization code' | 'refresh token'): Promise<never> {
+  await end(ctx, grant, requestId, what === 'refresh token' ? 'refresh_token_reuse' : 'code_reuse');
   ctx.logger.warn({ grant_id: grant.grantId, client_id: grant.clientId }, `${what} reused; grant revoked`);
   throw invalidGrant(`This ${what} was already used; the grant is revoked. Authorize again.`);
 }
 
-/** The access token from the gateway and a new refresh token (stored as its hash) for one grant. */
+/**
+ * The access token from the gateway and a new refresh token (stored as its hash) for one grant. A grant
+ * acts for the person who granted it: if they have left the organization it ends here (`member_removed`,
+ * whether or not their removal reached the gateway), and the gateway ends one above what their role
+ * allows now (`role_changed`).
+ */
 async function tokensFor(ctx: TokenContext, grant: GrantRef, requestId: string) {
+  const grantorScope = await grantorStanding(ctx.prisma, grant);
+  if (grantorScope === undefined) {
+    await end(ctx, grant, requestId, 'member_removed');
+    throw invalidGrant('The person who granted this app is no longer in the organization; the grant is revoked. Authorize again.');
+  }
   let access: Awaited<ReturnType<typeof issueAccessToken>>;
   try {
-    access = await issueAccessToken(ctx, grant, requestId);
+    access = await issueAccessToken(ctx, grant, requestId, grantorScope);
   } catch (error) {
-    if (error instanceof ApiError && (error.code === 'revoked' || error.code === 'not_found' || error.code === 'unknown_key')) {
+    if (
+      error instanceof ApiError &&
+      (error.code === 'revoked' || error.code === 'not_found' || error.code === 'unknown_key' || error.code === 'forbidden')
+    ) {
       throw invalidGrant('The grant is revoked. Authorize again.');
+    }
+    if (error instanceof ApiError && error.code === 'invalid_request' && error.param === 'resource') {
+      throw new OAuthError('invalid_target', error.message);
     }
     throw error;
   }
@@ -130,9 +151,5 @@ export async function revokeToken(ctx: TokenContext, params: Params, requestId: 
   const stored = await ctx.prisma.oAuthRefreshToken.findUnique({ where: { tokenHash: hashToken(params.token) } });
   if (!stored || (params.client_id !== undefined && params.client_id !== stored.clientId)) return;
   await ctx.prisma.oAuthRefreshToken.updateMany({ where: { grantId: stored.grantId, usedAt: null }, data: { usedAt: ctx.now() } });
-  try {
-    await revokeGrantOf(ctx, stored, requestId);
-  } catch (error) {
-    if (!(error instanceof ApiError && (error.code === 'revoked' || error.code === 'not_found'))) throw error;
-  }
+  await end(ctx, stored, requestId, 'client_revoked');
 }

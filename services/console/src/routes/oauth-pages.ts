@@ -13,6 +13,7 @@ import {
 } from '../domain/oauth-authorization.js';
 import { OAuthError } from '../domain/oauth-errors.js';
 import { createGrant, grantableOrganizations, grantsFor, inOrganization } from '../domain/oauth-grants.js';
+import { seeOrganizations } from '../domain/organizations.js';
 import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
@@ -68,6 +69,9 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
     extra: { chosen?: { orgId?: string; scope?: string; quota?: string }; error?: string } = {},
   ) {
     const signedIn = signedInOf(request);
+    // The page is public (its route runs before sign-in too), so the session check has not named the
+    // person's organizations yet: the header and the choice name them, not their ids.
+    signedIn.organizations ??= await seeOrganizations(ctx, signedIn, request.id);
     const organizations = await grantableOrganizations(ctx, signedIn, request.id);
     void reply.header('content-security-policy', contentSecurityPolicy(`'self' ${new URL(authorization.redirectUri).origin}`));
     return sendPage(reply, status, consentPage(signedIn, { request: authorization, params, organizations, ...extra }));
@@ -108,6 +112,7 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
         client_id: authorization.client.id,
         client_name: authorization.client.name,
         scope,
+        resource: authorization.resource,
         monthly_quota: quota.data,
       });
     } catch (error) {

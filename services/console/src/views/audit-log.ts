@@ -41,6 +41,7 @@ function filterForm(view: AuditLogView) {
         ${option('key', 'API calls (key)', filters.actor_type)}
         ${option('grant', 'API calls (connected app)', filters.actor_type)}
         ${option('user', 'Console actions (person)', filters.actor_type)}
+        ${option('system', 'The platform’s own (ended grants)', filters.actor_type)}
       </select>`,
     )}
     ${filterField(
@@ -95,7 +96,7 @@ export function auditLogPage(signedIn: SignedIn, view: AuditLogView) {
               rows: records.data.map(
                 (record) => html`<tr>
                 <td>${time(format, record.created_at)}</td>
-                <td>${record.actor_type}</td>
+                <td>${record.actor_type}${record.reason ? html`<br><small>${record.reason}</small>` : ''}</td>
                 <td><code>${record.key_id}</code></td>
                 <td>${record.method}</td>
                 <td><code>${record.path}</code></td>

@@ -1,3 +1,4 @@
+import type { OAuthGrant } from '@voice/proto';
 import type { CreatedInvitation } from '../domain/invitations.js';
 import { organizationLabel } from '../domain/organizations.js';
 import { canChangeRole, canManage, type Role, roles } from '../domain/roles.js';
@@ -26,10 +27,7 @@ function memberRow(signedIn: SignedIn, member: MembersView['members'][number]) {
           <select id="role-${member.id}" name="role">${roleOptions(signedIn.role, member.role)}</select>
           <button type="submit">Change role</button>
         </form>
-        <form method="post" action="/dashboard/members/${member.id}/remove" class="inline">
-          ${csrfField(signedIn.csrfToken)}
-          <button type="submit" aria-label="Remove ${member.user.name}" class="danger">Remove</button>
-        </form></div>`
+        <a href="/dashboard/members/${member.id}/remove" aria-label="Remove ${member.user.name}…" class="button danger">Remove…</a></div>`
     : html``;
   return html`<tr>
       <td>${member.user.name}</td>
@@ -73,6 +71,11 @@ export function membersPage(signedIn: SignedIn, view: MembersView, messages: { e
       })}
       ${
         manager
+          ? html`<p class="hint">Apps a person connected (Connected apps) act for them: removing the person revokes them, and making an owner or admin a member revokes those that may write.</p>`
+          : ''
+      }
+      ${
+        manager
           ? html`<section aria-labelledby="pending-heading">
               <h2 id="pending-heading">Pending invitations</h2>
               ${
@@ -100,5 +103,38 @@ export function invitationCreatedPage(signedIn: SignedIn, invitation: CreatedInv
         <input id="invitation-link" type="text" readonly value="${invitation.link}" class="wide">
       </div>
       <p><a href="/dashboard/members">Back to members</a></p>`,
+  });
+}
+
+/**
+ * Confirms removing someone, naming the apps they connected in this organization: the removal revokes
+ * them (their grants act for them), which the manager reads here before confirming.
+ */
+export function removeMemberConfirmPage(
+  signedIn: SignedIn,
+  view: { membershipId: string; user: { name: string; email: string }; apps: OAuthGrant[] },
+) {
+  const { user, apps } = view;
+  return page({
+    title: 'Remove member',
+    signedIn,
+    path: '/dashboard/members',
+    body: html`<div class="confirm">
+      <h1>Remove ${user.name}?</h1>
+      <p>${user.name} (${user.email}) loses access to ${organizationLabel(signedIn)} at once.</p>
+      ${
+        apps.length === 0
+          ? html`<p>${user.name} has connected no app here.</p>`
+          : html`<p>Removing ${user.name} also revokes the ${apps.length === 1 ? 'app' : `${apps.length} apps`} they connected, which stop working at once:</p>
+            <ul>${apps.map((app) => html`<li>${app.client_name} (${app.scope})</li>`)}</ul>`
+      }
+      <div class="actions">
+        <form method="post" action="/dashboard/members/${view.membershipId}/remove" class="inline">
+          ${csrfField(signedIn.csrfToken)}
+          <button type="submit" id="member-remove-confirm" class="danger">Remove ${user.name}</button>
+        </form>
+        <a href="/dashboard/members" class="button">Cancel</a>
+      </div>
+    </div>`,
   });
 }

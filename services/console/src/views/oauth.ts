@@ -1,5 +1,10 @@
 import type { OAuthGrant } from '@voice/proto';
-import type { AuthorizationParams, AuthorizationRequest } from '../domain/oauth-authorization.js';
+import {
+  type AuthorizationParams,
+  type AuthorizationRequest,
+  describeResource,
+  describeResourceUrl,
+} from '../domain/oauth-authorization.js';
 import type { GrantableOrganization } from '../domain/oauth-grants.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
@@ -36,6 +41,7 @@ export function consentPage(
       ${notice('error', view.error)}
       <p><strong>${request.client.name}</strong> (from <code>${request.client.origin}</code>) asks to use the voice API's
         MCP server as you. It will be sent back to <code>${new URL(request.redirectUri).origin}</code>.</p>
+      <p>It will reach: <strong>${describeResource(request.selection)}</strong>, at <code>${request.resource}</code>, and nothing else.</p>
       <form method="post" action="/dashboard/oauth/authorize" class="stack">
         ${csrfField(signedIn.csrfToken)}
         ${carried.map((name) => (view.params[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${view.params[name]}">`))}
@@ -44,7 +50,7 @@ export function consentPage(
         <select id="org_id" name="org_id">
           ${organizations.map(
             (org) =>
-              html`<option value="${org.orgId}" ${org.orgId === chosenOrg ? html`selected` : ''}>${org.orgId} (${org.role}, ${org.plan}: ${org.maxScope === 'read-write' ? 'read or read-write' : 'read only'})</option>`,
+              html`<option value="${org.orgId}" ${org.orgId === chosenOrg ? html`selected` : ''}>${org.name} (${org.role}, ${org.plan}: ${org.maxScope === 'read-write' ? 'read or read-write' : 'read only'})</option>`,
           )}
         </select>
         <fieldset>
@@ -53,12 +59,12 @@ export function consentPage(
           ${
             offersReadWrite
               ? html`<label><input type="radio" name="scope" value="read-write" ${chosenScope === 'read-write' ? html`checked` : ''}> Read and write: also place calls and change data (owners and admins, paid plans)</label>`
-              : html`<p class="hint">Read only: ${request.requestedScope === 'read' ? 'the app asked for read access.' : 'members, and organizations on the Lite plan, grant read access only.'}</p>`
+              : html`<p class="hint">Read only: ${request.selection.readonly ? 'the app asked for a read-only URL.' : request.requestedScope === 'read' ? 'the app asked for read access.' : 'members, and organizations on the Lite plan, grant read access only.'}</p>`
           }
         </fieldset>
         <label for="monthly_quota">Monthly quota (requests)</label>
         <input id="monthly_quota" name="monthly_quota" type="number" min="1" max="1000000000" required value="${view.chosen?.quota ?? String(defaultGrantQuota)}">
-        <p class="hint">You can revoke the app at any time under Connected apps.</p>
+        <p class="hint">You can revoke the app at any time under Connected apps. It acts for you: it stops when you leave the organization, and loses write access if you become a member.</p>
         <div class="actions">
           <button type="submit" name="decision" value="approve" class="primary">Approve</button>
           <button type="submit" name="decision" value="deny">Deny</button>
@@ -77,6 +83,7 @@ export function connectedAppsPage(signedIn: SignedIn, view: { grants: OAuthGrant
       <th scope="row">${grant.client_name}<br><small><code>${grant.client_id}</code></small></th>
       <td>${view.names.get(grant.granted_by) ?? grant.granted_by}</td>
       <td>${grant.scope}</td>
+      <td>${describeResourceUrl(grant.resource)}</td>
       <td>${format.number(grant.monthly_used)} of ${format.number(grant.monthly_quota)}</td>
       <td>${time(format, grant.last_used_at, 'never')}</td>
       <td>${grant.status === 'active' ? badge('active', 'Active') : html`${badge('revoked', 'Revoked')} <small>${time(format, grant.revoked_at)}</small>`}</td>
@@ -88,7 +95,8 @@ export function connectedAppsPage(signedIn: SignedIn, view: { grants: OAuthGrant
     signedIn,
     path: connectedAppsPath,
     body: html`<h1>Connected apps</h1>
-      <p>Apps people connected through sign-in (OAuth), such as Claude or ChatGPT connectors. Each grant counts as an API key toward the plan's limit.</p>
+      <p>Apps people connected through sign-in (OAuth), such as Claude or ChatGPT connectors. Each grant counts as an API key toward the plan's limit.
+        An app reaches the MCP URL it was granted for, nothing else, and acts for the person who granted it: it is revoked when they leave the organization, and when they become a member if it may write.</p>
       ${
         view.grants.length === 0
           ? emptyState({
@@ -97,7 +105,7 @@ export function connectedAppsPage(signedIn: SignedIn, view: { grants: OAuthGrant
             })
           : dataTable({
               caption: 'Grants of this organization',
-              head: html`<th scope="col">App</th><th scope="col">Granted by</th><th scope="col">Scope</th><th scope="col">This month</th><th scope="col">Last used</th><th scope="col">Status</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
+              head: html`<th scope="col">App</th><th scope="col">Granted by</th><th scope="col">Scope</th><th scope="col">Reaches</th><th scope="col">This month</th><th scope="col">Last used</th><th scope="col">Status</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
               rows,
             })
       }`,

@@ -1,3 +1,4 @@
+import { startGateway } from '@voice/gateway/testing';
 import { type HttpApp, newId, parseEnv } from '@voice/kit';
 import { createTestContext, type TestContext } from '@voice/kit/testing';
 import type { LightMyRequestResponse } from 'fastify';
@@ -24,9 +25,14 @@ export interface Harness {
 
 let people = 0;
 
-/** The console with a fresh database, Redis prefix and NATS namespace of its own. */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/**
+ * The console with a fresh database, Redis prefix and NATS namespace of its own; with `gateway`, a gateway
+ * serving its NATS operations in the same namespace (no HTTP), for pages that change what it keeps (the
+ * grants a removed member made).
+ */
+export async function startHarness(env: Record<string, string> = {}, options: { gateway?: boolean } = {}): Promise<Harness> {
   const ctx = await createTestContext();
+  const gateway = options.gateway ? await startGateway(ctx, {}, { auditWorker: false }) : undefined;
   const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, ...env }));
   const clock = {
     now: new Date(),
@@ -49,6 +55,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async close() {
       await app.close();
       await deps.close();
+      await gateway?.close();
       await ctx.cleanup();
     },
   };

@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, type HttpApp, identityOf, urlPath } from '@voice/kit';
-import { type McpSelection, mcpPath, mcpSelection } from '@voice/proto';
+import { type Identity, type McpSelection, mcpPath, mcpSelection, narrowSelection, parseMcpPath } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
@@ -34,16 +34,22 @@ const mcpPaths = [mcpPath, `${mcpPath}/readonly`, `${mcpPath}/x/:toolsets`, `${m
 
 /**
  * The toolsets and read-only mode of a request, from its URL and its `X-MCP-Toolsets` / `X-MCP-Readonly`
- * headers; a wrong one is a 400 envelope before any MCP is spoken, naming the known toolsets.
+ * headers; a wrong one is a 400 envelope before any MCP is spoken, naming the known toolsets. An OAuth
+ * access token's identity carries the MCP URL its grant was issued for (`resource`, signed by the gateway):
+ * the selection is narrowed to what that URL selects, so headers narrow a token's reach, never widen it.
  */
-export function selectionOf(request: FastifyRequest): McpSelection {
+export function selectionOf(request: FastifyRequest, identity?: Pick<Identity, 'resource'>): McpSelection {
   const header = (name: string) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value.join(',') : value;
   };
   const result = mcpSelection(urlPath(request.url), { toolsets: header('x-mcp-toolsets'), readonly: header('x-mcp-readonly') });
   if (!result.ok) throw new ApiError('invalid_request', result.message, { param: result.param });
-  return result.selection;
+  if (identity?.resource === undefined) return result.selection;
+  const granted = parseMcpPath(identity.resource);
+  // The gateway signs only resources it parsed; anything else grants nothing.
+  if (!granted?.ok) throw new ApiError('forbidden', 'This access token was issued for no MCP URL.');
+  return narrowSelection(result.selection, granted.selection);
 }
 
 const isInitialize = (body: unknown) => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
@@ -64,8 +70,8 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
       { schema: { hide: true }, config: { scope: 'read' }, preHandler: originCheck },
       async (request, reply) => {
         // Read before the reply is hijacked, so that a wrong selection is still an envelope.
-        const selection = selectionOf(request);
         const identity = identityOf(request);
+        const selection = selectionOf(request, identity);
         const body = request.body;
         // A client's answer to an elicitation that a tool call (here or on another replica) is waiting on.
         if (relayAnswers(deps, identity, body)) return reply.status(202).send();
