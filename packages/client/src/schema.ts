@@ -81,7 +81,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one call with its transcript and summary */
+        /** Get one call with its transcript, summary and status timeline */
         get: operations["getCall"];
         put?: never;
         post?: never;
@@ -743,40 +743,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/approvals/channels/telegram": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Send approval requests to a Telegram chat (the platform bot must be a member) */
-        put: operations["linkTelegram"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/approvals/channels/slack": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Send approval requests to a Slack channel (with the bot, or through an incoming webhook) */
-        put: operations["linkSlack"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/approvals/channels/{kind}": {
         parameters: {
             query?: never;
@@ -985,19 +951,6 @@ export interface components {
             channel?: "voice" | "sms" | "all";
             reason?: string;
         };
-        PutTelegramChannelInput: {
-            /** @description Telegram chat id of the approvers’ chat or group (add the bot to the group first) */
-            chat_id: number | string;
-        };
-        PutSlackChannelInput: {
-            /** @description Slack channel id (C…, G… or D…); invite the app to the channel first */
-            channel_id: string;
-            /**
-             * Format: uri
-             * @description An incoming-webhook URL for that channel; when set, approval requests are posted there instead of with chat.postMessage
-             */
-            webhook_url?: string;
-        };
         CreateDocumentRequestInput: {
             /** @description Shown with every recalled passage */
             title: string;
@@ -1175,6 +1128,25 @@ export interface components {
              */
             updated_at: string;
         };
+        TranscriptTurn: {
+            /**
+             * @description `agent` (the voice agent), `contact` (the other party) or `system` (a note)
+             * @enum {string}
+             */
+            speaker: "agent" | "contact" | "system";
+            text: string;
+            /** @description When the turn began, in seconds from the answer */
+            offset_seconds: number | null;
+        };
+        CallStatusChange: {
+            /** @enum {string} */
+            status: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "canceled" | "no_answer" | "busy";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            at: string;
+        };
         Call: {
             /** @description call id, e.g. call_2x8Fq0aZ9kLm4Rt7 */
             id: string;
@@ -1215,13 +1187,20 @@ export interface components {
              */
             updated_at: string;
             recording_url: string | null;
+            /** @description The transcript as text, one `Speaker: words` line per turn */
             transcript: string | null;
+            /** @description The same transcript as turns, when the carrier gives them (null when only the text is known) */
+            transcript_turns: components["schemas"]["TranscriptTurn"][] | null;
             summary: string | null;
+            /** @description Each status the call reached, oldest first, with when */
+            timeline: components["schemas"]["CallStatusChange"][];
         };
         CallPage: {
             data: components["schemas"]["CallListItem"][];
             has_more: boolean;
             next_cursor: string | null;
+            /** @description Cursor of the newer items before this page; null on the first page */
+            prev_cursor: string | null;
         };
         CallStats: {
             /** @constant */
@@ -1310,6 +1289,8 @@ export interface components {
             data: components["schemas"]["Sms"][];
             has_more: boolean;
             next_cursor: string | null;
+            /** @description Cursor of the newer items before this page; null on the first page */
+            prev_cursor: string | null;
         };
         DncEntry: {
             /** @description dnc id, e.g. dnc_2x8Fq0aZ9kLm4Rt7 */
@@ -1343,6 +1324,8 @@ export interface components {
             data: components["schemas"]["DncEntry"][];
             has_more: boolean;
             next_cursor: string | null;
+            /** @description Cursor of the newer items before this page; null on the first page */
+            prev_cursor: string | null;
         };
         DeletedDncEntry: {
             /** @description dnc id, e.g. dnc_2x8Fq0aZ9kLm4Rt7 */
@@ -1860,6 +1843,8 @@ export interface components {
             channel_id: string | null;
             /** @description Slack: whether requests are posted through an incoming webhook */
             webhook_url_set: boolean;
+            /** @description Who sent the link code from the chat; null for a chat linked by its id before link codes */
+            linked_by: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -2414,6 +2399,8 @@ export interface operations {
                 status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "canceled" | "no_answer" | "busy";
                 /** @description lead id, e.g. lead_2x8Fq0aZ9kLm4Rt7 */
                 lead_id?: string;
+                /** @description Digits in the from or to number */
+                number?: string;
                 /** @description Only items created at or after this time */
                 created_after?: string;
                 /** @description Only items created before this time */
@@ -2912,6 +2899,10 @@ export interface operations {
                 status?: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "received" | "blocked_dnc" | "canceled";
                 /** @description lead id, e.g. lead_2x8Fq0aZ9kLm4Rt7 */
                 lead_id?: string;
+                /** @description Messages from or to this number (a conversation) */
+                phone?: string;
+                /** @description Digits in the from or to number */
+                number?: string;
                 /** @description Only items created at or after this time */
                 created_after?: string;
                 /** @description Only items created before this time */
@@ -3216,6 +3207,8 @@ export interface operations {
                 phone?: string;
                 channel?: "voice" | "sms" | "all";
                 source?: "manual" | "api" | "mcp" | "sms_stop" | "import";
+                /** @description Digits of the number, or words of the reason */
+                search?: string;
             };
             header?: never;
             path?: never;
@@ -8498,178 +8491,6 @@ export interface operations {
                 };
             };
             /** @description Invalid request (`invalid_request`, `invalid_cursor`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource in your organization (`not_found`) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (`unavailable`); retry */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    linkTelegram: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PutTelegramChannelInput"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    /** @description The key's monthly quota */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this month */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the monthly quota resets (Unix seconds) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description This request, for support */
-                    "Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApprovalChannel"];
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource in your organization (`not_found`) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable (`unavailable`); retry */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    linkSlack: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PutSlackChannelInput"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    /** @description The key's monthly quota */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left this month */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the monthly quota resets (Unix seconds) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description This request, for support */
-                    "Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApprovalChannel"];
-                };
-            };
-            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;
