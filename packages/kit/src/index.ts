@@ -1,4 +1,5 @@
 export * from './address-guard.js';
+export * from './bullmq.js';
 export * from './dates.js';
 export * from './deadline.js';
 export * from './dependencies.js';

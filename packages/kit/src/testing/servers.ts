@@ -44,6 +44,10 @@ export interface OwnServer {
   start(): Promise<void>;
   /** Kills it and starts it again: for Redis without persistence, a restart that lost every key. */
   restart(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and commands go unanswered, as on a hung host, until `resume`. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -66,7 +70,10 @@ function ownServer(name: string, command: string, args: (port: number, dir: stri
         await server.kill();
         await server.start();
       },
+      pause: () => void child?.kill('SIGSTOP'),
+      resume: () => void child?.kill('SIGCONT'),
       async close() {
+        child?.kill('SIGCONT');
         await stopChild(child, 'SIGTERM');
         rmSync(dir, { recursive: true, force: true });
       },

@@ -1,6 +1,6 @@
-import { ApiError, bullmqOptions, eventId, newId } from '@voice/kit';
+import { ApiError, type BullmqWorker, eventId, newId, startBullmqWorker } from '@voice/kit';
 import { type EnrollmentStepResult, type Identity, planSchema, type SequenceStep, telephonyRpc } from '@voice/proto';
-import { type Job, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { LeadsDeps } from '../deps.js';
 import { withEvents } from '../domain/events.js';
 import { markContacted } from '../domain/leads.js';
@@ -155,18 +155,22 @@ export async function processStepJob(deps: LeadsDeps, job: Job<StepJobData>): Pr
   });
 }
 
-/** The worker that runs sequence steps; close it on shutdown so in-flight steps finish. */
-export function startStepWorker(deps: LeadsDeps): Worker<StepJobData> {
-  const worker = new Worker<StepJobData>(stepQueueName, (job) => processStepJob(deps, job), {
-    ...bullmqOptions(deps.env),
-    concurrency: deps.env.SEQUENCE_WORKER_CONCURRENCY,
+/** The worker that runs sequence steps (kit's supervised BullMQ worker); close it on shutdown so in-flight steps finish. */
+export function startStepWorker(deps: LeadsDeps): BullmqWorker<StepJobData> {
+  return startBullmqWorker<StepJobData>({
+    queue: stepQueueName,
+    processor: (job) => processStepJob(deps, job),
+    env: deps.env,
+    logger: deps.logger,
+    options: { concurrency: deps.env.SEQUENCE_WORKER_CONCURRENCY },
+    listen(worker) {
+      worker.on('failed', (job, error) => {
+        deps.logger.warn(
+          { err: error, enrollment_id: job?.data.enrollment_id, step: job?.data.step, attempt: job?.attemptsMade },
+          'sequence step failed',
+        );
+      });
+      worker.on('error', (error) => deps.logger.error({ err: error }, 'sequence worker error'));
+    },
   });
-  worker.on('failed', (job, error) => {
-    deps.logger.warn(
-      { err: error, enrollment_id: job?.data.enrollment_id, step: job?.data.step, attempt: job?.attemptsMade },
-      'sequence step failed',
-    );
-  });
-  worker.on('error', (error) => deps.logger.error({ err: error }, 'sequence worker error'));
-  return worker;
 }

@@ -1,5 +1,5 @@
-import { bullmqOptions, type Logger } from '@voice/kit';
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type BackgroundWork, type BullmqWorker, type Logger, startBullmqWorker } from '@voice/kit';
+import { type Job, UnrecoverableError } from 'bullmq';
 import { CarrierError } from '../carrier/carrier.js';
 import type { SandboxStep } from '../carrier/sandbox.js';
 import { applyCallReport, dialCall, failCall, failStuckCalls } from '../domain/calls.js';
@@ -109,22 +109,26 @@ export interface DialerWorkers {
  * by BullMQ's stalled-job check; every step is idempotent by record id.
  */
 export function startDialer(context: TelephonyContext, queues: DialerQueues, logger: Logger): DialerWorkers {
-  const options = {
-    ...bullmqOptions(context.env),
-    concurrency: context.env.DIAL_CONCURRENCY,
-  };
-  const workers: Array<Worker<RecordJob> | Worker<SandboxStep>> = [
-    new Worker<RecordJob>(queueNames.dial, (job) => processDialJob(context, job), options),
-    new Worker<RecordJob>(queueNames.sms, (job) => processSmsJob(context, job), options),
+  const start = <D>(queue: string, processor: (job: Job<D>) => Promise<unknown>): BullmqWorker<D> =>
+    startBullmqWorker<D>({
+      queue,
+      processor,
+      env: context.env,
+      logger,
+      options: { concurrency: context.env.DIAL_CONCURRENCY },
+      listen(worker) {
+        worker.on('failed', (job, error) =>
+          logger.warn({ err: error, queue, job_id: job?.id, attempts: job?.attemptsMade }, 'dialer job failed'),
+        );
+        worker.on('error', (error) => logger.error({ err: error, queue }, 'dialer worker error'));
+      },
+    });
+  const workers: BackgroundWork[] = [
+    start<RecordJob>(queueNames.dial, (job) => processDialJob(context, job)),
+    start<RecordJob>(queueNames.sms, (job) => processSmsJob(context, job)),
   ];
   if (context.carrier.name === 'sandbox') {
-    workers.push(new Worker<SandboxStep>(queueNames.sandbox, (job) => processSandboxStep(context, queues, job.data), options));
-  }
-  for (const worker of workers) {
-    worker.on('failed', (job, error) =>
-      logger.warn({ err: error, queue: worker.name, job_id: job?.id, attempts: job?.attemptsMade }, 'dialer job failed'),
-    );
-    worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'dialer worker error'));
+    workers.push(start<SandboxStep>(queueNames.sandbox, (job) => processSandboxStep(context, queues, job.data)));
   }
 
   // A timer of this process, not a Redis job: it must run when Redis has lost every job, and so from start.

@@ -1,5 +1,5 @@
-import { bullmqOptions } from '@voice/kit';
-import { Queue, Worker } from 'bullmq';
+import { bullmqOptions, startBullmqWorker } from '@voice/kit';
+import { Queue } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { maxAttempts } from '../domain/retry-schedule.js';
 import { deleteExpiredLogOfAllOrganizations, overdueDeliveriesOfAllOrganizations } from '../store/maintenance.js';
@@ -65,9 +65,17 @@ export async function startMaintenance(deps: WebhooksDeps): Promise<Maintenance>
   const queue = new Queue(maintenanceQueueName, options);
   queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue error'));
   await ensureMaintenanceScheduler(queue, env.WEBHOOK_MAINTENANCE_INTERVAL_MS);
-  const worker = new Worker(maintenanceQueueName, async () => runMaintenance(deps), { ...options, concurrency: 1 });
-  worker.on('failed', (_job, error) => logger.warn({ err: error }, 'webhook maintenance failed; next run retries'));
-  worker.on('error', (error) => logger.warn({ err: error }, 'maintenance worker error'));
+  const worker = startBullmqWorker({
+    queue: maintenanceQueueName,
+    processor: async () => runMaintenance(deps),
+    env,
+    logger,
+    options: { concurrency: 1 },
+    listen(worker) {
+      worker.on('failed', (_job, error) => logger.warn({ err: error }, 'webhook maintenance failed; next run retries'));
+      worker.on('error', (error) => logger.warn({ err: error }, 'maintenance worker error'));
+    },
+  });
   const check = setInterval(() => {
     ensureMaintenanceScheduler(queue, env.WEBHOOK_MAINTENANCE_INTERVAL_MS).then(
       (created) => created && logger.warn('webhook maintenance scheduler was missing from Redis (data lost?); created again'),

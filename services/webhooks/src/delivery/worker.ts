@@ -1,5 +1,5 @@
-import { bullmqOptions } from '@voice/kit';
-import { type Job, Worker } from 'bullmq';
+import { startBullmqWorker } from '@voice/kit';
+import type { Job } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { decideOutcome } from '../domain/outcome.js';
 import { signingSecrets } from '../domain/records.js';
@@ -91,31 +91,33 @@ export interface DeliveryWorker {
   close(): Promise<void>;
 }
 
-/** Runs delivery attempts from the queue, `WEBHOOK_DELIVERY_CONCURRENCY` at a time. */
+/** Runs delivery attempts from the queue, `WEBHOOK_DELIVERY_CONCURRENCY` at a time (kit's supervised BullMQ worker). */
 export function startDeliveryWorker(deps: WebhooksDeps): DeliveryWorker {
   const { env, logger } = deps;
-  const worker = new Worker<DeliveryJob, string>(deliveryQueueName, (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data), {
-    ...bullmqOptions(env),
-    concurrency: env.WEBHOOK_DELIVERY_CONCURRENCY,
-    lockDuration: env.WEBHOOK_WORKER_LOCK_MS,
-    stalledInterval: env.WEBHOOK_WORKER_LOCK_MS,
-    // A delivery whose worker died is picked up again rather than failed: at least once, even across crashes.
-    maxStalledCount: 100,
-    settings: {
-      backoffStrategy: (attemptsMade, type, error) => {
-        if (type === scheduleBackoff && error instanceof RetryLater) return error.delayMs;
-        // An unexpected error (database down…): try again soon, backing off to a minute.
-        return Math.min(60_000, 1_000 * 2 ** attemptsMade);
+  return startBullmqWorker<DeliveryJob, string>({
+    queue: deliveryQueueName,
+    processor: (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data),
+    env,
+    logger,
+    options: {
+      concurrency: env.WEBHOOK_DELIVERY_CONCURRENCY,
+      lockDuration: env.WEBHOOK_WORKER_LOCK_MS,
+      stalledInterval: env.WEBHOOK_WORKER_LOCK_MS,
+      // A delivery whose worker died is picked up again rather than failed: at least once, even across crashes.
+      maxStalledCount: 100,
+      settings: {
+        backoffStrategy: (attemptsMade, type, error) => {
+          if (type === scheduleBackoff && error instanceof RetryLater) return error.delayMs;
+          // An unexpected error (database down…): try again soon, backing off to a minute.
+          return Math.min(60_000, 1_000 * 2 ** attemptsMade);
+        },
       },
     },
-  });
-  worker.on('failed', (job, error) => {
-    if (!(error instanceof RetryLater)) logger.error({ err: error, delivery_id: job?.data.deliveryId }, 'delivery attempt crashed');
-  });
-  worker.on('error', (error) => logger.warn({ err: error }, 'delivery worker error'));
-  return {
-    async close() {
-      await worker.close();
+    listen(worker) {
+      worker.on('failed', (job, error) => {
+        if (!(error instanceof RetryLater)) logger.error({ err: error, delivery_id: job?.data.deliveryId }, 'delivery attempt crashed');
+      });
+      worker.on('error', (error) => logger.warn({ err: error }, 'delivery worker error'));
     },
-  };
+  });
 }

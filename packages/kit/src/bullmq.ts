@@ -1,0 +1,227 @@
+import { type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { withDeadline } from './deadline.js';
+import type { Logger } from './logger.js';
+import { bullmqOptions, type RedisEnv } from './redis.js';
+import type { BackgroundWork } from './workers.js';
+
+/**
+ * Every BullMQ worker of the platform is started here (telephony's dialer, leads' sequence steps, webhooks'
+ * deliveries and maintenance), on the connection `bullmqOptions` gives, and watched.
+ *
+ * Why watched: BullMQ 6.7 (ioredis 6.0) can lose a worker for good when a Redis server it blocks on dies. On a
+ * Redis Cluster, the worker's blocking connection (BullMQ's duplicate of the process's Cluster client) had a
+ * BZPOPMIN on the killed primary; BullMQ's own watchdog gives up on it after `drainDelay` + 1 s and resets that
+ * connection, and about one failover in four that reset never finishes: the worker's main loop stays parked on
+ * it, fetches nothing more, and its `close()` (which first disconnects the same connection and waits for it)
+ * never returns either (upstream: taskforcesh/bullmq#4138, open; #4479 and #4585 are the same kind on one
+ * server). No connection option makes BullMQ leave that state, so each worker is supervised instead:
+ *
+ * - every `intervalMs` the supervisor asks Redis (through the process's non-blocking connection) whether the
+ *   queue has jobs ready to run: waiting, prioritized, or delayed and due;
+ * - a worker that has a free slot, is neither paused nor closing, and has started no job while such jobs were
+ *   ready for `stuckAfterMs` is not fetching: it is closed with force (its blocking connection disconnected
+ *   underneath if even that hangs) and replaced by a new Worker, whose blocking connection is a new one; each
+ *   replacement is logged (a healthy worker takes a ready job within milliseconds, so a replacement means
+ *   the worker was wedged, or at worst that a job started a few seconds late);
+ * - `close()` (shutdown) lets running jobs finish for at most `closeTimeoutMs`, then disconnects the blocking
+ *   connection and returns, so a process always stops.
+ *
+ * A job the replaced worker was running keeps its lock no more: BullMQ's stalled-job check hands it to a
+ * worker again, as after a crash, and every job of the platform is idempotent by its record's id.
+ */
+export interface BullmqWorkerSettings<D, R> {
+  /** The queue's name. */
+  queue: string;
+  processor: Processor<D, R>;
+  /** Where Redis is, and the process's key prefix: the worker's connection and prefix are `bullmqOptions(env)`. */
+  env: RedisEnv & { REDIS_PREFIX: string };
+  logger: Logger;
+  /** BullMQ's worker options (concurrency, lock duration, backoff…), the connection and prefix aside. */
+  options?: Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>;
+  /** Attaches the caller's listeners ('failed', 'error'…) to a worker: to the first one, and to each replacement. */
+  listen?: (worker: Worker<D, R>) => void;
+  /** How often the queue is checked (default 2 s). */
+  intervalMs?: number;
+  /** How long ready jobs may wait while the worker has a free slot and starts none (default 10 s). */
+  stuckAfterMs?: number;
+  /** How long `close()` waits for running jobs before it disconnects the worker underneath (default 30 s). */
+  closeTimeoutMs?: number;
+}
+
+/** A supervised BullMQ worker: background work (see `startWorkers`) that closes within its bound. */
+export interface BullmqWorker<D = unknown, R = unknown> extends BackgroundWork {
+  /** The worker running now (another one after each replacement). */
+  readonly worker: Worker<D, R>;
+  /** How many times the worker was found wedged and replaced. */
+  readonly replacements: number;
+  close(): Promise<void>;
+}
+
+interface Incarnation<D, R> {
+  worker: Worker<D, R>;
+  /** Jobs started and not yet finished by this worker. */
+  running: number;
+  /** When this worker last started a job (or was created). */
+  lastStartAt: number;
+}
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+
+/** Whether the promise settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([promise.then(() => true), sleep(ms).then(() => false)]);
+}
+
+type BlockingClient = { disconnect(): unknown; on(event: string, listener: (...args: unknown[]) => void): unknown };
+
+/**
+ * The worker's blocking connection, reached through BullMQ's Redis backend (its `blockingClient`, the escape
+ * hatch the backend documents); undefined for a backend without one.
+ */
+async function blockingClientOf(worker: Worker<unknown, unknown>): Promise<BlockingClient | undefined> {
+  const backend = (worker as unknown as { backend?: { blockingClient?: Promise<BlockingClient> } }).backend;
+  if (!backend?.blockingClient) return undefined;
+  try {
+    return await withDeadline(backend.blockingClient, 1_000, 'blocking client not available');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Retires a closed (or abandoned) worker's blocking connection: disconnected now if `disconnect`, and again
+ * whenever it comes back, since a wedged BullMQ reset that resumes later reconnects it, and no one would
+ * ever close that connection.
+ */
+async function retireBlocking(worker: Worker<unknown, unknown>, disconnect: boolean): Promise<void> {
+  const client = await blockingClientOf(worker);
+  if (!client) return;
+  client.on('error', () => {});
+  client.on('ready', () => client.disconnect());
+  if (disconnect) client.disconnect();
+}
+
+/** Starts a supervised BullMQ worker on `settings.queue`; see `BullmqWorkerSettings`. */
+export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWorkerSettings<D, R>): BullmqWorker<D, R> {
+  const { queue: name, processor, env, logger } = settings;
+  const intervalMs = settings.intervalMs ?? 2_000;
+  const stuckAfterMs = settings.stuckAfterMs ?? 10_000;
+  const closeTimeoutMs = settings.closeTimeoutMs ?? 30_000;
+  const connection = bullmqOptions(env);
+
+  const start = (): Incarnation<D, R> => {
+    const worker = new Worker<D, R>(name, processor, { ...settings.options, ...connection });
+    const incarnation: Incarnation<D, R> = { worker, running: 0, lastStartAt: Date.now() };
+    worker.on('active', () => {
+      incarnation.running++;
+      incarnation.lastStartAt = Date.now();
+    });
+    const finished = () => {
+      incarnation.running = Math.max(0, incarnation.running - 1);
+    };
+    worker.on('completed', finished);
+    worker.on('failed', (job) => job && finished());
+    settings.listen?.(worker);
+    // Never an unhandled 'error' event, whatever the caller listens to.
+    if (worker.listenerCount('error') === 0) worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'BullMQ worker error'));
+    return incarnation;
+  };
+
+  /**
+   * Closes a worker: gracefully (running jobs finish) or with force, within `timeoutMs`; past it, its blocking
+   * connection is disconnected underneath, which is what a stuck close waits on, and the worker is left to go.
+   */
+  const closeWithin = async (worker: Worker<D, R>, force: boolean, timeoutMs: number): Promise<void> => {
+    const closing = worker
+      .close(force)
+      .catch((error: unknown) => logger.warn({ err: error, queue: name }, 'BullMQ worker did not close cleanly'));
+    const inTime = await settlesWithin(closing, timeoutMs);
+    await retireBlocking(worker as Worker<unknown, unknown>, !inTime);
+    if (inTime) return;
+    const closed = await settlesWithin(closing, 2_000);
+    logger.warn(
+      { queue: name, timeout_ms: timeoutMs, closed },
+      closed
+        ? 'BullMQ worker did not close in time; closed once its blocking connection was disconnected'
+        : 'BullMQ worker did not close in time, even with its blocking connection disconnected; left behind',
+    );
+  };
+
+  let current = start();
+  let replacements = 0;
+  let closing = false;
+  /** Since when the checks have seen jobs ready while the current worker had a free slot. */
+  let readySince: number | undefined;
+  let checkQueue: Queue | undefined;
+
+  /** Whether the queue has jobs a worker should be running: waiting, prioritized, or delayed and due. */
+  const jobsReady = async (): Promise<boolean> => {
+    checkQueue ??= new Queue(name, connection);
+    if (checkQueue.listenerCount('error') === 0) checkQueue.on('error', () => {});
+    const counts = await checkQueue.getJobCounts('wait', 'prioritized');
+    if ((counts.wait ?? 0) + (counts.prioritized ?? 0) > 0) return true;
+    const [next] = await checkQueue.getDelayed(0, 0);
+    return next !== undefined && next.timestamp + (next.delay ?? 0) <= Date.now();
+  };
+
+  const replace = async (waitedMs: number) => {
+    const wedged = current;
+    replacements++;
+    logger.warn(
+      { queue: name, replacement: replacements, waited_ms: waitedMs, running: wedged.running },
+      'BullMQ worker stopped fetching while jobs were ready; closing it with force and starting a new one',
+    );
+    await closeWithin(wedged.worker, true, 5_000);
+    readySince = undefined;
+    if (!closing) current = start();
+  };
+
+  const check = async () => {
+    const { worker, running, lastStartAt } = current;
+    if (closing || worker.isPaused() || !worker.isRunning() || running >= worker.concurrency) {
+      readySince = undefined;
+      return;
+    }
+    let ready: boolean;
+    try {
+      ready = await withDeadline(jobsReady(), Math.max(intervalMs, 1_000), 'queue not checked in time');
+    } catch {
+      // Redis not answering (a failover in progress): no conclusion either way.
+      return;
+    }
+    if (!ready || closing || worker !== current.worker) {
+      readySince = undefined;
+      return;
+    }
+    const now = Date.now();
+    readySince ??= now;
+    const waitedMs = now - Math.max(readySince, lastStartAt);
+    if (waitedMs >= stuckAfterMs) await replace(waitedMs);
+  };
+
+  let checking: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    // One check at a time: a slow one (Redis failing over) is not stacked upon.
+    checking = checking.then(check).catch((error: unknown) => logger.warn({ err: error, queue: name }, 'BullMQ worker check failed'));
+  }, intervalMs);
+  timer.unref();
+
+  return {
+    get worker() {
+      return current.worker;
+    },
+    get replacements() {
+      return replacements;
+    },
+    async close() {
+      closing = true;
+      clearInterval(timer);
+      await settlesWithin(checking, closeTimeoutMs);
+      await closeWithin(current.worker, false, closeTimeoutMs);
+      if (checkQueue) await settlesWithin(checkQueue.close(), 5_000);
+    },
+  };
+}

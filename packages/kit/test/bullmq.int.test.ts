@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { type Job, Queue, type Worker } from 'bullmq';
+import { type BullmqWorker, startBullmqWorker } from '../src/bullmq.js';
+import { withDeadline } from '../src/deadline.js';
+import type { Logger } from '../src/logger.js';
+import { bullmqOptions } from '../src/redis.js';
+import { eventually, hasProgram, type OwnServer, startOwnRedis } from '../src/testing/index.js';
+
+// Kit's supervised BullMQ worker on a redis-server of the test's own. The wedge BullMQ 6.7 gets into when a
+// Redis Cluster primary dies under a worker (its watchdog resets the blocking connection, and the reset
+// never finishes: taskforcesh/bullmq#4138) is made here on purpose, on one server: the server is paused
+// (SIGSTOP) while the worker blocks on it, so its BZPOPMIN goes unanswered and BullMQ's watchdog resets the
+// connection; and that connection's disconnect is made to never end, as the Cluster client's does. The
+// worker's main loop is then parked for good, as in the failover.
+
+const missing = !(await hasProgram('redis-server')) ? 'redis-server is not installed' : false;
+
+/** A logger that keeps what is logged at warn and above. */
+function recordingLogger() {
+  const lines: string[] = [];
+  const keep = (...args: unknown[]) => {
+    lines.push(String(args.find((arg) => typeof arg === 'string') ?? ''));
+  };
+  const logger = { warn: keep, error: keep, info: () => {}, debug: () => {} } as unknown as Logger;
+  return { logger, lines };
+}
+
+interface Blocking {
+  disconnect(): unknown;
+}
+
+/**
+ * Wedges the worker: pauses the server until BullMQ's own watchdog (drainDelay + 1 s) has given up on the
+ * blocking BZPOPMIN, with the blocking connection's disconnect made to never end. Returns the undo.
+ */
+async function wedge(server: OwnServer, worker: Worker): Promise<() => void> {
+  const backend = (worker as unknown as { backend: { blockingClient: Promise<Blocking> } }).backend;
+  const blocking = await backend.blockingClient;
+  const disconnect = blocking.disconnect;
+  blocking.disconnect = () => {};
+  server.pause();
+  await new Promise((resolve) => setTimeout(resolve, 3_500));
+  server.resume();
+  return () => {
+    blocking.disconnect = disconnect;
+    blocking.disconnect();
+  };
+}
+
+describe('a supervised BullMQ worker (kit startBullmqWorker)', { skip: missing }, () => {
+  let server: OwnServer;
+  let env: { REDIS_URL: string; REDIS_PREFIX: string };
+  const undo: Array<() => void> = [];
+
+  before(async () => {
+    server = await startOwnRedis();
+    env = { REDIS_URL: server.url, REDIS_PREFIX: `test:${randomBytes(4).toString('hex')}:` };
+  });
+  after(async () => {
+    for (const step of undo) step();
+    await server?.close();
+  });
+
+  /** A supervised worker on `queue` that has processed one job, wedged; and a Queue to add to it. */
+  const startWedged = async (name: string) => {
+    const { logger, lines } = recordingLogger();
+    const processed: Job[] = [];
+    const supervised: BullmqWorker = startBullmqWorker({
+      queue: name,
+      processor: async (job) => {
+        processed.push(job);
+      },
+      env,
+      logger,
+      // BullMQ's watchdog gives up on a BZPOPMIN after drainDelay + 1 s: 2 s here.
+      options: { drainDelay: 1 },
+      intervalMs: 250,
+      stuckAfterMs: 3_000,
+      closeTimeoutMs: 3_000,
+    });
+    const queue = new Queue(name, bullmqOptions(env));
+    await queue.add('first', {});
+    await eventually('the first job processed', () => processed.length === 1);
+    const wedged = supervised.worker;
+    undo.push(await wedge(server, wedged));
+    return { supervised, wedged, queue, processed, lines };
+  };
+
+  test('a worker wedged on its blocking connection is replaced: a job added afterwards is processed, and close() returns', async () => {
+    const { supervised, wedged: first, queue, processed, lines } = await startWedged('wedged');
+    try {
+      await queue.add('second', {});
+      await eventually('the job added after the wedge processed', () => processed.length === 2, { timeoutMs: 30_000 });
+      const second = processed[1] as Job;
+      assert.ok(!second.token?.startsWith(`${first.id}:`), 'the wedged worker did not take it: its replacement did');
+      assert.notEqual(supervised.worker, first);
+      assert.ok(supervised.replacements >= 1);
+      assert.ok(
+        lines.some((line) => line.includes('stopped fetching while jobs were ready')),
+        'the replacement is logged',
+      );
+
+      await withDeadline(supervised.close(), 10_000, 'close() did not return');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  test('close() of a wedged worker returns within its bound, though BullMQ close never would', async () => {
+    const { supervised, queue, lines } = await startWedged('wedged-at-shutdown');
+    try {
+      const startedAt = Date.now();
+      // closeTimeoutMs (3 s), then 2 s more once the blocking connection is disconnected underneath.
+      await withDeadline(supervised.close(), 15_000, 'close() did not return');
+      assert.ok(Date.now() - startedAt >= 3_000, 'close() waited for the worker before giving up on it');
+      assert.ok(
+        lines.some((line) => line.includes('did not close in time')),
+        'the forced close is logged',
+      );
+    } finally {
+      await queue.close();
+    }
+  });
+});
