@@ -117,7 +117,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
   // A chat is linked by a one-time code sent from it, never by an id typed here (which any organization
   // could type). The code is shown once, in the answer to this POST (no redirect, `no-store`).
   app.post('/approvals/channels/:kind/link-code', { config: { access: 'manager' } }, (request, reply) => {
-    const { kind } = kindParams.parse(request.params);
+    const { kind } = paramsOf(kindParams, request.params);
     const form = linkForm.safeParse(formOf(request.body));
     return changeChannel(
       request,
