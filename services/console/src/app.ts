@@ -10,6 +10,7 @@ import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
+import { liveRoutes } from './routes/live.js';
 import { memberRoutes } from './routes/members.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthPageRoutes } from './routes/oauth-pages.js';
@@ -55,6 +56,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       usageAuditRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);
+      liveRoutes(pages, deps);
     },
     { prefix: pagesPrefix },
   );

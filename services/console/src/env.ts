@@ -50,6 +50,14 @@ export const envSchema = baseEnvSchema
     OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
     /** A PEM file of extra certificate authorities trusted when fetching client metadata documents (a test CA). */
     OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
+    /** Open live streams (`/dashboard/live`) per process; past it a new one is 429 and the page stays as loaded. */
+    LIVE_MAX_STREAMS: z.coerce.number().int().positive().default(2_000),
+    /** Open live streams per session (a person's tabs). */
+    LIVE_MAX_STREAMS_PER_SESSION: z.coerce.number().int().positive().default(6),
+    /** A comment line on every live stream this often, so proxies keep a quiet connection open. */
+    LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+    /** A live stream ends after this long and the browser reconnects, which checks the session again. */
+    LIVE_STREAM_MAX_MS: z.coerce.number().int().positive().default(minutes(5)),
   })
   .superRefine((env, context) => {
     if (env.NODE_ENV === 'production' && env.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES) {

@@ -170,6 +170,7 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
     title: 'Approvals',
     signedIn,
     path: approvalsPath,
+    live: true,
     body: html`<h1>Approvals</h1>
       ${notice('error', options.error)}
       ${notice('info', options.info)}
@@ -177,8 +178,10 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">Requests</h2>
         ${filterForm(view.filters)}
+        <div id="approvals-live" data-live="approval" data-live-label="Approvals">
         ${approvalsTable(view)}
         ${olderLink(view)}
+        </div>
       </section>
       ${channelsSection(signedIn, view.channels)}`,
   });

@@ -158,7 +158,14 @@ function frame(signedIn: SignedIn, current: Frame, body: Renderable): Html {
  * A whole page. A signed-in person's page gets the frame; the pages before sign-in (sign-in, invitations)
  * a narrow centred column under the brand.
  */
-export function page(options: { title: string; signedIn?: SignedIn; path?: string; body: Renderable }): Html {
+export function page(options: {
+  title: string;
+  signedIn?: SignedIn;
+  path?: string;
+  /** The page has live regions (`data-live`): load static/live.js and give it a polite place to announce changes. */
+  live?: boolean;
+  body: Renderable;
+}): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -177,6 +184,12 @@ ${
 <main id="main">
 ${options.body}
 </main>`
+}
+${
+  options.live && options.signedIn
+    ? html`<p id="live-announcer" class="visually-hidden" role="status" aria-live="polite"></p>
+<script src="/dashboard/static/live.js" defer></script>`
+    : ''
 }
 </body>
 </html>
