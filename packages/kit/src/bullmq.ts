@@ -142,6 +142,13 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
     await retireBlocking(worker as Worker<unknown, unknown>, !inTime);
     if (inTime) return;
     const closed = await settlesWithin(closing, 2_000);
+    if (!closed) {
+      // BullMQ stops its stalled-jobs timer and drops its other connection only once its close has finished,
+      // which a left-behind worker's never does: do both here, so it keeps no timer or connection (and so no
+      // process) alive.
+      (worker as unknown as { stalledCheckStopper?: () => void }).stalledCheckStopper?.();
+      worker.disconnect().catch(() => {});
+    }
     logger.warn(
       { queue: name, timeout_ms: timeoutMs, closed },
       closed
