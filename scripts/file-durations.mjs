@@ -1,20 +1,19 @@
 // A reporter for node's test runner (scripts/test.mjs adds it beside the usual one): how long each test file
-// ran, from its start to the last thing it reported (or to its failure, a timeout included), as one JSON
-// line per file once every file has finished. Wall-clock time as the run saw it, hooks and imports included.
+// ran, as one JSON line per file once every file has finished. The runner reports the files in order and
+// holds back the events of a file that ran beside an earlier one, so the time an event arrives says little;
+// each file's time is the sum of its top-level tests' and suites' own durations (hooks inside them
+// included), or, when the file itself failed (a timeout, a crash), the duration reported for the file.
 export default async function* fileDurations(source) {
-  const started = new Map();
-  const finished = new Map();
+  const summed = new Map();
+  const ownDuration = new Map();
   for await (const event of source) {
-    const file = event.data?.file;
-    // Every file is enqueued at the start; it starts when it is dequeued (TEST_CONCURRENCY at a time).
-    if (!file || (event.type === 'test:enqueue' && event.data.name === file)) continue;
-    const now = performance.now();
-    if (!started.has(file)) started.set(file, now);
-    finished.set(file, now);
-    // The file itself failing (a timeout, a crash) reports its own duration.
-    if ((event.type === 'test:fail' || event.type === 'test:pass') && event.data.name === file && event.data.nesting === 0) {
-      finished.set(file, started.get(file) + event.data.details.duration_ms);
-    }
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const { file, name, nesting, details } = event.data ?? {};
+    if (!file || nesting !== 0 || typeof details?.duration_ms !== 'number') continue;
+    if (name === file) ownDuration.set(file, details.duration_ms);
+    else summed.set(file, (summed.get(file) ?? 0) + details.duration_ms);
   }
-  for (const [file, start] of started) yield `${JSON.stringify({ file, ms: Math.round(finished.get(file) - start) })}\n`;
+  for (const file of new Set([...summed.keys(), ...ownDuration.keys()])) {
+    yield `${JSON.stringify({ file, ms: Math.round(ownDuration.get(file) ?? summed.get(file) ?? 0) })}\n`;
+  }
 }
