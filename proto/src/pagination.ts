@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const listLimitSchema = z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1 to 100.');
+export const listLimitSchema = z.coerce.number().int().min(1).max(100).default(20).describe('Page size');
 
 export const cursorSchema = z.string().min(1).max(512).describe('A previous page’s next_cursor; only with the same filters.');
 

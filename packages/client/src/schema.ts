@@ -2290,7 +2290,7 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -2390,7 +2390,7 @@ export interface operations {
     listCalls: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -2891,7 +2891,7 @@ export interface operations {
     listSms: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -3199,7 +3199,7 @@ export interface operations {
     listDnc: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -3565,7 +3565,7 @@ export interface operations {
     listWorkspaces: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -4043,7 +4043,7 @@ export interface operations {
     listThemes: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -4622,7 +4622,7 @@ export interface operations {
     listLeads: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -4840,7 +4840,7 @@ export interface operations {
     recentLeads: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -5216,7 +5216,7 @@ export interface operations {
     listLeadNotes: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -5401,7 +5401,7 @@ export interface operations {
     listLeadEnrollments: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -5492,7 +5492,7 @@ export interface operations {
     listSequences: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -6008,7 +6008,7 @@ export interface operations {
     listEnrollments: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -6377,7 +6377,7 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -7137,7 +7137,7 @@ export interface operations {
     listProjects: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -7709,7 +7709,7 @@ export interface operations {
     listDocuments: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -8376,7 +8376,7 @@ export interface operations {
     listApprovals: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -8725,7 +8725,7 @@ export interface operations {
     listEndpoints: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
@@ -9328,7 +9328,7 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. */
+                /** @description Page size */
                 limit?: number;
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
