@@ -6,12 +6,11 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-
 import { createInvitation } from '../../src/domain/invitations.js';
 import type { Role } from '../../src/domain/roles.js';
 import { type SharedChromium, sharedChromium } from './chromium.js';
-import { type StandInTelephony, startStandInTelephony } from './telephony.js';
 
 export { chromiumArgs, chromiumPath } from './chromium.js';
 
 export interface ConsoleInBrowser {
-  platform: Platform<'console' | 'webhooks'>;
+  platform: Platform<BrowserServices>;
   browser: Browser;
   /** The gateway's address; pages are opened under `${url}/dashboard`. */
   url: string;
@@ -26,23 +25,26 @@ export interface ConsoleInBrowser {
   close(): Promise<void>;
 }
 
-/** Starts the gateway (with its audit writer) with the webhooks service and the console behind it, and Chromium; close it in `after` (it closes itself if starting fails). */
-export async function startConsoleInBrowser(): Promise<ConsoleInBrowser> {
-  let platform: Platform<'console' | 'webhooks'> | undefined;
+/** The services behind the console in a browser test: every one whose data a console page shows. */
+type BrowserServices = 'telephony' | 'leads' | 'webhooks' | 'console';
+
+/**
+ * Starts the gateway (with its audit writer) with telephony (the sandbox carrier), leads, webhooks and the
+ * console behind it, and Chromium; close it in `after` (it closes itself if starting fails). `telephony` adds
+ * to the telephony service's environment, e.g. a slower `SANDBOX_TIME_SCALE` to watch a call ring.
+ */
+export async function startConsoleInBrowser(options: { telephony?: Record<string, string> } = {}): Promise<ConsoleInBrowser> {
+  let platform: Platform<BrowserServices> | undefined;
   let chromium: SharedChromium | undefined;
-  let telephony: StandInTelephony | undefined;
   // The browser first (its connections end before the servers close), then the platform.
   const close = async () => {
     await chromium?.release();
     await platform?.close();
-    telephony?.close();
   };
   try {
-    telephony = await startStandInTelephony();
-    // The webhooks service too, so its pages are real ones (the accessibility check opens them).
     platform = await startPlatform({
-      services: ['webhooks', 'console'],
-      gateway: { TELEPHONY_URL: telephony.url },
+      services: ['telephony', 'leads', 'webhooks', 'console'],
+      ...(options.telephony ? { telephony: options.telephony } : {}),
       auditWorker: true,
     });
     chromium = await sharedChromium();
