@@ -21,6 +21,7 @@ import { ApiError, envelope, installErrorHandling, toApiError } from './errors.j
 import { healthPlugin, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
 import { LingeringClose, type LingeringLimits } from './lingering-close.js';
+import { RequestlessConnections } from './requestless-connections.js';
 import { routeOperationId, routeScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
 
@@ -110,10 +111,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.setSerializerCompiler(serializerCompiler);
   const lingeringClose = new LingeringClose(options.lingering);
   installErrorHandling(app, lingeringClose);
+  const requestless = new RequestlessConnections(app.server);
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     lingeringClose.endAll();
+    requestless.destroyAll();
     done();
   });
   // Hooks on every request are written with `done` rather than async: no promise per request.
