@@ -245,6 +245,14 @@ describe('the discarding after a 413 is bounded', () => {
     assert.ok(outcome.lingeredMs < 3000, `the byte bound closed it, not the time bound (${outcome.lingeredMs} ms)`);
   });
 
+  test('a refusal before the body is read (a forged key: 401) is answered, then the body is discarded within the same bounds', async () => {
+    const outcome = await rawUpload(url, 'vk_live_forged0000000000000000000000', { forever: true });
+    assert.equal(outcome.status, 401);
+    assert.equal(outcome.body.error.code, 'unknown_key');
+    assert.match(outcome.headers, /\r\nconnection: close/i);
+    assert.ok(outcome.written > 4 * MiB, `the gateway read past the answer (${outcome.written} bytes sent)`);
+  });
+
   test('a client sending forever, slowly, is closed once the time bound has passed', async () => {
     const outcome = await rawUpload(url, key, { forever: true, intervalMs: 200 });
     assert.equal(outcome.status, 413);

@@ -200,14 +200,22 @@ export function dependencyReason(error: unknown): string {
  * Installs the one error handler and the 404 handler, so every response error is the envelope. A refused
  * body's connection closes after the answer, with a lingering close (see LingeringClose).
  */
+/** Whether the request declared a body that has not all arrived (a refusal before the body was read). */
+function bodyStillArriving(request: FastifyRequest): boolean {
+  const raw = request.raw;
+  return !raw.complete && (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0);
+}
+
 export function installErrorHandling(app: FastifyInstance, lingeringClose: LingeringClose): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     if (apiError.code === 'internal') request.log.error({ err: error }, 'unhandled error');
     else if (apiError.status >= 500) request.log.warn({ reason: dependencyReason(error), code: apiError.code }, apiError.message);
-    // The rest of an oversize body is not worth passing on: the connection closes once the 413 is written,
-    // lingering so the client reads it.
-    if (apiError.code === 'payload_too_large') {
+    // The rest of a refused body is not worth reading: the connection closes once the answer is written,
+    // lingering (bounded) so the client reads it. Left open, Node's server would read and discard the rest
+    // of the body without any bound before the connection could serve another request: a client with a
+    // forged key (401) or over its rate (429) could stream into it forever. A body already read costs nothing.
+    if (apiError.code === 'payload_too_large' || bodyStillArriving(request)) {
       void reply.header('connection', 'close');
       lingeringClose.after(request.raw);
     }
