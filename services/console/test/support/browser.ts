@@ -1,7 +1,7 @@
 // The console in a real browser: the gateway and the console listening (the console reached through the
 // gateway, as a person's browser reaches it) and headless Chromium (Debian's package, driven by
 // playwright-core). The test closes it in `after`, which node's test runner runs when a test fails too.
-import { type Platform, startPlatform } from '@voice/gateway/testing';
+import { type Platform, type ServiceName, startPlatform } from '@voice/gateway/testing';
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { createInvitation } from '../../src/domain/invitations.js';
 import type { Role } from '../../src/domain/roles.js';
@@ -9,8 +9,9 @@ import { type SharedChromium, sharedChromium } from './chromium.js';
 
 export { chromiumArgs, chromiumPath } from './chromium.js';
 
-export interface ConsoleInBrowser {
-  platform: Platform<BrowserServices>;
+/** A console in a browser; the journey steps need only the console and webhooks among its services. */
+export interface ConsoleInBrowser<S extends ServiceName = 'console' | 'webhooks'> {
+  platform: Platform<S>;
   browser: Browser;
   /** The gateway's address; pages are opened under `${url}/dashboard`. */
   url: string;
@@ -26,14 +27,16 @@ export interface ConsoleInBrowser {
 }
 
 /** The services behind the console in a browser test: every one whose data a console page shows. */
-type BrowserServices = 'telephony' | 'leads' | 'webhooks' | 'console';
+export type BrowserServices = 'telephony' | 'leads' | 'webhooks' | 'console';
 
 /**
  * Starts the gateway (with its audit writer) with telephony (the sandbox carrier), leads, webhooks and the
  * console behind it, and Chromium; close it in `after` (it closes itself if starting fails). `telephony` adds
  * to the telephony service's environment, e.g. a slower `SANDBOX_TIME_SCALE` to watch a call ring.
  */
-export async function startConsoleInBrowser(options: { telephony?: Record<string, string> } = {}): Promise<ConsoleInBrowser> {
+export async function startConsoleInBrowser(
+  options: { telephony?: Record<string, string> } = {},
+): Promise<ConsoleInBrowser<BrowserServices>> {
   let platform: Platform<BrowserServices> | undefined;
   let chromium: SharedChromium | undefined;
   // The browser first (its connections end before the servers close), then the platform.
