@@ -1,4 +1,4 @@
-import { ApiError, type Bus } from '@voice/kit';
+import { ApiError, type Bus, midnightIn } from '@voice/kit';
 import {
   callDirections,
   callOutcomes,
@@ -73,31 +73,12 @@ export function callFiltersOf(query: unknown): CallFilters {
   throw new ApiError('invalid_request', `The ${param} filter is not valid: ${issue?.message ?? 'check it.'}`, { param });
 }
 
-/** How far `timeZone`'s wall clock is ahead of UTC at `instant`, in milliseconds. */
-function zoneOffsetMs(timeZone: string, instant: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(instant));
-  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((entry) => entry.type === type)?.value);
-  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-  return wall - Math.floor(instant / 1000) * 1000;
-}
-
 /**
  * The instant a calendar day begins in a time zone (its midnight), corrected once for the offset at that
  * instant, so a daylight-saving change that day is accounted for.
  */
 export function dayStart(date: string, timeZone: string, addDays = 0): string {
-  const wall = Date.parse(`${date}T00:00:00.000Z`) + addDays * 86_400_000;
-  const guess = wall - zoneOffsetMs(timeZone, wall);
-  return new Date(wall - zoneOffsetMs(timeZone, guess)).toISOString();
+  return midnightIn(timeZone, Date.parse(`${date}T00:00:00.000Z`) + addDays * 86_400_000).toISOString();
 }
 
 /** The telephony list query for the filters: `from`..`to` are whole days in the person's time zone. */
