@@ -321,7 +321,7 @@ describe('the calls pages, through the gateway', () => {
     ])) as [string, string, string];
     for (const id of [queued, ringing]) {
       const page = await owner.get(`${list}/${id}`);
-      assert.match(page.body, new RegExp(`id="call-cancel" class="button danger" href="/dashboard/calls/${id}/cancel"`));
+      assert.match(page.body, new RegExp(`id="call-cancel" class="button" href="/dashboard/calls/${id}/cancel"`));
       const confirm = await owner.get(`${list}/${id}/cancel`);
       assert.equal(confirm.statusCode, 200, confirm.body);
       assert.match(confirm.body, /id="call-cancel-confirm"/);

@@ -99,7 +99,7 @@ function filterForm(filters: CallFilters, timeZone: string): Html {
     ${filterField('calls-from', `From (${timeZone})`, html`<input id="calls-from" name="from" type="date" value="${filters.from ?? ''}">`)}
     ${filterField('calls-to', `To (${timeZone})`, html`<input id="calls-to" name="to" type="date" value="${filters.to ?? ''}">`)}
     <button type="submit" class="primary">Filter</button>
-    <a href="${callsPath}" class="button quiet">Clear</a>
+    <a href="${callsPath}" class="button">Clear</a>
   </form>`;
 }
 
@@ -148,7 +148,7 @@ export function callsListPage(signedIn: SignedIn, view: CallsListView) {
     body: html`${pageHeader({
       title: 'Calls',
       lead: 'Every call of the organization, inbound and outbound, newest first. The list follows new calls and status changes as they happen.',
-      actions: html`${manager ? html`<a id="calls-new" class="button primary" href="${newCallPath}">Queue a call</a>` : ''}
+      actions: html`${manager ? html`<a id="calls-new" class="button" href="${newCallPath}">Queue a call</a>` : ''}
         <a id="calls-csv" class="button" href="${callsPath}/export.csv${query ? `?${query}` : ''}" download>Download as CSV</a>`,
     })}
       ${filterForm(filters, format.audience.timeZone)}
@@ -267,7 +267,7 @@ export function callPage(signedIn: SignedIn, view: CallView) {
         html`${pageHeader({
           title: heading(format, call),
           lead: html`${badge(call.status, undefined, 'call-status')} <code>${call.id}</code>`,
-          actions: cancelable ? html`<a id="call-cancel" class="button danger" href="${callPath(call.id)}/cancel">Cancel the call</a>` : '',
+          actions: cancelable ? html`<a id="call-cancel" class="button" href="${callPath(call.id)}/cancel">Cancel the call</a>` : '',
         })}
         <dl id="call-facts">
           <dt>Direction</dt><dd>${call.direction}</dd>
