@@ -118,6 +118,34 @@ export type EventEnvelope<T extends EventType = EventType> = {
   [K in T]: { id: string; type: K; created_at: string; org_id: string; data: EventData<K> };
 }[T];
 
+/**
+ * Where each event type keeps the id of the record it is about (`call_…`, `sms_…`…), so a record's events
+ * can be found by that id (the webhooks service's event log, read on a call's console page).
+ */
+const recordIdFields: Partial<Record<EventType, string>> = {
+  'call.queued': 'call_id',
+  'call.ringing': 'call_id',
+  'call.started': 'call_id',
+  'call.completed': 'call_id',
+  'call.failed': 'call_id',
+  'call.canceled': 'call_id',
+  'sms.sent': 'sms_id',
+  'sms.delivered': 'sms_id',
+  'sms.failed': 'sms_id',
+  'sms.received': 'sms_id',
+  'dnc.added': 'dnc_id',
+  'dnc.removed': 'dnc_id',
+  'approval.requested': 'approval_id',
+  'approval.resolved': 'approval_id',
+};
+
+/** The id of the record an event is about, when its type names one and its data carries it. */
+export function eventRecordId(event: { type: EventType; data: Record<string, unknown> }): string | null {
+  const field = recordIdFields[event.type] ?? 'id';
+  const value = event.data[field];
+  return typeof value === 'string' ? value : null;
+}
+
 export const eventsStreamName = 'EVENTS';
 export const eventSubjectPrefix = 'evt';
 

@@ -384,7 +384,7 @@ export const telephonyRpc = nameOperations({
   getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema, 'read'),
   /** Queues an outbound call; a do-not-call number is `dnc_blocked` (422). */
   queueCall: defineRpc('svc.telephony.calls.queue', queueCallInputSchema, callSchema, 'read-write'),
-  /** Cancels a call that is still queued; any other status is `conflict` (409). */
+  /** Cancels a queued or ringing call (the carrier hangs up a ringing one); any other status is `conflict` (409). */
   cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema, 'read-write'),
   callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema, 'read'),
   /** Calls and messages over a period in the person's time zone: the console's overview. */

@@ -143,6 +143,20 @@ export const listDeliveriesQuerySchema = listQuerySchema.extend({
 });
 export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;
 
+/** The deliveries of one event, each with where it went. */
+export const recordEventSchema = z
+  .object({
+    id: idSchema('event'),
+    type: eventTypeSchema,
+    created_at: timestampSchema,
+    deliveries: z.array(webhookDeliverySchema.extend({ endpoint_url: z.string() })),
+  })
+  .meta({ id: 'WebhookRecordEvent' });
+export type RecordEvent = z.infer<typeof recordEventSchema>;
+
+/** How many of a record's events `listRecordEvents` answers with, oldest first (a call makes at most six). */
+export const recordEventsLimit = 50;
+
 // ---------------------------------------------------------------------------------------------------------
 // NATS operations: the same views and changes as the REST API, for other services and the console.
 
@@ -183,4 +197,14 @@ export const webhooksRpc = nameOperations({
     'read',
   ),
   replayDelivery: defineRpc('svc.webhooks.deliveries.replay', byDeliveryId, webhookDeliverySchema, 'read-write'),
+  /**
+   * The events one record produced (a call's `call.queued` … `call.completed`) that were due to an endpoint,
+   * with their deliveries: a call's console page. NATS only; at most `recordEventsLimit`, oldest first.
+   */
+  listRecordEvents: defineRpc(
+    'svc.webhooks.events.list_for_record',
+    z.object({ record_id: z.string().regex(/^[a-z]+_[0-9A-Za-z]{8,40}$/) }),
+    z.object({ data: z.array(recordEventSchema), has_more: z.boolean() }),
+    'read',
+  ),
 });

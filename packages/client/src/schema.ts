@@ -100,7 +100,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a call that is still queued (409 once it rings) */
+        /** Cancel a call that is queued or ringing (409 once answered or ended) */
         post: operations["cancelCall"];
         delete?: never;
         options?: never;

@@ -8,6 +8,7 @@ import { answerRouterError, installPageHandling, pagesPrefix } from './http/page
 import { installSessionCheck } from './http/session.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { callRoutes } from './routes/calls.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { liveRoutes } from './routes/live.js';
@@ -53,6 +54,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       apiKeyRoutes(pages, deps);
       webhookRoutes(pages, deps);
       approvalRoutes(pages, deps);
+      callRoutes(pages, deps);
       usageAuditRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);

@@ -3,6 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '@voice/kit';
 import { eventually, testIdentity } from '@voice/kit/testing';
 import type { Call, CallListItem, CallStats, EventEnvelope, Page } from '@voice/proto';
+import type { SandboxStep } from '../src/carrier/sandbox.js';
+import type { DialerQueues } from '../src/dialer/queues.js';
+import { processSandboxStep } from '../src/dialer/workers.js';
 import { collectEvents, type Harness, startHarness } from './support/harness.js';
 
 let h: Harness;
@@ -272,6 +275,38 @@ describe('queueing calls', () => {
     assert.equal(again.statusCode, 409);
     assert.equal(again.json().error.code, 'conflict');
     await eventually('call.canceled', () => events.find((event) => event.type === 'call.canceled' && event.data.call_id === id));
+  });
+
+  test('a ringing call can be canceled: the sandbox carrier never answers it; an answered or ended call is a conflict', async () => {
+    const identity = testIdentity();
+    // Rows as the dialer leaves them, with no sandbox step scheduled: the test runs the next step itself.
+    const rows = await seedCalls(identity.org_id, [{ status: 'queued' }, { status: 'queued' }, { status: 'completed' }]);
+    const [ringing, answered, ended] = rows.map((row) => row.id) as [string, string, string];
+    await h.deps.prisma.call.update({ where: { id: ringing }, data: { status: 'ringing', carrierCallId: 'SBringing' } });
+    await h.deps.prisma.call.update({ where: { id: answered }, data: { status: 'in_progress', carrierCallId: 'SBanswered' } });
+
+    const canceled = await h.request(identity, 'POST', `/api/v1/phone/calls/${ringing}/cancel`);
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    assert.equal(canceled.json().status, 'canceled');
+    assert.equal(canceled.json().end_reason, 'canceled');
+    await eventually('call.canceled', () => events.find((event) => event.type === 'call.canceled' && event.data.call_id === ringing));
+    // The simulation's next step, the answer, finds the call final: it neither answers nor schedules a hang-up.
+    const scheduled: SandboxStep[] = [];
+    const queues = { scheduleSandbox: async (step: SandboxStep) => void scheduled.push(step) } as unknown as DialerQueues;
+    await processSandboxStep(h.deps, queues, { kind: 'call', callId: ringing, orgId: identity.org_id, step: 'answer' });
+    assert.equal((await h.deps.prisma.call.findUniqueOrThrow({ where: { id: ringing } })).status, 'canceled');
+    assert.deepEqual(scheduled, []);
+
+    for (const [id, status] of [
+      [answered, 'in progress'],
+      [ended, 'completed'],
+    ] as const) {
+      const refused = await h.request(identity, 'POST', `/api/v1/phone/calls/${id}/cancel`);
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.equal(refused.json().error.message, `Only queued or ringing calls can be canceled; this call is ${status}.`);
+    }
+    assert.equal((await h.deps.prisma.call.findUniqueOrThrow({ where: { id: answered } })).status, 'in_progress');
+    assert.equal(events.filter((event) => event.data.call_id === ringing && event.type === 'call.started').length, 0);
   });
 
   test('a read key cannot queue', async () => {

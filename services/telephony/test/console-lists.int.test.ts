@@ -125,6 +125,9 @@ describe('the calls list', () => {
       assert.ok(want.length > 0, JSON.stringify(query));
       assert.deepEqual(await walkBothWays(listOver(query)), want, JSON.stringify(query));
     }
+    // The index is asked for the last 7 digits only; the whole search must still be in one number.
+    assert.ok(seeded.some((call) => `${call.fromNumber} ${call.toNumber}`.includes('5551003')));
+    assert.deepEqual(await walkBothWays(listOver({ number: '9995551003' })), []);
   });
 
   test('the REST list takes the same filters and both cursors; old clients keep working with next_cursor alone', async () => {

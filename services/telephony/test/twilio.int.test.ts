@@ -144,6 +144,42 @@ describe('calls through Twilio', () => {
     assert.equal((await getCall(id)).status, 'canceled');
   });
 
+  test('canceling a ringing call cancels it at Twilio first; a Twilio outage changes nothing; an answered call is a conflict', async () => {
+    const { id, sid } = await placedCall('+14155550106');
+    const path = `/api/hooks/twilio/calls/status?call_id=${id}`;
+    assert.equal((await twilioPost(path, { CallSid: sid, CallStatus: 'ringing' })).statusCode, 204);
+    twilio.failNext(1, 503);
+    const outage = await h.request(org, 'POST', `/api/v1/phone/calls/${id}/cancel`);
+    assert.equal(outage.statusCode, 503, outage.body);
+    assert.equal(outage.json().error.code, 'unavailable');
+    assert.equal((await getCall(id)).status, 'ringing');
+
+    const canceled = await h.request(org, 'POST', `/api/v1/phone/calls/${id}/cancel`);
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    assert.equal(canceled.json().status, 'canceled');
+    assert.deepEqual(
+      canceled.json().timeline.map((change: { status: string }) => change.status),
+      ['queued', 'ringing', 'canceled'],
+    );
+    const updates = twilio.requests.filter((request) => request.path.endsWith(`/Calls/${sid}.json`));
+    assert.deepEqual(
+      updates.map((request) => request.form.get('Status')),
+      ['canceled', 'canceled'],
+      'the failed try and the one that worked',
+    );
+    // A late "answered" from the carrier cannot revive it.
+    await twilioPost(path, { CallSid: sid, CallStatus: 'in-progress' });
+    assert.equal((await getCall(id)).status, 'canceled');
+
+    const answered = await placedCall('+14155550107');
+    const answeredPath = `/api/hooks/twilio/calls/status?call_id=${answered.id}`;
+    await twilioPost(answeredPath, { CallSid: answered.sid, CallStatus: 'in-progress' });
+    const refused = await h.request(org, 'POST', `/api/v1/phone/calls/${answered.id}/cancel`);
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.match(refused.json().error.message, /in progress/);
+    assert.equal(twilio.requests.filter((request) => request.path.endsWith(`/Calls/${answered.sid}.json`)).length, 0, 'Twilio not asked');
+  });
+
   test('retries carrier outages with back-off, then places the call once', async () => {
     const before = callCreates().length;
     twilio.failNext(2, 503);

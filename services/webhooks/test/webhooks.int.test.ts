@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type HttpApp, parseEnv } from '@voice/kit';
+import { type HttpApp, newId, parseEnv } from '@voice/kit';
 import {
   createTestContext,
   eventually,
@@ -237,6 +237,56 @@ describe('endpoints API', () => {
       deleted: true,
     });
     await assert.rejects(deps.bus.call(webhooksRpc.getEndpoint, identity, { id: created.id }), { code: 'not_found' });
+  });
+
+  test("a record's events and their deliveries, by the record's id (read scope), never another organization's", async () => {
+    const identity = testIdentity();
+    const stranger = testIdentity();
+    const target = await receiver();
+    const endpoint = await createEndpoint(identity, target.url, ['call.queued', 'call.completed']);
+    await createEndpoint(stranger, target.url);
+    const aCall = () => {
+      const id = newId('call');
+      return sampleEventData('call.queued', { id, call_id: id });
+    };
+    const call = aCall();
+    const callId = call.call_id;
+    const queued = await deps.bus.publish('call.queued', identity.org_id, call);
+    // Not subscribed: the event is due to no endpoint, so it is not in the log.
+    await deps.bus.publish('call.ringing', identity.org_id, { ...call, status: 'ringing' });
+    const completed = await deps.bus.publish('call.completed', identity.org_id, { ...call, status: 'completed' });
+    // Another call, and the same id in another organization (ids are never shared, but the scope is the organization's).
+    await deps.bus.publish('call.queued', identity.org_id, aCall());
+    await deps.bus.publish('call.queued', stranger.org_id, call);
+    await eventually('both deliveries succeeded', async () => {
+      const log = await deliveries(identity, endpoint.id);
+      return log.data.length === 3 && log.data.every((delivery) => delivery.status === 'succeeded');
+    });
+
+    const read = { ...identity, scope: 'read' as const };
+    const events = await deps.bus.call(webhooksRpc.listRecordEvents, read, { record_id: callId });
+    assert.equal(events.has_more, false);
+    assert.deepEqual(
+      events.data.map((event) => [event.id, event.type]),
+      [
+        [queued.id, 'call.queued'],
+        [completed.id, 'call.completed'],
+      ],
+    );
+    for (const event of events.data) {
+      assert.equal(event.deliveries.length, 1);
+      assert.deepEqual(
+        [event.deliveries[0]?.endpoint_id, event.deliveries[0]?.endpoint_url, event.deliveries[0]?.status, event.deliveries[0]?.event_id],
+        [endpoint.id, target.url, 'succeeded', event.id],
+      );
+    }
+    const theirs = await eventually("the stranger's delivery", async () => {
+      const page = await deps.bus.call(webhooksRpc.listRecordEvents, stranger, { record_id: callId });
+      return page.data.length === 1 ? page : undefined;
+    });
+    assert.equal(theirs.data[0]?.deliveries[0]?.endpoint_id === endpoint.id, false);
+    assert.deepEqual((await deps.bus.call(webhooksRpc.listRecordEvents, testIdentity(), { record_id: callId })).data, []);
+    await assert.rejects(deps.bus.call(webhooksRpc.listRecordEvents, identity, { record_id: 'not an id' }), { code: 'invalid_request' });
   });
 
   test("another organization's endpoint is 404 everywhere", async () => {

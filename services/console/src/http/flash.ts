@@ -16,6 +16,8 @@ export const flashMessages = {
   'channel-unlinked': 'Channel unlinked.',
   'organization-switched': 'Switched organization.',
   'preferences-saved': 'Preferences saved.',
+  'call-queued': 'Call queued.',
+  'call-canceled': 'Call canceled.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

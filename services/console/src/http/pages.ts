@@ -7,12 +7,14 @@ import type { Html } from '../views/html.js';
  * Pages load nothing from elsewhere and run no inline script or style; forms post only here; no site may
  * frame the console (clickjacking).
  */
-export const contentSecurityPolicy = (formActions = "'self'") =>
+export const contentSecurityPolicy = (formActions = "'self'", mediaOrigin?: string) =>
   [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
+    // A call's page adds its recording's origin (the carrier's) for its <audio> player; no other page plays media.
+    ...(mediaOrigin ? [`media-src 'self' ${mediaOrigin}`] : []),
     `form-action ${formActions}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

@@ -1,4 +1,4 @@
-import { type EventEnvelope, type EventType, eventEnvelopeSchema } from '@voice/proto';
+import { type EventEnvelope, type EventType, eventEnvelopeSchema, eventRecordId } from '@voice/proto';
 import type { Role } from '../domain/roles.js';
 
 /**
@@ -20,36 +20,11 @@ export interface LiveEvent {
 }
 
 /**
- * Where each event type the console shows keeps its record's id. Types not listed never reach a page:
- * `api.called` (the audit feed: batches of requests, read on the audit log page) and `org.plan_changed`
- * (internal), and `webhook.test`, which never crosses NATS.
+ * Event types that never reach a page: `api.called` (the audit feed: batches of requests, read on the audit
+ * log page), `org.plan_changed` (internal) and `webhook.test`, which never crosses NATS. Every other type is
+ * about one record, whose id proto's `eventRecordId` finds (`call_id`, `sms_id`… by type, else `id`).
  */
-const resourceIdField: Partial<Record<EventType, string>> = {
-  'call.queued': 'call_id',
-  'call.ringing': 'call_id',
-  'call.started': 'call_id',
-  'call.completed': 'call_id',
-  'call.failed': 'call_id',
-  'call.canceled': 'call_id',
-  'sms.sent': 'sms_id',
-  'sms.delivered': 'sms_id',
-  'sms.failed': 'sms_id',
-  'sms.received': 'sms_id',
-  'dnc.added': 'dnc_id',
-  'dnc.removed': 'dnc_id',
-  'lead.created': 'id',
-  'lead.updated': 'id',
-  'lead.qualified': 'id',
-  'lead.deleted': 'id',
-  'enrollment.started': 'id',
-  'enrollment.completed': 'id',
-  'enrollment.stopped': 'id',
-  'invoice.sent': 'id',
-  'project.delivered': 'id',
-  'approval.requested': 'approval_id',
-  'approval.resolved': 'approval_id',
-  'recall.brand_scored': 'id',
-};
+const hiddenTypes: ReadonlySet<EventType> = new Set<EventType>(['api.called', 'org.plan_changed', 'webhook.test']);
 
 /**
  * Whether a role may see an event of its organization. Every role may: members read everything of their
@@ -70,11 +45,16 @@ export function liveEventOf(message: unknown): { orgId: string; event: LiveEvent
   const parsed = eventEnvelopeSchema.safeParse(message);
   if (!parsed.success) return undefined;
   const envelope = parsed.data as EventEnvelope;
-  const field = resourceIdField[envelope.type];
-  if (!field) return undefined;
+  if (hiddenTypes.has(envelope.type)) return undefined;
   const data = envelope.data as Record<string, unknown>;
   return {
     orgId: envelope.org_id,
-    event: { id: envelope.id, type: envelope.type, resource_id: text(data[field]), status: text(data.status), at: envelope.created_at },
+    event: {
+      id: envelope.id,
+      type: envelope.type,
+      resource_id: eventRecordId({ type: envelope.type, data }),
+      status: text(data.status),
+      at: envelope.created_at,
+    },
   };
 }

@@ -93,18 +93,20 @@ export function dataTable(options: {
 }
 
 /**
- * Keyset paging: the server hands out only the cursor of the next, older page, so "Newer" goes back to the
- * newest page (where every list starts) rather than one page up.
+ * Keyset paging: "Newest" goes back to the first page (where every list starts), "Older" on with the next
+ * cursor, and, for lists that page both ways (a `prev_cursor`), "Newer" one page up.
  */
 export function pager(options: {
   label: string;
   /** The first page's address, shown when this page is not it. */
   newest?: string | undefined;
+  newer?: { href: string; id?: string; text: string } | undefined;
   older?: { href: string; id?: string; text: string } | undefined;
 }): Html | string {
-  if (!options.newest && !options.older) return '';
+  if (!options.newest && !options.older && !options.newer) return '';
   return html`<nav class="pager" aria-label="${options.label}">
     ${options.newest ? html`<a href="${options.newest}" class="button">Newest</a>` : ''}
+    ${options.newer ? html`<a${options.newer.id ? html` id="${options.newer.id}"` : ''} href="${options.newer.href}" rel="prev" class="button">${options.newer.text}</a>` : ''}
     ${options.older ? html`<a${options.older.id ? html` id="${options.older.id}"` : ''} href="${options.older.href}" rel="next" class="button">${options.older.text}</a>` : ''}
   </nav>`;
 }

@@ -19,6 +19,8 @@ export function confirmPage(
     buttonId: string;
     buttonLabel: string;
     cancelHref: string;
+    /** The way back's words, when "Cancel" would read as the action itself. */
+    cancelLabel?: string;
   },
 ) {
   return page({
@@ -33,7 +35,7 @@ export function confirmPage(
           ${csrfField(signedIn.csrfToken)}
           <button type="submit" id="${options.buttonId}" class="danger">${options.buttonLabel}</button>
         </form>
-        <a href="${options.cancelHref}" class="button">Cancel</a>
+        <a href="${options.cancelHref}" class="button">${options.cancelLabel ?? 'Cancel'}</a>
       </div>
     </div>`,
   });

@@ -48,8 +48,8 @@ export const telephonyTools = [
   defineTool({
     name: 'service_cancel_call',
     toolset: 'calls',
-    title: 'Cancel a queued call',
-    description: 'Cancels a queued call; one already ringing or finished is a conflict.',
+    title: 'Cancel a queued or ringing call',
+    description: 'Cancels a queued or ringing call; one answered or finished is a conflict.',
     operation: telephonyRpc.cancelCall,
     annotations: { idempotentHint: true },
     input: z.object({ call_id: callId }),

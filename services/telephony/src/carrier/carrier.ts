@@ -39,7 +39,7 @@ export interface CarrierAdapter {
    * between the carrier's answer and the database write). The dialer adopts it instead of dialing twice.
    */
   findPlacedCall(request: PlaceCallRequest, since: Date): Promise<string | undefined>;
-  /** Stops a call the carrier has not connected yet. */
+  /** Stops a call the carrier has not connected yet (queued or ringing); an answered call is left alone. */
   cancelCall(carrierCallId: string): Promise<void>;
   sendSms(request: SendSmsRequest): Promise<SentSms>;
 }

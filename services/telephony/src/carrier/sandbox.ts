@@ -42,7 +42,9 @@ export class SandboxCarrier implements CarrierAdapter {
   }
 
   async cancelCall(): Promise<void> {
-    // Scheduled steps of a canceled call find it final and do nothing.
+    // Like Twilio's cancel of a queued or ringing call: the call never connects. The simulation's next step
+    // (ring, answer or hang-up) reads the record, which the domain marks canceled right after this, so it
+    // finds the call final and neither answers it nor schedules another step.
   }
 
   async sendSms(request: SendSmsRequest): Promise<SentSms> {

@@ -3,7 +3,7 @@ import type { Call, CallListItem, CallStatusChange, TranscriptTurn } from '@voic
 import type { Call as CallRow } from '../generated/prisma/client.js';
 
 /** What a list reads of a call: everything but the conversation, which can be large. */
-export type CallListRow = Omit<CallRow, 'transcript' | 'transcriptTurns' | 'summary'>;
+export type CallListRow = Omit<CallRow, 'transcript' | 'transcriptTurns' | 'summary' | 'numbers'>;
 
 /** A stored call as the public list item: no transcript or recording, which can be large. */
 export function toCallListItem(row: CallListRow): CallListItem {

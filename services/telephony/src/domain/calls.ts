@@ -51,29 +51,64 @@ export async function queueCall(context: TelephonyContext, identity: Identity, i
   });
 }
 
-/** Cancels a call that has not started ringing. Anything later is 409: hang-ups are the carrier's. */
+/** The statuses a call can be canceled in: before anyone answered. */
+export const cancelableCallStatuses = ['queued', 'ringing'] as const satisfies readonly CallStatus[];
+
+/**
+ * Cancels a call nobody has answered yet: queued (the dialer has not placed it) or ringing. A ringing call is
+ * the carrier's, so the carrier cancels it first (Twilio: `Status=canceled`, which stops a queued or ringing
+ * call and leaves an answered one alone) and the record follows; if the carrier cannot be reached nothing
+ * changes and the person may try again. If the call was answered in between, the record has moved on and
+ * the answer is 409, as for any status after ringing. A queued call is canceled in the record first, so the
+ * dialer's claim sees it; a dial already under way is stopped at the carrier after it (see dialCall).
+ */
 export async function cancelCall(context: TelephonyContext, orgId: string, id: string) {
-  const row = await withEvents(context, async (tx, events) => {
-    const now = new Date();
-    const canceled = await transitionCall(tx, orgId, id, ['queued'], {
-      status: 'canceled',
-      endReason: 'canceled',
-      endedAt: now,
-      updatedAt: now,
-    });
-    if (canceled) recordCallEvent(events, canceled);
-    return canceled;
-  });
-  if (!row) {
+  let askedCarrier = false;
+  // Twice at most: a queued call the dialer places meanwhile is found ringing on the second turn.
+  for (let turn = 0; turn < 2; turn++) {
     const current = await findCallRow(context.prisma, orgId, id);
-    throw new ApiError('conflict', `Only queued calls can be canceled; this call is ${current.status}.`, { param: 'id' });
+    if (!(cancelableCallStatuses as readonly CallStatus[]).includes(current.status)) break;
+    if (current.status === 'ringing' && current.carrierCallId) {
+      await cancelAtCarrier(context, current.carrierCallId, id);
+      askedCarrier = true;
+    }
+    const row = await withEvents(context, async (tx, events) => {
+      const now = new Date();
+      // Only from the status seen: a call that started ringing since is the carrier's to cancel first.
+      const canceled = await transitionCall(tx, orgId, id, [current.status], {
+        status: 'canceled',
+        endReason: 'canceled',
+        endedAt: now,
+        updatedAt: now,
+      });
+      if (canceled) recordCallEvent(events, canceled);
+      return canceled;
+    });
+    if (!row) continue;
+    if (current.status === 'queued' && row.carrierCallId) {
+      await context.carrier
+        .cancelCall(row.carrierCallId)
+        .catch((error: unknown) => context.logger.warn({ err: error, call_id: id }, 'carrier cancel failed'));
+    }
+    return readCall(context.prisma, row);
   }
-  if (row.carrierCallId) {
-    await context.carrier
-      .cancelCall(row.carrierCallId)
-      .catch((error: unknown) => context.logger.warn({ err: error, call_id: id }, 'carrier cancel failed'));
+  const after = await findCallRow(context.prisma, orgId, id);
+  // The carrier's own "canceled" report can land between its answer and the update.
+  if (askedCarrier && after.status === 'canceled') return readCall(context.prisma, after);
+  throw new ApiError('conflict', `Only queued or ringing calls can be canceled; this call is ${after.status.replace('_', ' ')}.`, {
+    param: 'id',
+  });
+}
+
+async function cancelAtCarrier(context: TelephonyContext, carrierCallId: string, callId: string): Promise<void> {
+  try {
+    await context.carrier.cancelCall(carrierCallId);
+  } catch (error) {
+    context.logger.warn({ err: error, call_id: callId }, 'carrier cancel failed');
+    throw new ApiError('unavailable', 'The carrier did not confirm the cancellation, so the call may still ring. Try again.', {
+      cause: error,
+    });
   }
-  return readCall(context.prisma, row);
 }
 
 export interface CallReport {

@@ -87,7 +87,7 @@ export function callRoutes(app: HttpApp, deps: TelephonyDeps): void {
     {
       schema: {
         tags: ['calls'],
-        summary: 'Cancel a call that is still queued (409 once it rings)',
+        summary: 'Cancel a call that is queued or ringing (409 once answered or ended)',
         params: callParams,
         response: { 200: callSchema, ...errors },
       },

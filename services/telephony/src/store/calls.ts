@@ -6,12 +6,34 @@ import type { Call as CallRow, Prisma, PrismaClient } from '../generated/prisma/
 export type { CallRow };
 
 /**
- * "The from or to number contains these digits" (a `number` search), answered by the trigram indexes on
- * both columns. Wrapped in AND, like the keyset bound, so it never collides with another OR.
+ * "The from or to number contains these digits" on a table with a trigram index on each (messages).
+ * Wrapped in AND, like the keyset bound, so it never collides with another OR.
  */
 export function numberContains(number: string | undefined) {
   if (!number) return {};
   return { AND: [{ OR: [{ fromNumber: { contains: number } }, { toNumber: { contains: number } }] }] };
+}
+
+/**
+ * The part of a `number` search the trigram index is asked for: its last 7 digits. Numbers share their
+ * leading digits (country and area code), whose trigrams are in nearly every row; the subscriber number's
+ * are rare, so a long search reads short posting lists (10 digits on 1M calls: ~1 ms instead of ~35).
+ */
+export const indexedSearchDigits = 7;
+
+/**
+ * "The from or to number contains these digits" (a `number` search): the `numbers` column (both numbers)
+ * must contain the search's tail, which its trigram index answers, and from or to the whole search, checked
+ * on the rows found (from and to have no index of their own, so the planner cannot put the common
+ * trigrams back into the index scan). Wrapped in AND, like the keyset bound, so it never collides with
+ * another OR.
+ */
+export function callNumberContains(number: string | undefined) {
+  if (!number) return {};
+  const tail = number.length > indexedSearchDigits ? number.slice(-indexedSearchDigits) : number;
+  return {
+    AND: [{ numbers: { contains: tail } }, { OR: [{ fromNumber: { contains: number } }, { toNumber: { contains: number } }] }],
+  };
 }
 
 /**
@@ -31,11 +53,11 @@ export async function listCalls(prisma: PrismaClient, orgId: string, query: List
       ...(filters.status ? { status: filters.status } : {}),
       ...(filters.lead_id ? { leadId: filters.lead_id } : {}),
       ...createdBetween(filters.created_after, filters.created_before),
-      AND: [numberContains(filters.number), window.where],
+      AND: [callNumberContains(filters.number), window.where],
     },
     orderBy: window.orderBy,
     take: limit + 1,
-    omit: { transcript: true, transcriptTurns: true, summary: true },
+    omit: { transcript: true, transcriptTurns: true, summary: true, numbers: true },
   });
   return toTwoWayPage(rows, limit, filters, cursor, toCallListItem);
 }

@@ -20,7 +20,7 @@ export interface FakeTwilio {
   authToken: string;
   requests: FakeTwilioRequest[];
   calls: Map<string, { sid: string; to: string; from: string; dateCreated: Date; status: string }>;
-  /** The next N call or message creations answer this HTTP status (a Twilio outage). */
+  /** The next N call or message creations, or call updates, answer this HTTP status (a Twilio outage). */
   failNext(count: number, status?: number): void;
   close(): Promise<void>;
 }
@@ -66,7 +66,9 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       return;
     }
     const creating = request.method === 'POST' && (url.pathname === `${base}/Calls.json` || url.pathname === `${base}/Messages.json`);
-    if (creating && failures > 0) {
+    const callMatch = new RegExp(`^${base}/Calls/(CA[0-9a-f]{32})\\.json$`).exec(url.pathname);
+    const updatingCall = request.method === 'POST' && callMatch !== null;
+    if ((creating || updatingCall) && failures > 0) {
       failures -= 1;
       send(failureStatus, { code: 20500, message: 'Internal Server Error', status: failureStatus });
       return;
@@ -89,7 +91,6 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       send(200, { calls: matching.map((call) => ({ sid: call.sid, status: call.status, date_created: call.dateCreated.toUTCString() })) });
       return;
     }
-    const callMatch = new RegExp(`^${base}/Calls/(CA[0-9a-f]{32})\\.json$`).exec(url.pathname);
     if (request.method === 'POST' && callMatch?.[1]) {
       const call = calls.get(callMatch[1]);
       if (!call) {

@@ -10,7 +10,7 @@ import {
   sendTestEvent,
 } from '../domain/endpoints.js';
 import { toEndpoint } from '../domain/records.js';
-import { listDeliveries } from '../store/deliveries.js';
+import { listDeliveries, listRecordEvents } from '../store/deliveries.js';
 import { getEndpointRow, listEndpoints } from '../store/endpoints.js';
 
 /**
@@ -30,5 +30,6 @@ export function serveWebhooksRpc(deps: WebhooksDeps): void {
   bus.serve(webhooksRpc.listDeliveries, ({ endpoint_id, ...query }, identity) =>
     listDeliveries(prisma, identity.org_id, endpoint_id, query),
   );
+  bus.serve(webhooksRpc.listRecordEvents, ({ record_id }, identity) => listRecordEvents(prisma, identity.org_id, record_id));
   bus.serve(webhooksRpc.replayDelivery, ({ id, delivery_id }, identity) => replayDelivery(deps, identity, id, delivery_id));
 }

@@ -1,5 +1,13 @@
 import { afterPosition, decodeCursor, eventId, keysetOrder, newId, notFound, toPage } from '@voice/kit';
-import { type EventEnvelope, type ListDeliveriesQuery, webhookTestEventDataSchema } from '@voice/proto';
+import {
+  type EventEnvelope,
+  type EventType,
+  eventRecordId,
+  type ListDeliveriesQuery,
+  type RecordEvent,
+  recordEventsLimit,
+  webhookTestEventDataSchema,
+} from '@voice/proto';
 import { toDelivery } from '../domain/records.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { getEndpointRow } from './endpoints.js';
@@ -21,8 +29,8 @@ export async function recordFanout(prisma: PrismaClient, orgId: string, event: E
       WHERE org_id = ${orgId} AND status = 'enabled' AND event_types && ARRAY['*', ${event.type}]::text[]
     ),
     stored_event AS (
-      INSERT INTO events (id, org_id, type, body, created_at)
-      SELECT ${event.id}, ${orgId}, ${event.type}, ${JSON.stringify(event)}, ${new Date(event.created_at)}::timestamptz
+      INSERT INTO events (id, org_id, type, body, record_id, created_at)
+      SELECT ${event.id}, ${orgId}, ${event.type}, ${JSON.stringify(event)}, ${eventRecordId(event)}, ${new Date(event.created_at)}::timestamptz
       WHERE EXISTS (SELECT 1 FROM targets)
       ON CONFLICT (id) DO NOTHING
     ),
@@ -58,6 +66,32 @@ export async function listDeliveries(prisma: PrismaClient, orgId: string, endpoi
     take: limit + 1,
   });
   return toPage(rows, limit, filters, toDelivery);
+}
+
+/**
+ * The events one record produced that were due to an endpoint, oldest first, each with its deliveries and
+ * where they went: one range of (org_id, record_id, created_at), then the deliveries by event id.
+ */
+export async function listRecordEvents(prisma: PrismaClient, orgId: string, recordId: string) {
+  const events = await prisma.event.findMany({
+    where: { orgId, recordId },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: recordEventsLimit + 1,
+    select: {
+      id: true,
+      type: true,
+      createdAt: true,
+      deliveries: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], include: { endpoint: { select: { url: true } } } },
+    },
+  });
+  const data: RecordEvent[] = events.slice(0, recordEventsLimit).map((event) => ({
+    id: event.id,
+    // Stored from a validated envelope, so it is one of the catalogue's types.
+    type: event.type as EventType,
+    created_at: event.createdAt.toISOString(),
+    deliveries: event.deliveries.map(({ endpoint, ...delivery }) => ({ ...toDelivery(delivery), endpoint_url: endpoint.url })),
+  }));
+  return { data, has_more: events.length > recordEventsLimit };
 }
 
 export async function getDeliveryRow(prisma: PrismaClient, orgId: string, endpointId: string, id: string) {

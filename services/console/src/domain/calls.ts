@@ -1,0 +1,139 @@
+import { ApiError, type Bus, midnightIn } from '@voice/kit';
+import {
+  callDirections,
+  callOutcomes,
+  callStatuses,
+  gatewayRpc,
+  type ListCallsQuery,
+  type RpcInput,
+  telephonyRpc,
+  webhooksRpc,
+} from '@voice/proto';
+import { z } from 'zod';
+import { personOnGateway } from './api-keys.js';
+import type { SignedIn } from './sessions.js';
+
+/** Rows of one page of the calls list. */
+export const callsPageSize = 25;
+
+/**
+ * The calls list's filters as its GET form sends them, and the URL contract other pages link to (the
+ * overview links each figure here with filters set): `direction`, `outcome`, `status`, `lead_id`, `number`,
+ * `from` and `to` (days, YYYY-MM-DD, whole days in the person's time zone, both included) and `cursor`.
+ * Empty values mean "any"; a malformed one is a 400 page naming the field.
+ */
+const blankIsAny = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const trimmed = (value: unknown) => (typeof value === 'string' ? value.trim() : value);
+const day = (what: string) =>
+  z.preprocess(
+    blankIsAny,
+    z.iso
+      .date(`Enter the ${what} day as a date, e.g. 2026-11-27.`)
+      .refine((value) => Number(value.slice(0, 4)) >= 1970, `Enter the ${what} day from 1970 on.`)
+      .optional(),
+  );
+export const callFilterSchema = z
+  .object({
+    direction: z.preprocess(blankIsAny, z.enum(callDirections, 'Choose inbound or outbound.').optional()),
+    outcome: z.preprocess(blankIsAny, z.enum(callOutcomes, 'Choose an outcome from the list.').optional()),
+    status: z.preprocess(blankIsAny, z.enum(callStatuses, 'Choose a status from the list.').optional()),
+    lead_id: z.preprocess(
+      (value) => blankIsAny(trimmed(value)),
+      z
+        .string()
+        .regex(/^lead_[0-9A-Za-z]{8,40}$/, 'A lead id looks like lead_ followed by 8 to 40 letters and digits.')
+        .optional(),
+    ),
+    number: z.preprocess(
+      (value) => blankIsAny(typeof value === 'string' ? value.replace(/[\s().-]/g, '') : value),
+      z
+        .string()
+        .regex(/^\+?[0-9]{3,15}$/, 'Enter 3 to 15 digits of the number, e.g. 5550123.')
+        .optional(),
+    ),
+    from: day('first'),
+    to: day('last'),
+    cursor: z.preprocess(blankIsAny, z.string().max(512, 'The page link is damaged; start again from the first page.').optional()),
+  })
+  .refine((filters) => !filters.from || !filters.to || filters.from <= filters.to, {
+    message: 'The first day must not be after the last day.',
+    path: ['from'],
+  });
+export type CallFilters = z.output<typeof callFilterSchema>;
+
+/** The filter names in the order the form shows them (and links write them). */
+export const callFilterNames = ['direction', 'outcome', 'status', 'lead_id', 'number', 'from', 'to'] as const;
+
+/** The list's query, or a 400 page naming the first field that is wrong. */
+export function callFiltersOf(query: unknown): CallFilters {
+  const parsed = callFilterSchema.safeParse(query ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const param = issue?.path.join('.') || 'query';
+  throw new ApiError('invalid_request', `The ${param} filter is not valid: ${issue?.message ?? 'check it.'}`, { param });
+}
+
+/**
+ * The instant a calendar day begins in a time zone (its midnight), corrected once for the offset at that
+ * instant, so a daylight-saving change that day is accounted for.
+ */
+export function dayStart(date: string, timeZone: string, addDays = 0): string {
+  return midnightIn(timeZone, Date.parse(`${date}T00:00:00.000Z`) + addDays * 86_400_000).toISOString();
+}
+
+/** The telephony list query for the filters: `from`..`to` are whole days in the person's time zone. */
+export function callQueryOf(filters: CallFilters, timeZone: string, limit: number): ListCallsQuery {
+  const { from, to, cursor, ...rest } = filters;
+  return {
+    ...(Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) as Partial<ListCallsQuery>),
+    ...(from ? { created_after: dayStart(from, timeZone) } : {}),
+    ...(to ? { created_before: dayStart(to, timeZone, 1) } : {}),
+    ...(cursor ? { cursor } : {}),
+    limit,
+  };
+}
+
+/** The filters as a query string, with a cursor when given: links to other pages of the list and the CSV. */
+export function callQueryString(filters: CallFilters, cursor?: string): string {
+  const entries = callFilterNames.flatMap((name) => {
+    const value = filters[name];
+    return value === undefined ? [] : [[name, value] as [string, string]];
+  });
+  if (cursor) entries.push(['cursor', cursor]);
+  return new URLSearchParams(entries).toString();
+}
+
+/** The queue form's fields: the number as typed (spaces, dashes and brackets dropped), lead and workspace optional. */
+export const queueFormSchema = z.object({
+  to: z.preprocess((value) => (typeof value === 'string' ? value.replace(/[\s().-]/g, '') : value), z.string().max(32).default('')),
+  lead_id: z.preprocess(trimmed, z.string().max(64).default('')),
+  workspace_id: z.preprocess(trimmed, z.string().max(64).default('')),
+  idempotency_key: z.string().regex(/^form_[0-9A-Za-z_-]{16,64}$/, 'The form is damaged; open it again.'),
+});
+export type QueueForm = z.output<typeof queueFormSchema>;
+
+/**
+ * The telephony, webhooks and gateway operations a calls page needs, for one person and request: the same
+ * NATS operations the API and MCP use, with the person's identity (`read` for members, so telephony itself
+ * refuses their changes).
+ */
+export async function callsFor(ctx: { bus: Bus }, signedIn: SignedIn, requestId: string) {
+  const { organization, identity } = await personOnGateway(ctx, signedIn, requestId);
+  return {
+    organization,
+    list: (query: ListCallsQuery) => ctx.bus.call(telephonyRpc.listCalls, identity, query),
+    get: (id: string) => ctx.bus.call(telephonyRpc.getCall, identity, { id }),
+    queue: (input: RpcInput<typeof telephonyRpc.queueCall>) => ctx.bus.call(telephonyRpc.queueCall, identity, input),
+    cancel: (id: string) => ctx.bus.call(telephonyRpc.cancelCall, identity, { id }),
+    /** The call's events that went to webhook endpoints, with their deliveries. */
+    events: (id: string) => ctx.bus.call(webhooksRpc.listRecordEvents, identity, { record_id: id }),
+    /** The change in the audit log, with the person as actor (as the gateway records key changes). */
+    audit: (path: string, status: number, startedAt: number) =>
+      ctx.bus.call(gatewayRpc.recordConsoleAction, identity, {
+        path,
+        status,
+        latency_ms: Math.max(0, Math.round(performance.now() - startedAt)),
+      }),
+  };
+}
+export type OrganizationCalls = Awaited<ReturnType<typeof callsFor>>;
