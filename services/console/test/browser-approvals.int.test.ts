@@ -18,7 +18,7 @@ const screenshotDir = process.env.CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(ne
 const approverChat = '-1001234567890';
 
 describe('approvals in a browser', () => {
-  let app: ConsoleInBrowser & { platform: ApprovalsPlatform };
+  let app: ConsoleInBrowser<'console' | 'webhooks'> & { platform: ApprovalsPlatform };
   const agents: Agent[] = [];
   const steps = browserSteps(() => app);
   const { openBrowser, acceptInvitation } = steps;

@@ -32,7 +32,7 @@ interface ElicitingAgent {
 }
 
 describe('approvals as URL elicitations', () => {
-  let app: ConsoleInBrowser & { platform: ApprovalsPlatform };
+  let app: ConsoleInBrowser<'console' | 'webhooks'> & { platform: ApprovalsPlatform };
   const clients: Client[] = [];
   const steps = browserSteps(() => app);
   const { openBrowser, acceptInvitation, createKey, formToken } = steps;

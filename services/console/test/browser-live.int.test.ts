@@ -9,7 +9,7 @@ import type { ConsoleInBrowser } from './support/browser.js';
 import { browserSteps, uniqueEmail } from './support/journey.js';
 
 describe('live regions in a browser', () => {
-  let app: ConsoleInBrowser & { platform: ApprovalsPlatform };
+  let app: ConsoleInBrowser<'console' | 'webhooks'> & { platform: ApprovalsPlatform };
   let agent: Agent | undefined;
   const { openBrowser, acceptInvitation } = browserSteps(() => app);
 

@@ -139,7 +139,7 @@ export async function linkTelegramInBrowser(page: Page, platform: ApprovalsPlatf
 /** The approvals platform with headless Chromium, shaped like `startConsoleInBrowser`'s so the journey steps work. */
 export async function startApprovalsInBrowser(
   mcpEnv: Record<string, string> = {},
-): Promise<ConsoleInBrowser & { platform: ApprovalsPlatform }> {
+): Promise<ConsoleInBrowser<'console' | 'webhooks'> & { platform: ApprovalsPlatform }> {
   const platform = await startApprovalsPlatform(mcpEnv);
   let chromium: SharedChromium;
   try {

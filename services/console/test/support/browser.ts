@@ -9,8 +9,8 @@ import { type SharedChromium, sharedChromium } from './chromium.js';
 
 export { chromiumArgs, chromiumPath } from './chromium.js';
 
-/** A console in a browser; the journey steps need only the console and webhooks among its services. */
-export interface ConsoleInBrowser<S extends ServiceName = 'console' | 'webhooks'> {
+/** A console in a browser, with the services `S` behind it (the journey steps need only the console and webhooks). */
+export interface ConsoleInBrowser<S extends ServiceName = BrowserServices> {
   platform: Platform<S>;
   browser: Browser;
   /** The gateway's address; pages are opened under `${url}/dashboard`. */

@@ -14,7 +14,7 @@ export const rawKeyPattern = /vk_live_[0-9A-Za-z]{38}/;
 export const keysPath = /\/dashboard\/settings\/api$/;
 
 /** The steps, bound to the running console (`app()` is read when a step runs, after the suite's `before`). */
-export function browserSteps(app: () => ConsoleInBrowser) {
+export function browserSteps(app: () => ConsoleInBrowser<'console' | 'webhooks'>) {
   /** A person's own browser: cookies of their own, the console's Content-Security-Policy enforced. */
   async function openBrowser(options: { bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
     const context = await app().newContext({ viewport: { width: 1280, height: 800 }, ...options });
