@@ -9,7 +9,16 @@ import { authenticate } from './auth/authenticate.js';
 import { ScopeAgreement } from './auth/scope-watch.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
-import { createKeyFor, keyFor, keysFor, organizationFor, revokeKeyFor, rotateKeyFor, usageHistoryFor } from './keys/console.js';
+import {
+  createKeyFor,
+  keyFor,
+  keysFor,
+  organizationFor,
+  recordConsoleActionFor,
+  revokeKeyFor,
+  rotateKeyFor,
+  usageHistoryFor,
+} from './keys/console.js';
 import { keyStanding } from './keys/store.js';
 import {
   createGrantFor,
@@ -102,6 +111,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(gatewayRpc.createKey, (input, identity) => createKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.rotateKey, (input, identity) => rotateKeyFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.revokeKey, (input, identity) => revokeKeyFor(deps, identity, input));
+  deps.bus.serve(gatewayRpc.recordConsoleAction, (input, identity) => recordConsoleActionFor(deps, identity, input));
   deps.bus.serve(oauthRpc.createGrant, (input, identity) => createGrantFor(deps, identity, input));
   deps.bus.serve(oauthRpc.issueAccessToken, (input, identity) => issueAccessTokenFor(deps, identity, input));
   deps.bus.serve(oauthRpc.listGrants, (_input, identity) => grantsFor(deps, identity));

@@ -31,6 +31,24 @@ describe('the console key operations', () => {
     assert.equal(await gateway.deps.prisma.apiKey.count({ where: { orgId } }), 1);
   });
 
+  test('a console action made through another service is audited with the person as actor; a key or a member cannot record one', async () => {
+    const { orgId, keyId } = await createOrgWithKey(gateway);
+    const userId = newId('user');
+    const action = { path: '/dashboard/calls/call_0123456789abcdef/cancel', status: 200, latency_ms: 12 };
+    assert.deepEqual(await gateway.deps.bus.call(gatewayRpc.recordConsoleAction, person(orgId, userId), action), { recorded: true });
+    const apiKey = testIdentity({ org_id: orgId, key_id: keyId });
+    assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.recordConsoleAction, apiKey, action))).code, 'forbidden');
+    const member = { ...person(orgId), scope: 'read' as const };
+    assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.recordConsoleAction, member, action))).code, 'forbidden_scope');
+    const outside = { ...action, path: '/api/v1/phone/calls' };
+    assert.equal((await rejection(gateway.deps.bus.call(gatewayRpc.recordConsoleAction, person(orgId), outside))).code, 'invalid_request');
+    const audit = await gateway.deps.bus.call(gatewayRpc.listAuditLog, person(orgId), { limit: 10 });
+    assert.deepEqual(
+      audit.data.map((record) => [record.actor_type, record.key_id, record.method, record.path, record.status]),
+      [['user', userId, 'POST', action.path, 200]],
+    );
+  });
+
   test("the organization is the identity's: another organization's key id is not found, and unchanged", async () => {
     const victim = await createOrgWithKey(gateway);
     const { orgId } = await createOrgWithKey(gateway);

@@ -206,4 +206,18 @@ export const gatewayRpc = nameOperations({
     'read-write',
   ),
   revokeKey: defineRpc('svc.gateway.keys.revoke', keyIdInputSchema, consoleKeySchema, 'read-write'),
+  /**
+   * Records a change a person made in the console through another service's operation (a call queued or
+   * canceled) in the audit log, with the person as actor, as the gateway records its own key changes.
+   */
+  recordConsoleAction: defineRpc(
+    'svc.gateway.audit.record_console_action',
+    z.object({
+      path: z.string().regex(/^\/dashboard\/[\w./-]{1,200}$/),
+      status: z.number().int().min(100).max(599),
+      latency_ms: z.number().int().min(0).max(3_600_000),
+    }),
+    z.object({ recorded: z.literal(true) }),
+    'read-write',
+  ),
 });

@@ -56,6 +56,16 @@ export async function auditAction(deps: GatewayDeps, person: Person, path: strin
   });
 }
 
+/** A console change made through another service (a call queued or canceled), audited like the gateway's own. */
+export async function recordConsoleActionFor(
+  deps: GatewayDeps,
+  identity: Identity,
+  input: { path: string; status: number; latency_ms: number },
+): Promise<{ recorded: true }> {
+  await auditAction(deps, personOf(identity), input.path, input.status, Date.now() - input.latency_ms);
+  return { recorded: true };
+}
+
 export async function organizationFor(deps: GatewayDeps, identity: Identity) {
   const { orgId } = personOf(identity);
   const organization = await getOrganization(deps.prisma, orgId);
