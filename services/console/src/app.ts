@@ -8,10 +8,12 @@ import { answerRouterError, installPageHandling, pagesPrefix } from './http/page
 import { installSessionCheck } from './http/session.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { doNotCallRoutes } from './routes/do-not-call.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { liveRoutes } from './routes/live.js';
 import { memberRoutes } from './routes/members.js';
+import { messageRoutes } from './routes/messages.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthPageRoutes } from './routes/oauth-pages.js';
 import { preferenceRoutes } from './routes/preferences.js';
@@ -54,6 +56,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       webhookRoutes(pages, deps);
       approvalRoutes(pages, deps);
       usageAuditRoutes(pages, deps);
+      messageRoutes(pages, deps);
+      doNotCallRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);
       liveRoutes(pages, deps);

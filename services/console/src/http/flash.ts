@@ -16,6 +16,9 @@ export const flashMessages = {
   'channel-unlinked': 'Channel unlinked.',
   'organization-switched': 'Switched organization.',
   'preferences-saved': 'Preferences saved.',
+  'sms-sent': 'Message queued for sending.',
+  'dnc-added': 'Number added to the do-not-call list.',
+  'dnc-removed': 'Number removed from the do-not-call list.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

@@ -128,7 +128,7 @@ async function inParallel<T>(items: T[], width: number, work: (item: T) => Promi
   );
 }
 
-type FuzzService = 'console' | 'webhooks' | 'mcp';
+type FuzzService = 'console' | 'webhooks' | 'mcp' | 'telephony';
 
 export interface FuzzPlatform {
   platform: Platform<FuzzService>;
@@ -152,10 +152,10 @@ export interface FuzzPlatform {
 }
 
 /**
- * The gateway with the console and the services its pages call (webhooks, mcp: signed-in pages need them;
+ * The gateway with the console and the services its pages call (webhooks, mcp, telephony: signed-in pages need them;
  * before sign-in the console alone answers), and an owner to sign in as.
  */
-export async function startFuzzPlatform(services: FuzzService[] = ['console', 'webhooks', 'mcp']): Promise<FuzzPlatform> {
+export async function startFuzzPlatform(services: FuzzService[] = ['console', 'webhooks', 'mcp', 'telephony']): Promise<FuzzPlatform> {
   const platform = (await startPlatform({ services })) as Platform<FuzzService>;
   const { orgId } = await platform.org({ plan: 'pro' });
   const { userId } = await invitePerson(platform.console.deps, orgId, 'owner');
