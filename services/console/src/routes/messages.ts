@@ -20,8 +20,7 @@ import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { signedInOf } from '../http/session.js';
-import type { FieldErrors } from '../views/components.js';
-import { formatFor } from '../views/components.js';
+import { type FieldErrors, formatFor } from '../views/components.js';
 import { conversationPage, conversationPath, messagesPage, newMessagePage, type SendForm } from '../views/messages.js';
 
 const conversationQuery = z.object({
