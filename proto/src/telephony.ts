@@ -394,6 +394,8 @@ export const telephonyRpc = nameOperations({
   /** Sends an SMS; a do-not-call number is `dnc_blocked` (422). */
   sendSms: defineRpc('svc.telephony.sms.send', sendSmsInputSchema, smsSchema, 'read-write'),
   listDnc: defineRpc('svc.telephony.dnc.list', listDncQuerySchema, dncPageSchema, 'read'),
+  /** One entry of the organization (the console's removal confirmation); another organization's id is `not_found`. */
+  getDnc: defineRpc('svc.telephony.dnc.get', z.object({ id: idSchema('dnc') }), dncEntrySchema, 'read'),
   /** Adds a number; adding one that is already listed for that channel returns the existing entry. */
   addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema, 'read-write'),
   removeDnc: defineRpc('svc.telephony.dnc.remove', z.object({ id: idSchema('dnc') }), deletedDncSchema, 'read-write', { approval: true }),

@@ -361,4 +361,12 @@ describe('the do-not-call list: search and check', () => {
     const theirs = await caller.call(telephonyRpc.listDnc, stranger, { search: '303555' });
     assert.equal(theirs.data.length, 1);
   });
+
+  test("one entry by its id (the console's removal confirmation); another organization's id is not_found", async () => {
+    const [listed] = (await caller.call(telephonyRpc.listDnc, identity, { search: '5553001' })).data;
+    assert.ok(listed);
+    assert.deepEqual(await caller.call(telephonyRpc.getDnc, identity, { id: listed.id }), listed);
+    await assert.rejects(caller.call(telephonyRpc.getDnc, stranger, { id: listed.id }), isApiError('not_found', 'id'));
+    await assert.rejects(caller.call(telephonyRpc.getDnc, identity, { id: 'dnc_neverexisted00' }), isApiError('not_found', 'id'));
+  });
 });

@@ -1,4 +1,4 @@
-import { ApiError, type Bus, midnightIn } from '@voice/kit';
+import { ApiError, type Bus } from '@voice/kit';
 import {
   callDirections,
   callOutcomes,
@@ -11,6 +11,7 @@ import {
 } from '@voice/proto';
 import { z } from 'zod';
 import { personOnGateway } from './api-keys.js';
+import { dayStart } from './days.js';
 import type { SignedIn } from './sessions.js';
 
 /** Rows of one page of the calls list. */
@@ -71,14 +72,6 @@ export function callFiltersOf(query: unknown): CallFilters {
   const issue = parsed.error.issues[0];
   const param = issue?.path.join('.') || 'query';
   throw new ApiError('invalid_request', `The ${param} filter is not valid: ${issue?.message ?? 'check it.'}`, { param });
-}
-
-/**
- * The instant a calendar day begins in a time zone (its midnight), corrected once for the offset at that
- * instant, so a daylight-saving change that day is accounted for.
- */
-export function dayStart(date: string, timeZone: string, addDays = 0): string {
-  return midnightIn(timeZone, Date.parse(`${date}T00:00:00.000Z`) + addDays * 86_400_000).toISOString();
 }
 
 /** The telephony list query for the filters: `from`..`to` are whole days in the person's time zone. */

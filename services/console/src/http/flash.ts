@@ -18,6 +18,9 @@ export const flashMessages = {
   'preferences-saved': 'Preferences saved.',
   'call-queued': 'Call queued.',
   'call-canceled': 'Call canceled.',
+  'sms-sent': 'Message queued for sending.',
+  'dnc-added': 'Number added to the do-not-call list.',
+  'dnc-removed': 'Number removed from the do-not-call list.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

@@ -66,15 +66,13 @@ if (regions.length > 0 && 'EventSource' in window) {
     timer = setTimeout(refresh, 250);
   };
 
-  let opened = false;
   source = new EventSource('/dashboard/live');
   source.addEventListener('open', () => {
-    // The stream does not replay what was missed while it was down (no Last-Event-ID): re-read every region.
-    if (opened) {
-      for (const region of regions) stale.add(region);
-      schedule();
-    }
-    opened = true;
+    // The stream does not replay what was missed while it was down (no Last-Event-ID), nor what happened
+    // between the page's rendering and the stream's first opening (a message delivered while the page
+    // loaded): re-read every region whenever it opens.
+    for (const region of regions) stale.add(region);
+    schedule();
     document.documentElement.dataset.liveState = 'open';
   });
   source.addEventListener('message', (message) => {

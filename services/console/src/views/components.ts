@@ -51,6 +51,10 @@ const tones: Record<string, Tone> = {
   canceled: 'neutral',
   delivered: 'success',
   undelivered: 'danger',
+  sending: 'info',
+  sent: 'info',
+  received: 'success',
+  blocked_dnc: 'warning',
   active: 'success',
   enabled: 'success',
   revoked: 'neutral',
@@ -100,10 +104,11 @@ export function pager(options: {
   label: string;
   /** The first page's address, shown when this page is not it. */
   newest?: string | undefined;
+  /** The page before this one, for lists that page both ways (`prev_cursor`). */
   newer?: { href: string; id?: string; text: string } | undefined;
   older?: { href: string; id?: string; text: string } | undefined;
 }): Html | string {
-  if (!options.newest && !options.older && !options.newer) return '';
+  if (!options.newest && !options.newer && !options.older) return '';
   return html`<nav class="pager" aria-label="${options.label}">
     ${options.newest ? html`<a href="${options.newest}" class="button">Newest</a>` : ''}
     ${options.newer ? html`<a${options.newer.id ? html` id="${options.newer.id}"` : ''} href="${options.newer.href}" rel="prev" class="button">${options.newer.text}</a>` : ''}

@@ -24,8 +24,8 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
     items: [
       { href: '/dashboard', label: 'Overview' },
       { href: '/dashboard/calls', label: 'Calls' },
-      { href: '/dashboard/messages', label: 'Messages', built: false },
-      { href: '/dashboard/do-not-call', label: 'Do-not-call', built: false },
+      { href: '/dashboard/messages', label: 'Messages' },
+      { href: '/dashboard/do-not-call', label: 'Do-not-call' },
     ],
   },
   {

@@ -251,6 +251,67 @@ export function checkEveryPage(look: Look): void {
       { name: 'webhooks-as-member', as: 'member', open: '/dashboard/webhooks' },
       { name: 'webhooks-lite', as: 'lite', open: '/dashboard/webhooks' },
       { name: 'api-keys-lite', as: 'lite', open: '/dashboard/settings/api' },
+      // Messages and do-not-call: an empty list, a send refused on its field, a message sent (its conversation),
+      // the list with it, filtered, refused; the do-not-call list empty, with a number added, checked, removed.
+      { name: 'messages-empty', as: 'owner', open: '/dashboard/messages' },
+      {
+        name: 'message-new-refused',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/messages/new');
+          await page.getByLabel('To', { exact: true }).fill('555-0123');
+          await page.getByLabel('Message', { exact: true }).fill('Your appointment is confirmed for Tuesday at 10.');
+          await page.locator('#message-send').click();
+          await page.locator('#message-to-error').waitFor();
+        },
+      },
+      {
+        name: 'conversation',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/messages/new?to=%2B14155550123');
+          await page
+            .getByLabel('Message', { exact: true })
+            .fill('Your appointment is confirmed for Tuesday at 10. Reply here to change it.');
+          await page.locator('#message-send').click();
+          await page.getByRole('status').filter({ hasText: 'Message queued for sending.' }).waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'messages', as: 'owner', open: '/dashboard/messages', screenshot: true },
+      { name: 'messages-filtered', as: 'member', open: '/dashboard/messages?direction=outbound&from=2020-01-01' },
+      { name: 'messages-bad-filter', as: 'owner', open: '/dashboard/messages?status=lost' },
+      { name: 'conversation-as-member', as: 'member', open: '/dashboard/messages/conversation?phone=%2B14155550123' },
+      { name: 'do-not-call-empty', as: 'owner', open: '/dashboard/do-not-call' },
+      {
+        name: 'do-not-call',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/do-not-call');
+          await page.getByLabel('Number', { exact: true }).fill('+14155550199');
+          await page.getByLabel('Block', { exact: true }).selectOption('sms');
+          await page.getByLabel('Reason (optional)').fill('Asked not to be texted');
+          await page.locator('#dnc-add').click();
+          await page.getByRole('status').filter({ hasText: 'Number added to the do-not-call list.' }).waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'do-not-call-check', as: 'owner', open: '/dashboard/do-not-call/check?phone=%2B14155550199' },
+      {
+        name: 'do-not-call-remove',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/do-not-call');
+          await page
+            .locator('#dnc-entries')
+            .getByRole('link', { name: /^Remove/ })
+            .first()
+            .click();
+          await page.locator('#dnc-remove-confirm').waitFor();
+        },
+      },
+      { name: 'do-not-call-as-member', as: 'member', open: '/dashboard/do-not-call' },
+      { name: 'do-not-call-check-as-member', as: 'member', open: '/dashboard/do-not-call/check?phone=%2B14155550199' },
       { name: 'connected-apps', as: 'owner', open: '/dashboard/settings/connected-apps' },
       { name: 'preferences', as: 'member', open: '/dashboard/settings/preferences', screenshot: true },
       {

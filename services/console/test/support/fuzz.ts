@@ -152,7 +152,7 @@ export interface FuzzPlatform {
 }
 
 /**
- * The gateway with the console and the services its pages call (webhooks, mcp: signed-in pages need them;
+ * The gateway with the console and the services its pages call (webhooks, mcp, telephony: signed-in pages need them;
  * before sign-in the console alone answers), and an owner to sign in as.
  */
 export async function startFuzzPlatform(services: FuzzService[] = ['telephony', 'console', 'webhooks', 'mcp']): Promise<FuzzPlatform> {

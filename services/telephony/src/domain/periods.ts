@@ -4,9 +4,8 @@ import type { OverviewQuery } from '@voice/proto';
 const periodDays = { today: 1, '7d': 7, '30d': 30 } as const;
 
 /**
- * The instant of midnight in `timeZone`, `daysBack` calendar days before the day `now` falls on there.
- * Corrected once for the offset at the result itself, so a daylight-saving change between `now` and that
- * midnight is accounted for.
+ * The instant of midnight in `timeZone`, `daysBack` calendar days before the day `now` falls on there
+ * (a daylight-saving change between `now` and that midnight accounted for).
  */
 export function localMidnight(timeZone: string, now: Date, daysBack: number): Date {
   const wallNow = new Date(now.getTime() + zoneOffsetMs(timeZone, now));

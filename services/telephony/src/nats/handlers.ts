@@ -3,10 +3,10 @@ import type { TelephonyDeps } from '../deps.js';
 import { cancelCall, queueCall } from '../domain/calls.js';
 import { addDnc, checkDnc, removeDnc } from '../domain/dnc.js';
 import { callStats, getOverview } from '../domain/overview.js';
-import { toSms } from '../domain/records.js';
+import { toDncEntry, toSms } from '../domain/records.js';
 import { sendSms } from '../domain/sms.js';
 import { getCall, listCalls } from '../store/calls.js';
-import { listDnc } from '../store/dnc.js';
+import { findDncRow, listDnc } from '../store/dnc.js';
 import { findSmsRow, listSms } from '../store/sms.js';
 
 /** The same operations as the REST routes, for the MCP service and other services; `bus.serve` checks each one's scope. */
@@ -22,6 +22,7 @@ export function serveTelephonyRpc(deps: TelephonyDeps): void {
   bus.serve(telephonyRpc.getSms, async (input, identity) => toSms(await findSmsRow(prisma, identity.org_id, input.id)));
   bus.serve(telephonyRpc.sendSms, async (input, identity) => (await sendSms(deps, identity, input)).body);
   bus.serve(telephonyRpc.listDnc, (input, identity) => listDnc(prisma, identity.org_id, input));
+  bus.serve(telephonyRpc.getDnc, async (input, identity) => toDncEntry(await findDncRow(prisma, identity.org_id, input.id)));
   bus.serve(telephonyRpc.addDnc, async (input, identity) => (await addDnc(deps, identity, input)).entry);
   bus.serve(telephonyRpc.removeDnc, (input, identity) => removeDnc(deps, identity.org_id, input.id));
   bus.serve(telephonyRpc.checkDnc, (input, identity) => checkDnc(deps, identity.org_id, input.phone));

@@ -35,6 +35,13 @@ export async function listDnc(prisma: PrismaClient, orgId: string, query: ListDn
   return toTwoWayPage(rows, limit, filters, cursor, toDncEntry);
 }
 
+/** One entry of the organization; another organization's id is as unknown as one that never existed. */
+export async function findDncRow(prisma: PrismaClient, orgId: string, id: string): Promise<DncRow> {
+  const row = await prisma.dncEntry.findFirst({ where: { orgId, id } });
+  if (!row) throw notFound('do-not-call entry', 'id');
+  return row;
+}
+
 export async function entriesForPhone(prisma: PrismaClient, orgId: string, phone: string): Promise<DncRow[]> {
   return prisma.dncEntry.findMany({ where: { orgId, phone }, orderBy: { createdAt: 'asc' } });
 }
