@@ -220,10 +220,10 @@ describe('the calls pages, through the gateway', () => {
     const owner = await signedIn(orgId, 'owner');
     const form = await owner.get(`${list}/new`);
     assert.equal(form.statusCode, 200);
-    const formKey = /name="idempotency_key" value="([^"]+)"/.exec(form.body)?.[1] as string;
-    assert.match(formKey, /^form_/);
+    const formKey = /name="form_key" value="([^"]+)"/.exec(form.body)?.[1] as string;
+    assert.match(formKey, /^[A-Za-z0-9_-]{43}$/);
 
-    const queued = await owner.post(list, { to: '+1 (415) 555-2671', lead_id: '', workspace_id: '', idempotency_key: formKey });
+    const queued = await owner.post(list, { to: '+1 (415) 555-2671', lead_id: '', workspace_id: '', form_key: formKey });
     assert.equal(queued.statusCode, 303, queued.body);
     const location = queued.headers.location as string;
     assert.match(location, /^\/dashboard\/calls\/call_[0-9A-Za-z]+$/);
@@ -233,7 +233,7 @@ describe('the calls pages, through the gateway', () => {
     assert.match(callPage.body, /id="call-status">queued</);
     const callId = location.split('/').at(-1) as string;
     // Submitted again (a double click, a reload of the POST): the same call, no second one.
-    const again = await owner.post(list, { to: '+14155552671', idempotency_key: formKey });
+    const again = await owner.post(list, { to: '+14155552671', form_key: formKey });
     assert.equal(again.headers.location, location);
     const calls = await platform.telephony.deps.prisma.call.findMany({ where: { orgId } });
     assert.deepEqual(
@@ -255,10 +255,10 @@ describe('the calls pages, through the gateway', () => {
     );
 
     // Two submits of one form at once: one call.
-    const next = /name="idempotency_key" value="([^"]+)"/.exec((await owner.get(`${list}/new`)).body)?.[1] as string;
+    const next = /name="form_key" value="([^"]+)"/.exec((await owner.get(`${list}/new`)).body)?.[1] as string;
     const both = await Promise.all([
-      owner.post(list, { to: '+14155552672', idempotency_key: next }),
-      owner.post(list, { to: '+14155552672', idempotency_key: next }),
+      owner.post(list, { to: '+14155552672', form_key: next }),
+      owner.post(list, { to: '+14155552672', form_key: next }),
     ]);
     assert.deepEqual(
       both.map((response) => response.statusCode),
@@ -268,8 +268,8 @@ describe('the calls pages, through the gateway', () => {
     assert.equal(await platform.telephony.deps.prisma.call.count({ where: { orgId, toNumber: '+14155552672' } }), 1);
 
     const refusal = async (fields: Record<string, string>) => {
-      const key = /name="idempotency_key" value="([^"]+)"/.exec((await owner.get(`${list}/new`)).body)?.[1] as string;
-      return owner.post(list, { idempotency_key: key, ...fields });
+      const key = /name="form_key" value="([^"]+)"/.exec((await owner.get(`${list}/new`)).body)?.[1] as string;
+      return owner.post(list, { form_key: key, ...fields });
     };
     const invalid = await refusal({ to: '0415 555' });
     assert.equal(invalid.statusCode, 400, invalid.body);
@@ -291,7 +291,7 @@ describe('the calls pages, through the gateway', () => {
     const unknownLead = await refusal({ to: '+14155552673', lead_id: 'lead_0123456789abcdef' });
     assert.equal(unknownLead.statusCode, 404, unknownLead.body);
     assert.match(unknownLead.body, /id="call-lead-error" class="field-error">This organization has no lead with this id./);
-    const damaged = await owner.post(list, { to: '+14155552674', idempotency_key: 'x' });
+    const damaged = await owner.post(list, { to: '+14155552674', form_key: 'x' });
     assert.equal(damaged.statusCode, 400);
     assert.match(damaged.body, /The form is damaged; open it again./);
     assert.equal(await platform.telephony.deps.prisma.call.count({ where: { orgId } }), 2, 'no refused call was stored');
@@ -351,7 +351,11 @@ describe('the calls pages, through the gateway', () => {
       actor_type: 'user',
       limit: 5,
     });
-    assert.deepEqual(audit.data.map((record) => record.path).sort(), [`${list}/${queued}/cancel`, `${list}/${ringing}/cancel`].sort());
+    // Every attempt is audited with what it was answered, as the API's calls are: the refusal too.
+    assert.deepEqual(
+      audit.data.map((record) => `${record.path} ${record.status}`).sort(),
+      [`${list}/${queued}/cancel 200`, `${list}/${ringing}/cancel 200`, `${list}/${done}/cancel 409`].sort(),
+    );
   });
 
   test('a member sees every call but gets no forms, and each hand-made POST is 403', async () => {
@@ -398,8 +402,8 @@ describe('the calls pages, through the gateway', () => {
       { ...(await personIdentity(orgId, owner.userId)), scope: 'read-write' },
       { name: 'Sales' },
     );
-    const formKey = /name="idempotency_key" value="([^"]+)"/.exec((await owner.get(`${list}/new`)).body)?.[1] as string;
-    const queued = await owner.post(list, { to: '+14155552690', workspace_id: workspace.id, idempotency_key: formKey });
+    const formKey = /name="form_key" value="([^"]+)"/.exec((await owner.get(`${list}/new`)).body)?.[1] as string;
+    const queued = await owner.post(list, { to: '+14155552690', workspace_id: workspace.id, form_key: formKey });
     assert.equal(queued.statusCode, 303, queued.body);
     const id = (queued.headers.location as string).split('/').at(-1) as string;
     // What the carrier reports at the end (as the sandbox and Twilio adapters write it).

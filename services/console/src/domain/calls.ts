@@ -1,16 +1,8 @@
-import { ApiError, type Bus } from '@voice/kit';
-import {
-  callDirections,
-  callOutcomes,
-  callStatuses,
-  gatewayRpc,
-  type ListCallsQuery,
-  type RpcInput,
-  telephonyRpc,
-  webhooksRpc,
-} from '@voice/proto';
+import { ApiError, type Bus, type Logger } from '@voice/kit';
+import { callDirections, callOutcomes, callStatuses, type ListCallsQuery, type RpcInput, telephonyRpc, webhooksRpc } from '@voice/proto';
 import { z } from 'zod';
 import { personOnGateway } from './api-keys.js';
+import { afterTheFirst, audited, isFormKey } from './console-actions.js';
 import { dayStart } from './days.js';
 import type { SignedIn } from './sessions.js';
 
@@ -101,7 +93,7 @@ export const queueFormSchema = z.object({
   to: z.preprocess((value) => (typeof value === 'string' ? value.replace(/[\s().-]/g, '') : value), z.string().max(32).default('')),
   lead_id: z.preprocess(trimmed, z.string().max(64).default('')),
   workspace_id: z.preprocess(trimmed, z.string().max(64).default('')),
-  idempotency_key: z.string().regex(/^form_[0-9A-Za-z_-]{16,64}$/, 'The form is damaged; open it again.'),
+  form_key: z.string().refine(isFormKey, 'The form is damaged; open it again.'),
 });
 export type QueueForm = z.output<typeof queueFormSchema>;
 
@@ -110,23 +102,32 @@ export type QueueForm = z.output<typeof queueFormSchema>;
  * NATS operations the API and MCP use, with the person's identity (`read` for members, so telephony itself
  * refuses their changes).
  */
-export async function callsFor(ctx: { bus: Bus }, signedIn: SignedIn, requestId: string) {
+export async function callsFor(ctx: { bus: Bus; logger: Logger }, signedIn: SignedIn, requestId: string) {
   const { organization, identity } = await personOnGateway(ctx, signedIn, requestId);
   return {
     organization,
     list: (query: ListCallsQuery) => ctx.bus.call(telephonyRpc.listCalls, identity, query),
     get: (id: string) => ctx.bus.call(telephonyRpc.getCall, identity, { id }),
-    queue: (input: RpcInput<typeof telephonyRpc.queueCall>) => ctx.bus.call(telephonyRpc.queueCall, identity, input),
-    cancel: (id: string) => ctx.bus.call(telephonyRpc.cancelCall, identity, { id }),
+    /**
+     * Queues the form's call, once per rendered form (its key, tied to the person, is the operation's
+     * idempotency key), audited with the person as actor.
+     */
+    queue: (input: Omit<RpcInput<typeof telephonyRpc.queueCall>, 'idempotency_key' | 'source'>, formKey: string) =>
+      audited(ctx, identity, { path: '/dashboard/calls', status: 201 }, () =>
+        afterTheFirst(() =>
+          ctx.bus.call(telephonyRpc.queueCall, identity, {
+            ...input,
+            source: 'api',
+            idempotency_key: `console:${signedIn.user.id}:${formKey}`,
+          }),
+        ),
+      ),
+    cancel: (id: string) =>
+      audited(ctx, identity, { path: `/dashboard/calls/${id}/cancel`, status: 200 }, () =>
+        ctx.bus.call(telephonyRpc.cancelCall, identity, { id }),
+      ),
     /** The call's events that went to webhook endpoints, with their deliveries. */
     events: (id: string) => ctx.bus.call(webhooksRpc.listRecordEvents, identity, { record_id: id }),
-    /** The change in the audit log, with the person as actor (as the gateway records key changes). */
-    audit: (path: string, status: number, startedAt: number) =>
-      ctx.bus.call(gatewayRpc.recordConsoleAction, identity, {
-        path,
-        status,
-        latency_ms: Math.max(0, Math.round(performance.now() - startedAt)),
-      }),
   };
 }
 export type OrganizationCalls = Awaited<ReturnType<typeof callsFor>>;

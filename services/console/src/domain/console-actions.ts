@@ -1,4 +1,4 @@
-import { type Bus, type Logger, toApiError } from '@voice/kit';
+import { ApiError, type Bus, type Logger, toApiError } from '@voice/kit';
 import { gatewayRpc, type Identity } from '@voice/proto';
 import { newToken } from './tokens.js';
 
@@ -39,3 +39,22 @@ export async function audited<T>(
 export const newFormKey = newToken;
 const formKeyPattern = /^[A-Za-z0-9_-]{43}$/;
 export const isFormKey = (value: unknown): value is string => typeof value === 'string' && formKeyPattern.test(value);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs an idempotent change; a second submit of a form that arrives while the first is still being done is
+ * told `conflict` (the key is claimed, its answer not yet written): it waits for the first to finish (up to a
+ * few seconds) and answers with its result, so both submits lead to the same page.
+ */
+export async function afterTheFirst<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const inProgress = error instanceof ApiError && error.code === 'conflict' && error.param === 'Idempotency-Key';
+      if (!inProgress || attempt >= 15) throw error;
+      await sleep(200);
+    }
+  }
+}

@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ConsoleEnv } from '../env.js';
 import { personOnGateway } from './api-keys.js';
-import { audited } from './console-actions.js';
+import { afterTheFirst, audited } from './console-actions.js';
 import { dayStart } from './days.js';
 import type { SignedIn } from './sessions.js';
 
@@ -169,25 +169,6 @@ export async function telephonyFor(ctx: TelephonyConsoleContext, signedIn: Signe
   };
 }
 export type OrganizationTelephony = Awaited<ReturnType<typeof telephonyFor>>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs an idempotent change; a second submit of a form that arrives while the first is still being done is
- * told `conflict` (the key is claimed, its answer not yet written): it waits for the first to finish (up to a
- * few seconds) and answers with its result, so both submits lead to the same page.
- */
-async function afterTheFirst<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      const inProgress = error instanceof ApiError && error.code === 'conflict' && error.param === 'Idempotency-Key';
-      if (!inProgress || attempt >= 15) throw error;
-      await sleep(200);
-    }
-  }
-}
 
 /** `svc.telephony.sms.send` with the form's key, tied to the person, as the operation's idempotency key. */
 function sendOnce(ctx: { bus: Bus }, identity: Identity, formKey: string, message: { to: string; body: string }) {

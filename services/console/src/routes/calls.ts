@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, type Bus } from '@voice/kit';
 import type { CallListItem } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { callFiltersOf, callQueryOf, callsFor, callsPageSize, type QueueForm, queueFormSchema } from '../domain/calls.js';
+import { newFormKey } from '../domain/console-actions.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { canManage } from '../domain/roles.js';
 import { csvLine } from '../http/csv.js';
@@ -58,7 +57,6 @@ function csvCells(call: CallListItem): (string | number | null)[] {
 }
 
 /** One key per rendered queue form: a second submit of the same form finds the first call (telephony's idempotency). */
-const newFormKey = () => `form_${randomBytes(24).toString('base64url')}`;
 
 /** The refusals a person can act on, in words, by the field the operation names (`param`). */
 function refusalText(error: ApiError): string {
@@ -125,7 +123,7 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
       status,
       queueCallPage(signedInOf(request), {
         values: { to: values.to ?? '', lead_id: values.lead_id ?? '', workspace_id: values.workspace_id ?? '' },
-        idempotencyKey: newFormKey(),
+        formKey: newFormKey(),
         errors: refusal.errors ?? {},
         error: refusal.error,
       }),
@@ -137,7 +135,6 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
   });
 
   app.post('/calls', { config: { access: 'manager' } }, async (request, reply) => {
-    const startedAt = performance.now();
     const parsed = queueFormSchema.safeParse(formOf(request.body));
     if (!parsed.success) return queueForm(request, reply, 400, {}, { error: parsed.error.issues[0]?.message ?? 'Check the form.' });
     const form = parsed.data;
@@ -146,34 +143,22 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
       to: form.to,
       ...(form.lead_id ? { lead_id: form.lead_id } : {}),
       ...(form.workspace_id ? { workspace_id: form.workspace_id } : {}),
-      source: 'api' as const,
-      idempotency_key: form.idempotency_key,
     };
-    let call: Awaited<ReturnType<typeof service.queue>> | undefined;
-    // A double submit's second request finds the first still running: it waits for its answer, the same call.
-    for (let attempt = 0; !call; attempt++) {
-      try {
-        call = await service.queue(input);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        if (error.code === 'conflict' && error.param === 'Idempotency-Key' && attempt < 50) {
-          await sleep(100);
-          continue;
-        }
-        if (error.status >= 500) throw error;
-        const onField = error.param !== undefined && formFields.has(error.param);
-        return queueForm(
-          request,
-          reply,
-          error.status,
-          form,
-          onField ? { errors: { [error.param as string]: refusalText(error) } } : { error: refusalText(error) },
-        );
-      }
+    let call: Awaited<ReturnType<typeof service.queue>>;
+    try {
+      // A double submit's second request waits for the first's answer: the same call.
+      call = await service.queue(input, form.form_key);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      const onField = error.param !== undefined && formFields.has(error.param);
+      return queueForm(
+        request,
+        reply,
+        error.status,
+        form,
+        onField ? { errors: { [error.param as string]: refusalText(error) } } : { error: refusalText(error) },
+      );
     }
-    await service
-      .audit('/dashboard/calls', 201, startedAt)
-      .catch((error: unknown) => request.log.error({ err: error, call_id: call.id }, 'console action not audited'));
     flash(request, reply, ctx.env, 'call-queued');
     return reply.redirect(callPath(call.id), 303);
   });
@@ -206,14 +191,9 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
   });
 
   app.post('/calls/:id/cancel', { config: { access: 'manager' } }, async (request, reply) => {
-    const startedAt = performance.now();
     const { id } = paramsOf(callParams, request.params);
-    const service = await serviceFor(request);
     // Refusals (409 for a call answered or ended, 404 for another organization's) are error pages in words.
-    await service.cancel(id);
-    await service
-      .audit(`/dashboard/calls/${id}/cancel`, 200, startedAt)
-      .catch((error: unknown) => request.log.error({ err: error, call_id: id }, 'console action not audited'));
+    await (await serviceFor(request)).cancel(id);
     flash(request, reply, ctx.env, 'call-canceled');
     return reply.redirect(callPath(id), 303);
   });

@@ -322,7 +322,7 @@ export function callPage(signedIn: SignedIn, view: CallView) {
 
 export interface QueueFormView {
   values: { to: string; lead_id: string; workspace_id: string };
-  idempotencyKey: string;
+  formKey: string;
   errors: FieldErrors;
   error?: string | undefined;
 }
@@ -341,7 +341,7 @@ export function queueCallPage(signedIn: SignedIn, view: QueueFormView) {
       ${notice('error', view.error)}
       <form method="post" action="${callsPath}" class="stack panel" id="call-queue-form">
         ${csrfField(signedIn.csrfToken)}
-        <input type="hidden" name="idempotency_key" value="${view.idempotencyKey}">
+        <input type="hidden" name="form_key" value="${view.formKey}">
         ${field({
           id: 'call-to',
           name: 'to',
