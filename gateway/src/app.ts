@@ -38,6 +38,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   const scopeAgreement = new ScopeAgreement(deps.env, deps.logger);
   const app = await createHttpApp({
     name: 'gateway',
+    traceIdHeader: true,
     metrics,
     serveMetrics: false,
     logger: deps.logger,
