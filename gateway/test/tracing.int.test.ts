@@ -124,6 +124,28 @@ describe('tracing through the platform', () => {
     assert.ok(spans.every((span) => span.service === 'platform'));
   });
 
+  test("an audit batch's publish links to the requests it records (one span, several causes)", async () => {
+    const listed = await api.get('/api/v1/leads');
+    ok(listed);
+    const traceId = listed.headers.get('trace-id') as string;
+    const request = (await traceWith(traceId, 'gateway', (span) => span.attributes['voice.service'] === 'gateway')).find(
+      (span) => span.attributes['voice.service'] === 'gateway' && span.kind === spanKinds.server,
+    );
+    assert.ok(request);
+    const publish = await eventually(
+      'the audit publish linking to the request',
+      async () => {
+        await tracing?.flush();
+        return otlp.spans.find(
+          (span) => span.name === 'publish evt.api.called' && span.links.some((link) => link.spanId === request.spanId),
+        );
+      },
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(publish.kind, spanKinds.producer);
+    assert.notEqual(publish.traceId, traceId, 'a trace of its own, linked to each request it carries');
+  });
+
   test('an MCP tools/call through the gateway reaches leads over NATS in the same trace', async () => {
     const response = await fetch(`${platform.url}/api/mcp`, {
       method: 'POST',

@@ -14,6 +14,7 @@ import {
 } from '@nats-io/jetstream';
 import { headers, type Msg, type NatsConnection, RequestError, type Subscription, TimeoutError } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import type { Link } from '@opentelemetry/api';
 import {
   type EventData,
   type EventEnvelope,
@@ -463,10 +464,10 @@ export class Bus {
     type: T,
     orgId: string,
     data: EventData<T>,
-    options: { id?: EventId } = {},
+    options: { id?: EventId; links?: Link[] } = {},
   ): Promise<EventEnvelope<T>> {
     const event = newEvent(type, orgId, data, options.id);
-    await this.publishEnvelope(event);
+    await this.publishEnvelope(event, options.links ? { links: options.links } : {});
     return event;
   }
 
@@ -476,7 +477,11 @@ export class Bus {
    */
   async publishEnvelope<T extends EventType>(
     event: EventEnvelope<T>,
-    options: { timeoutMs?: number; traceContext?: StoredTraceContext } = {},
+    /**
+     * `traceContext`: the trace to publish in (an outbox row's); `links`: the spans of the work an event stands
+     * for when it has several (a batch's requests), where one parent cannot say it.
+     */
+    options: { timeoutMs?: number; traceContext?: StoredTraceContext; links?: Link[] } = {},
   ): Promise<void> {
     await this.ensureStream();
     const subject = eventSubject(event.type);
@@ -493,6 +498,7 @@ export class Bus {
       {
         kind: spanKind.producer,
         parent: contextFromStored(options.traceContext),
+        ...(options.links ? { links: options.links } : {}),
         attributes: {
           'messaging.system': 'nats',
           'messaging.destination.name': subject,

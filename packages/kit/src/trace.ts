@@ -4,7 +4,7 @@
 
 import type { MsgHdrs } from '@nats-io/nats-core';
 import type * as otel from '@opentelemetry/api';
-import type { Context, Link, Span, SpanKind, TextMapGetter, TextMapSetter, Tracer } from '@opentelemetry/api';
+import type { Context, Link, Span, SpanContext, SpanKind, TextMapGetter, TextMapSetter, Tracer } from '@opentelemetry/api';
 import type { Telemetry } from 'bullmq';
 import type { FastifyPluginCallback } from 'fastify';
 
@@ -96,6 +96,11 @@ export interface SpanSpec {
   attributes?: Record<string, string | number | boolean | undefined>;
   /** The parent; the active context when not given. */
   parent?: Context | undefined;
+  /**
+   * The spans this one stands for when it has several causes (a batch). Given (even empty) without a parent,
+   * the span starts a trace of its own: none of the causes is its parent, whichever context happens to be
+   * active (a timer set during one of them carries that one's).
+   */
   links?: Link[];
 }
 
@@ -107,7 +112,7 @@ export interface SpanSpec {
 export function inSpan<T>(name: string, spec: SpanSpec, work: (span: Span | undefined) => Promise<T>): Promise<T> {
   if (!active) return work(undefined);
   const { api, tracer } = active;
-  const parent = spec.parent ?? api.context.active();
+  const parent = spec.parent ?? (spec.links ? api.ROOT_CONTEXT : api.context.active());
   const span = tracer.startSpan(
     name,
     { ...(spec.kind === undefined ? {} : { kind: spec.kind }), attributes: spec.attributes ?? {}, links: spec.links ?? [] },
@@ -154,6 +159,18 @@ export function activeTraceId(): string | undefined {
   return active.api.trace.getSpan(active.api.context.active())?.spanContext().traceId;
 }
 
+/**
+ * The span of a request's @fastify/otel plugin, when tracing is on and the request is sampled: a cause that
+ * work done later for many requests at once links to (the gateway's audit batches).
+ */
+export function sampledRequestSpan(request: object): SpanContext | undefined {
+  if (!active) return undefined;
+  // Its context rather than its span: the plugin lets go of the span when it ends it, before onResponse.
+  const requestContext = (request as { opentelemetry?: () => { context?: Context | null } }).opentelemetry?.().context;
+  const spanContext = requestContext ? active.api.trace.getSpanContext(requestContext) : undefined;
+  return spanContext && (spanContext.traceFlags & 1) === 1 ? spanContext : undefined;
+}
+
 /** Lets outgoing HTTP to this origin (a service the gateway proxies to) carry the trace; nothing with tracing off. */
 export function propagateTraceTo(url: string): void {
   active?.propagateTo.add(new URL(url).origin);
@@ -161,3 +178,5 @@ export function propagateTraceTo(url: string): void {
 
 /** The span kinds, without loading the API (its enum's values, which are part of the OTLP format). */
 export const spanKind = { internal: 0, server: 1, client: 2, producer: 3, consumer: 4 } as const satisfies Record<string, SpanKind>;
+
+export type { SpanContext };
