@@ -124,6 +124,24 @@ describe('tracing through the platform', () => {
     assert.ok(spans.every((span) => span.service === 'platform'));
   });
 
+  test("a client's unsampled trace stays unsampled in every service: nothing of it is exported", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const missing = `lead_${randomBytes(10).toString('hex')}`;
+    const unsampled = await api.get(`/api/v1/leads/${missing}`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-00` },
+    });
+    assert.equal(unsampled.status, 404);
+    assert.equal(unsampled.headers.get('trace-id'), traceId, 'the trace id answers even when the trace is not kept');
+    // Spans are exported in the order they end: once a later request's leads span is in, the first one's would be.
+    const later = await api.get('/api/v1/leads');
+    await traceWith(later.headers.get('trace-id') as string, 'later leads', (span) => span.attributes['voice.service'] === 'leads');
+    assert.deepEqual(
+      otlp.spans.filter((span) => span.traceId === traceId || String(span.attributes['url.path'] ?? '').includes(missing)),
+      [],
+      'the leads service followed the decision the traceparent carried (had it got none, it would have started a trace of its own)',
+    );
+  });
+
   test("an audit batch's publish links to the requests it records (one span, several causes)", async () => {
     const listed = await api.get('/api/v1/leads');
     ok(listed);

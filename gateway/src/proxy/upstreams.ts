@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import proxy from '@fastify/http-proxy';
-import { ApiError, envelope, type HttpApp, propagateTraceTo, signIdentity } from '@voice/kit';
+import { ApiError, envelope, type HttpApp, injectUnsampledTrace, propagateTraceTo, signIdentity } from '@voice/kit';
 import { requestBodyLimitBytes, type ServiceName } from '@voice/proto';
 import type { GatewayEnv } from '../env.js';
 
@@ -108,6 +108,7 @@ export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<vo
             // (client_secret_basic); that is the client's credential, never an API key, so it goes through.
             if (isOAuth && isBasicAuth(headers.authorization)) forwarded.authorization = headers.authorization;
             forwarded['request-id'] = request.id;
+            injectUnsampledTrace(forwarded);
             forwarded['x-forwarded-for'] = request.ip;
             // The console marks its cookie Secure when people came over HTTPS (to the gateway or its ingress).
             if (isConsole) forwarded['x-forwarded-proto'] = request.protocol;

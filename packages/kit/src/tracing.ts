@@ -30,7 +30,7 @@ import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter } from '@ope
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { BullMQOtel } from 'bullmq-otel';
 import type { FastifyPluginCallback } from 'fastify';
-import type { ActiveTracing } from './trace.js';
+import { type ActiveTracing, activeSpanSampled } from './trace.js';
 
 const instrumentationName = '@voice/kit';
 
@@ -67,8 +67,9 @@ export function setUpTracing(service: string): ActiveTracing {
       // stay out of the spans.
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
       new UndiciInstrumentation({
-        // A span, and the `traceparent` it adds, only for requests to the platform's own services (see propagateTo).
-        ignoreRequestHook: (request) => !propagateTo.has(request.origin),
+        // A span, and the `traceparent` it adds, only for requests to the platform's own services (see propagateTo),
+        // in a sampled trace: an unsampled one's `traceparent` is added by the gateway itself (injectUnsampledTrace).
+        ignoreRequestHook: (request) => !propagateTo.has(request.origin) || !activeSpanSampled(),
         requireParentforSpans: true,
       }),
     ],
