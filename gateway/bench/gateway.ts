@@ -15,6 +15,8 @@
 //   (c*) one gateway process doing both, the default single-replica setup,
 //   (c−) the serving replica alone: its audit records are published but nobody inserts them, which says what
 //       the request path costs and what the audit inserts, running on the same two cores, add to (c).
+//   (t100), (t1) the gateway of (c) with tracing on (OTEL_* variables), sampling 100% and 1% of new traces,
+//       exporting OTLP/HTTP (protobuf) to a sink in this process; against (c), whose tracing is off.
 // Each case is measured saturated (autocannon, BENCH_CONNECTIONS) and then at a fixed rate, evenly spaced
 // (BENCH_RATE, 1,000 req/s): the latencies there, and the proxy process's CPU per request over that window.
 // The machine is shared and noisy, and so is each process: identical gateway processes side by side used
@@ -27,6 +29,10 @@
 // Usage: npm run bench -- gateway   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP_REQUESTS,
 // BENCH_RATE, BENCH_PACED_SECONDS change the load; BENCH_CASES=a,n,c runs only those cases; BENCH_PORTS a
 // port range; BENCH_PROFILE_DIR=/tmp/x writes a CPU profile of each server there)
+
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { signIdentity } from '@voice/kit';
 import { createTestContext, testIdentity } from '@voice/kit/testing';
 import autocannon from 'autocannon';
@@ -84,10 +90,26 @@ const gatewayEnv = (context: typeof ctx, auditWriter: boolean) => ({
   WORKERS: auditWriter ? 'all' : 'outbox',
 });
 
+// The collector of (t100) and (t1): takes each OTLP/HTTP export and answers 200, as a collector does, keeping
+// nothing. It runs in this process, whose CPU is the load generator's, not the gateway's.
+const sink = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+});
+sink.listen(0, '127.0.0.1');
+await once(sink, 'listening');
+/** A gateway of (c) with tracing on, sampling `ratio` of the traces it starts. */
+const tracedGatewayEnv = (ratio: number) => ({
+  ...gatewayEnv(ctx, false),
+  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: String(ratio),
+});
+
 /** The proxies of one round, started afresh (in parallel) so that no case keeps a lucky or unlucky process. */
 async function startProxies() {
   const bareEnv = { ...env, BARE_UPSTREAM: telephony.url, BARE_ORG_ID: orgId };
-  const [bare, barePipelined, minimal, gateway, writer, single, servingOnly] = await Promise.all([
+  const [bare, barePipelined, minimal, gateway, writer, single, servingOnly, traced100, traced1] = await Promise.all([
     startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs', bareEnv),
     startProcess('bare proxy', 'gateway/bench/lib/bare-proxy.mjs', { ...bareEnv, BARE_AUTO_PIPELINING: '1' }),
     startProcess('minimal proxy', 'gateway/bench/lib/minimal-proxy.mjs', bareEnv),
@@ -95,10 +117,12 @@ async function startProxies() {
     startProcess('audit writer', 'gateway/dist/main.js', gatewayEnv(ctx, true)),
     startProcess('gateway', 'gateway/dist/main.js', gatewayEnv(singleCtx, true)),
     startProcess('gateway', 'gateway/dist/main.js', gatewayEnv(servingCtx, false)),
+    startProcess('gateway', 'gateway/dist/main.js', tracedGatewayEnv(1)),
+    startProcess('gateway', 'gateway/dist/main.js', tracedGatewayEnv(0.01)),
   ]);
   // nginx gets the signed headers fixed in its configuration, signed when its round starts.
   const nginx = withNginx ? await startNginx('nginx', telephony.url, signedHeaders()) : undefined;
-  return { bare, barePipelined, minimal, gateway, writer, single, servingOnly, nginx };
+  return { bare, barePipelined, minimal, gateway, writer, single, servingOnly, traced100, traced1, nginx };
 }
 type Proxies = Awaited<ReturnType<typeof startProxies>>;
 
@@ -231,6 +255,18 @@ const allCases: Case[] = [
     run: ({ servingOnly }) => measure(servingOnly.url, keyHeaders(servingKey), [servingOnly, telephony], servingOnly),
     runs: [],
   },
+  {
+    id: 't100',
+    label: '(t100) (c), tracing 100%',
+    run: ({ traced100, writer }) => measure(traced100.url, keyHeaders(), [traced100, telephony, writer], traced100),
+    runs: [],
+  },
+  {
+    id: 't1',
+    label: '(t1) (c), tracing 1%',
+    run: ({ traced1, writer }) => measure(traced1.url, keyHeaders(), [traced1, telephony, writer], traced1),
+    runs: [],
+  },
 ];
 // BENCH_CASES=a,n,b,c,c* runs only those (ids as in the labels; c- for c−).
 const chosen = process.env.BENCH_CASES?.split(',').map((id) => id.trim().replace('-', '−'));
@@ -343,6 +379,12 @@ ratioLine(
 ratioLine('throughput (m)/(n)', perRound('m', 'n', throughput), '(a Node proxy without fastify against nginx)');
 ratioLine("throughput (c')/(b)", perRound("c'", 'b', throughput), '(an OAuth access token instead of the key)');
 ratioLine('throughput (c−)/(b)', perRound('c−', 'b', throughput), '(the request path without the audit inserts)');
+// Tracing on against off, the same gateway and load: the CPU per request of the gateway process at the fixed
+// rate, and the saturated throughput. Target: under 1.10 for CPU at 1% sampling.
+ratioLine('tracing 1%: gateway CPU per request (t1)/(c)', perRound('t1', 'c', proxyCpu), `(at ${pacedRate} req/s; target < 1.10)`);
+ratioLine('tracing 100%: gateway CPU per request (t100)/(c)', perRound('t100', 'c', proxyCpu), `(at ${pacedRate} req/s)`);
+ratioLine('tracing 1%: throughput (t1)/(c)', perRound('t1', 'c', throughput), '(saturated)');
+ratioLine('tracing 100%: throughput (t100)/(c)', perRound('t100', 'c', throughput), '(saturated)');
 ratioLine('machine CPU per request, (b)÷(c)', perRound('c', 'b', machineCpu), '(the (c)/(b) ratio on a saturated machine)');
 
 // An access token against an API key on the same gateway process, round by round: the gateway's CPU per
@@ -371,4 +413,5 @@ timings.sort((x, y) => x - y);
 console.log(`redis unreachable: HTTP ${status}, worst of 20 answers in ${timings.at(-1)?.toFixed(1)} ms (target < 500 ms)`);
 await down.close();
 await relay.close();
+sink.close();
 await Promise.all([ctx.cleanup(), singleCtx.cleanup(), servingCtx.cleanup()]);

@@ -1,4 +1,13 @@
-import { type BackgroundWork, createHttpApp, type HttpApp, newId, readinessChecks, startWorkers, urlPath } from '@voice/kit';
+import {
+  type BackgroundWork,
+  createHttpApp,
+  type HttpApp,
+  newId,
+  readinessChecks,
+  sampledRequestSpan,
+  startWorkers,
+  urlPath,
+} from '@voice/kit';
 import { gatewayRpc, oauthRpc } from '@voice/proto';
 import { Registry } from 'prom-client';
 import { AuditPublisher } from './audit/publisher.js';
@@ -47,6 +56,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   const scopeAgreement = new ScopeAgreement(deps.env, deps.logger);
   const app = await createHttpApp({
     name: 'gateway',
+    traceIdHeader: true,
     metrics,
     serveMetrics: false,
     logger: deps.logger,
@@ -75,17 +85,21 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   app.addHook('onResponse', (request, reply, done) => {
     const identity = request.identity;
     if (identity) {
-      auditPublisher.add(identity.org_id, {
-        id: newId('audit'),
-        key_id: identity.key_id,
-        method: request.method,
-        path: urlPath(request.url),
-        status: reply.statusCode,
-        latency_ms: Math.round(reply.elapsedTime),
-        request_id: request.id,
-        client_address: request.ip ?? null,
-        at: deps.now().toISOString(),
-      });
+      auditPublisher.add(
+        identity.org_id,
+        {
+          id: newId('audit'),
+          key_id: identity.key_id,
+          method: request.method,
+          path: urlPath(request.url),
+          status: reply.statusCode,
+          latency_ms: Math.round(reply.elapsedTime),
+          request_id: request.id,
+          client_address: request.ip ?? null,
+          at: deps.now().toISOString(),
+        },
+        sampledRequestSpan(request),
+      );
     }
     done();
   });

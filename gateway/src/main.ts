@@ -1,16 +1,6 @@
-import { runService } from '@voice/kit';
-import { buildApp } from './app.js';
-import { connectDeps } from './deps.js';
-import { envSchema } from './env.js';
-import { warnWithoutPersistence } from './quota/persistence.js';
+// The entry point. Tracing starts first, before the service's code is imported: it patches the instrumented
+// packages (pg, ioredis) as it starts. With no OTEL_* variable set it loads nothing (ARCHITECTURE.md, Tracing).
+import { startTracing } from '@voice/kit/tracing';
 
-await runService(
-  'gateway',
-  envSchema,
-  async (env, logger) => {
-    const deps = await connectDeps(env, { logger });
-    await warnWithoutPersistence(deps.redis, logger);
-    return deps;
-  },
-  buildApp,
-);
+await startTracing('gateway');
+await import('./service.js');

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { assertBackingServices, baseEnvSchema } from '@voice/kit';
+import { tracingVariables } from '@voice/kit/tracing';
 import { envSchemas } from './support/env-schemas.js';
 import { commands, inShell, read, root, section, shellBlocks } from './support/readme.js';
 
@@ -94,6 +95,8 @@ describe('the environment tables', () => {
     ...Object.keys(baseEnvSchema.shape),
     ...Object.values(envSchemas).flatMap((schema) => Object.keys(schema.shape)),
     ...startVariables,
+    // Every deployable's tracing (kit's startTracing, before its env schema is read).
+    ...tracingVariables,
   ]);
   const documented = new Set([...section(read('README.md'), 'Environment').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]));
 

@@ -1,4 +1,4 @@
-import { type Bus, type EventId, eventId, type Logger } from '@voice/kit';
+import { type Bus, type EventId, eventId, type Logger, type SpanContext } from '@voice/kit';
 import type { ApiCall } from '@voice/proto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
@@ -21,6 +21,8 @@ interface Batch {
   id: EventId;
   orgId: string;
   calls: ApiCall[];
+  /** The sampled requests' spans, which the batch's publish links to (tracing on only). */
+  causes: SpanContext[];
 }
 
 /**
@@ -36,7 +38,7 @@ interface Batch {
  * waiting a bounded time for NATS.
  */
 export class AuditPublisher {
-  private byOrg = new Map<string, ApiCall[]>();
+  private byOrg = new Map<string, { calls: ApiCall[]; causes: SpanContext[] }>();
   private collected = 0;
   private unsent: Batch[] = [];
   private unsentRecords = 0;
@@ -79,7 +81,8 @@ export class AuditPublisher {
     return this.collected + this.unsentRecords;
   }
 
-  add(orgId: string, call: ApiCall): void {
+  /** `cause`: the request's span, when tracing is on and it was sampled (sampledRequestSpan). */
+  add(orgId: string, call: ApiCall, cause?: SpanContext): void {
     if (this.held >= this.options.maxHeld) {
       this.dropped.inc();
       if (!this.overflowing) {
@@ -91,9 +94,14 @@ export class AuditPublisher {
       }
       return;
     }
-    const calls = this.byOrg.get(orgId);
-    if (calls) calls.push(call);
-    else this.byOrg.set(orgId, [call]);
+    let collected = this.byOrg.get(orgId);
+    if (!collected) {
+      collected = { calls: [], causes: [] };
+      this.byOrg.set(orgId, collected);
+    }
+    collected.calls.push(call);
+    // One span links to at most 128 others (the SDK's default limit); the rest would be dropped anyway.
+    if (cause && collected.causes.length < 128) collected.causes.push(cause);
     this.collected++;
     if (this.collected >= this.options.flushAt) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.options.flushMs);
@@ -103,7 +111,7 @@ export class AuditPublisher {
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    for (const [orgId, calls] of this.byOrg) this.unsent.push({ id: eventId(), orgId, calls });
+    for (const [orgId, { calls, causes }] of this.byOrg) this.unsent.push({ id: eventId(), orgId, calls, causes });
     this.unsentRecords += this.collected;
     this.byOrg = new Map();
     this.collected = 0;
@@ -123,7 +131,15 @@ export class AuditPublisher {
       const batches = this.unsent;
       this.unsent = [];
       const results = await Promise.allSettled(
-        batches.map((batch) => this.bus.publish('api.called', batch.orgId, { calls: batch.calls }, { id: batch.id })),
+        batches.map((batch) =>
+          this.bus.publish(
+            'api.called',
+            batch.orgId,
+            { calls: batch.calls },
+            // A batch stands for many requests: its publish starts a trace of its own, linked to each of them.
+            { id: batch.id, links: batch.causes.map((context) => ({ context })) },
+          ),
+        ),
       );
       const failed: Batch[] = [];
       results.forEach((result, index) => {

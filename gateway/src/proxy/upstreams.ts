@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import proxy from '@fastify/http-proxy';
-import { ApiError, envelope, type HttpApp, signIdentity } from '@voice/kit';
+import { ApiError, envelope, type HttpApp, injectUnsampledTrace, propagateTraceTo, signIdentity } from '@voice/kit';
 import { requestBodyLimitBytes, type ServiceName } from '@voice/proto';
 import type { GatewayEnv } from '../env.js';
 
@@ -49,8 +49,14 @@ export function consoleRoutes(env: GatewayEnv): UpstreamRoute[] {
  * Authorization header (an API key is never a credential of the console).
  */
 const identityHeaders = ['x-voice-identity', 'x-voice-signature', 'authorization'];
-const strippedHeaders = new Set([...identityHeaders, 'cookie']);
-const consoleStrippedHeaders = new Set(identityHeaders);
+/**
+ * A client's trace headers are read by the gateway (its span continues the client's `traceparent`) and not sent
+ * on: with tracing on the proxy adds the gateway's own, and a second `traceparent` beside it would make the
+ * pair unreadable to the service; with tracing off, services have no tracing to continue a client's trace in.
+ */
+const traceHeaders = ['traceparent', 'tracestate', 'baggage'];
+const strippedHeaders = new Set([...identityHeaders, ...traceHeaders, 'cookie']);
+const consoleStrippedHeaders = new Set([...identityHeaders, ...traceHeaders]);
 const isBasicAuth = (value: string | string[] | undefined) => typeof value === 'string' && /^Basic\s/i.test(value);
 
 /**
@@ -60,6 +66,8 @@ const isBasicAuth = (value: string | string[] | undefined) => typeof value === '
  */
 export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<void> {
   for (const route of [...upstreamRoutes(env), ...consoleRoutes(env)]) {
+    // The platform's own services get the trace (a `traceparent` on each proxied request) when tracing is on.
+    propagateTraceTo(route.upstream);
     const isConsole = route.service === 'console';
     const stripped = isConsole ? consoleStrippedHeaders : strippedHeaders;
     const isOAuth = route.prefix === '/oauth';
@@ -100,6 +108,7 @@ export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<vo
             // (client_secret_basic); that is the client's credential, never an API key, so it goes through.
             if (isOAuth && isBasicAuth(headers.authorization)) forwarded.authorization = headers.authorization;
             forwarded['request-id'] = request.id;
+            injectUnsampledTrace(forwarded);
             forwarded['x-forwarded-for'] = request.ip;
             // The console marks its cookie Secure when people came over HTTPS (to the gateway or its ingress).
             if (isConsole) forwarded['x-forwarded-proto'] = request.protocol;

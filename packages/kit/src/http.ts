@@ -24,6 +24,7 @@ import { LingeringClose, type LingeringLimits } from './lingering-close.js';
 import { RequestlessConnections } from './requestless-connections.js';
 import { routeOperationId, routeScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
+import { activeTraceId, activeTracing } from './trace.js';
 
 export interface HttpAppOptions {
   /** The deployable's name: the title of its OpenAPI document. */
@@ -48,6 +49,11 @@ export interface HttpAppOptions {
    * gateway does not, so a client cannot choose the ids that name its records.
    */
   acceptRequestId?: boolean;
+  /**
+   * Answer each request's trace id in `Trace-Id` beside `Request-Id` (the gateway, where a client or support
+   * looks the trace up). Only with tracing on.
+   */
+  traceIdHeader?: boolean;
   /**
    * Answers an error the router raises before any route or hook runs (`frameworkErrors` below) in the
    * deployable's own way, returning true; false leaves it to the envelope. The console answers its pages' errors with a page.
@@ -107,6 +113,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     },
     logController: new AccessLog(),
   }).withTypeProvider<ZodTypeProvider>();
+  const tracing = activeTracing();
+  // First, so that its span is open (and active) in every hook and handler registered after it.
+  if (tracing) await app.register(tracing.fastifyPlugin(options.name));
+  const answerTraceId = tracing !== undefined && options.traceIdHeader === true;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const lingeringClose = new LingeringClose(options.lingering);
@@ -122,6 +132,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // Hooks on every request are written with `done` rather than async: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('request-id', request.id);
+    if (answerTraceId) {
+      const traceId = activeTraceId();
+      if (traceId) void reply.header('trace-id', traceId);
+    }
     if (closing) {
       void reply.header('connection', 'close');
       done(new ApiError('unavailable', 'This instance is shutting down; retry.'));

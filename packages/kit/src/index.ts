@@ -22,4 +22,5 @@ export * from './rate-limit.js';
 export * from './redis.js';
 export * from './service-auth.js';
 export * from './text.js';
+export * from './trace.js';
 export * from './workers.js';

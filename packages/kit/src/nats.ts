@@ -14,6 +14,7 @@ import {
 } from '@nats-io/jetstream';
 import { headers, type Msg, type NatsConnection, RequestError, type Subscription, TimeoutError } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import type { Link } from '@opentelemetry/api';
 import {
   type EventData,
   type EventEnvelope,
@@ -37,6 +38,16 @@ import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './ident
 import { type EventId, eventId } from './ids.js';
 import { requireScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
+import {
+  activeSpan,
+  contextFromNats,
+  contextFromStored,
+  injectIntoNats,
+  inSpan,
+  markFailed,
+  type StoredTraceContext,
+  spanKind,
+} from './trace.js';
 import type { BackgroundWork } from './workers.js';
 
 const encoder = new TextEncoder();
@@ -146,6 +157,8 @@ export class Bus {
   readonly connection: NatsConnection;
   private readonly js: JetStreamClient;
   private readonly logger: Logger;
+  /** The deployable's name (`BusOptions.name`), on its spans. */
+  private readonly name: string;
   private readonly namespace: string;
   private readonly secret: string;
   private readonly requestTimeoutMs: number;
@@ -160,6 +173,7 @@ export class Bus {
     this.connection = connection;
     this.js = jetstream(connection);
     this.logger = options.logger;
+    this.name = options.name;
     this.namespace = options.namespace;
     this.secret = options.secret;
     this.requestTimeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
@@ -235,10 +249,30 @@ export class Bus {
           this.logger.error({ err: error, subject: definition.subject }, 'subscription error');
           return;
         }
-        void this.answer(definition, handler, message);
+        void this.answerTraced(definition, handler, message);
       },
     });
     this.subscriptions.push(subscription);
+  }
+
+  /** Answers in a server span that continues the caller's trace (its `traceparent` header), when tracing is on. */
+  private answerTraced<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>, message: Msg): Promise<void> {
+    const parent = contextFromNats(message.headers);
+    if (!parent) return this.answer(definition, handler, message);
+    return inSpan(
+      `process ${definition.subject}`,
+      {
+        kind: spanKind.server,
+        parent,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': definition.subject,
+          'messaging.operation.type': 'process',
+          'voice.service': this.name,
+        },
+      },
+      () => this.answer(definition, handler, message),
+    );
   }
 
   private async answer<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>, message: Msg): Promise<void> {
@@ -269,6 +303,7 @@ export class Bus {
       if (apiError.code === 'internal') this.logger.error({ err: error, subject: definition.subject }, 'rpc handler failed');
       else if (apiError.status >= 500) this.logger.warn({ reason: dependencyReason(error), subject: definition.subject }, apiError.message);
       reply = { ok: false, error: apiError.toWire() };
+      markFailed(activeSpan(), apiError);
     }
     message.respond(encoder.encode(JSON.stringify(reply)));
   }
@@ -284,11 +319,32 @@ export class Bus {
    * intervals. Nobody received a request answered so, so sending it again runs nothing twice. A request
    * that may have reached a responder (no reply before the deadline) is never sent twice.
    */
-  async call<D extends RpcDefinition>(
+  call<D extends RpcDefinition>(
     definition: D,
     identity: Identity,
     input: z.input<D['input']>,
     options: { timeoutMs?: number } = {},
+  ): Promise<z.output<D['output']>> {
+    return inSpan(
+      `send ${definition.subject}`,
+      {
+        kind: spanKind.client,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': definition.subject,
+          'messaging.operation.type': 'send',
+          'voice.service': this.name,
+        },
+      },
+      () => this.callUntraced(definition, identity, input, options),
+    );
+  }
+
+  private async callUntraced<D extends RpcDefinition>(
+    definition: D,
+    identity: Identity,
+    input: z.input<D['input']>,
+    options: { timeoutMs?: number },
   ): Promise<z.output<D['output']>> {
     const subject = this.subject(definition.subject);
     const payload = encoder.encode(JSON.stringify({ identity, input }));
@@ -300,6 +356,7 @@ export class Bus {
         // Signed per attempt: a signature's age is checked by the responder.
         const signed = headers();
         signed.set(natsSignatureHeader, signNatsRequest(subject, payload, this.secret));
+        injectIntoNats(signed);
         message = await this.connection.request(subject, payload, { timeout: Math.max(1, deadline - Date.now()), headers: signed });
         break;
       } catch (error) {
@@ -407,10 +464,10 @@ export class Bus {
     type: T,
     orgId: string,
     data: EventData<T>,
-    options: { id?: EventId } = {},
+    options: { id?: EventId; links?: Link[] } = {},
   ): Promise<EventEnvelope<T>> {
     const event = newEvent(type, orgId, data, options.id);
-    await this.publishEnvelope(event);
+    await this.publishEnvelope(event, options.links ? { links: options.links } : {});
     return event;
   }
 
@@ -418,12 +475,45 @@ export class Bus {
    * Publishes an event built earlier (an outbox row), with its id as JetStream's de-duplication id: publishing
    * the same event again within the stream's duplicate window stores nothing new.
    */
-  async publishEnvelope<T extends EventType>(event: EventEnvelope<T>, options: { timeoutMs?: number } = {}): Promise<void> {
+  async publishEnvelope<T extends EventType>(
+    event: EventEnvelope<T>,
+    /**
+     * `traceContext`: the trace to publish in (an outbox row's); `links`: the spans of the work an event stands
+     * for when it has several (a batch's requests), where one parent cannot say it.
+     */
+    options: { timeoutMs?: number; traceContext?: StoredTraceContext; links?: Link[] } = {},
+  ): Promise<void> {
     await this.ensureStream();
-    await this.js.publish(this.subject(eventSubject(event.type)), encoder.encode(JSON.stringify(event)), {
-      msgID: event.id,
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    });
+    const subject = eventSubject(event.type);
+    const publish = (traceHeaders?: ReturnType<typeof headers>) =>
+      this.js.publish(this.subject(subject), encoder.encode(JSON.stringify(event)), {
+        msgID: event.id,
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+        ...(traceHeaders ? { headers: traceHeaders } : {}),
+      });
+    // A producer span in the writer's trace (an outbox row's stored context), else in the active one; its context
+    // rides in the message's headers to every consumer.
+    await inSpan(
+      `publish ${subject}`,
+      {
+        kind: spanKind.producer,
+        parent: contextFromStored(options.traceContext),
+        ...(options.links ? { links: options.links } : {}),
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': subject,
+          'messaging.operation.type': 'send',
+          'messaging.message.id': event.id,
+          'voice.service': this.name,
+        },
+      },
+      async (span) => {
+        if (!span) return publish();
+        const traceHeaders = headers();
+        injectIntoNats(traceHeaders);
+        return publish(traceHeaders);
+      },
+    );
   }
 
   /**
@@ -509,13 +599,36 @@ export class Bus {
     // The data as sent, not the parsed copy: a webhook body keeps the publisher's bytes (key order included).
     const event = envelope as EventEnvelope;
     try {
-      await handler(event);
+      await this.handleTraced(message, event, durable, handler);
       message.ack();
     } catch (error) {
       const attempt = message.info.deliveryCount;
       this.logger.warn({ err: error, event_id: event.id, type: event.type, durable, attempt }, 'event handler failed; will retry');
       message.nak(Math.min(30_000, 250 * 2 ** attempt));
     }
+  }
+
+  /** Runs an event's handler in a consumer span that continues the publisher's trace, when tracing is on. */
+  private handleTraced(message: JsMsg, event: EventEnvelope, durable: string, handler: EventHandler): Promise<void> {
+    const parent = contextFromNats(message.headers);
+    if (!parent) return handler(event);
+    const subject = eventSubject(event.type);
+    return inSpan(
+      `process ${subject}`,
+      {
+        kind: spanKind.consumer,
+        parent,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': subject,
+          'messaging.operation.type': 'process',
+          'messaging.consumer.group.name': durable,
+          'messaging.message.id': event.id,
+          'voice.service': this.name,
+        },
+      },
+      () => handler(event),
+    );
   }
 
   /** Round trip to the server, bounded: the readiness probe's NATS check. */

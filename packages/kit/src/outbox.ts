@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EventId } from './ids.js';
 import { type Bus, newEvent } from './nats.js';
 import { schemaPoolConfig } from './prisma.js';
+import { type StoredTraceContext, storedTraceContext } from './trace.js';
 import type { BackgroundWork } from './workers.js';
 
 /**
@@ -19,6 +20,7 @@ import type { BackgroundWork } from './workers.js';
  *     aggregateId String   @map("aggregate_id")
  *     envelope    String
  *     createdAt   DateTime @default(now()) @map("created_at") @db.Timestamptz(3)
+ *     traceContext String? @map("trace_context")
  *     @@index([aggregateId, seq])
  *     @@map("outbox_events")
  *   }
@@ -62,14 +64,16 @@ export interface OutboxWriter {
 export async function insertOutboxRows(tx: OutboxWriter, entries: readonly OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const values: string[] = [];
-  const parameters: string[] = [];
+  const parameters: Array<string | null> = [];
+  // The writer's trace context (null with tracing off): the relay publishes each row in the writer's trace.
+  const traceContext = storedTraceContext();
   for (const { event, aggregateId } of entries) {
     const at = parameters.length;
-    values.push(`($${at + 1}, $${at + 2}, $${at + 3})`);
-    parameters.push(event.id, aggregateId, JSON.stringify(event));
+    values.push(`($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4})`);
+    parameters.push(event.id, aggregateId, JSON.stringify(event), traceContext);
   }
   await tx.$executeRawUnsafe(
-    `INSERT INTO outbox_events (event_id, aggregate_id, envelope) VALUES ${values.join(', ')} ON CONFLICT (event_id) DO NOTHING`,
+    `INSERT INTO outbox_events (event_id, aggregate_id, envelope, trace_context) VALUES ${values.join(', ')} ON CONFLICT (event_id) DO NOTHING`,
     ...parameters,
   );
 }
@@ -115,6 +119,7 @@ export interface OutboxRelayOptions {
 interface PendingRow {
   seq: string;
   envelope: string;
+  trace_context: StoredTraceContext;
 }
 
 /**
@@ -123,7 +128,7 @@ interface PendingRow {
  * the previous one is published and deleted. SKIP LOCKED lets replicas share the table without waiting.
  */
 const selectHeads = `
-  SELECT seq, envelope FROM outbox_events AS o
+  SELECT seq, envelope, trace_context FROM outbox_events AS o
   WHERE NOT EXISTS (SELECT 1 FROM outbox_events AS e WHERE e.aggregate_id = o.aggregate_id AND e.seq < o.seq)
   ORDER BY seq
   LIMIT $1
@@ -203,7 +208,10 @@ export class OutboxRelay implements BackgroundWork {
       // Heads of distinct aggregates: no order to keep between them, so they are published together.
       const results = await Promise.allSettled(
         rows.map(async (row) =>
-          this.config.bus.publishEnvelope(JSON.parse(row.envelope) as EventEnvelope, { timeoutMs: this.options.publishTimeoutMs }),
+          this.config.bus.publishEnvelope(JSON.parse(row.envelope) as EventEnvelope, {
+            timeoutMs: this.options.publishTimeoutMs,
+            traceContext: row.trace_context,
+          }),
         ),
       );
       const published = rows.filter((_, index) => results[index]?.status === 'fulfilled').map((row) => row.seq);

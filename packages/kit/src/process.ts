@@ -7,6 +7,7 @@ import { type BaseEnv, parseProcessEnv } from './env.js';
 import { type MetricsServer, metricsRegistryOf, startMetricsServer } from './health.js';
 import { createLogger } from './logger.js';
 import { closeBullmqConnections, type RedisMode } from './redis.js';
+import { activeTracing } from './trace.js';
 
 export interface RunOptions {
   app: FastifyInstance;
@@ -99,7 +100,8 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
     host: env.HOST,
     port: env.PORT,
     graceMs: env.SHUTDOWN_GRACE_MS,
-    closers: [deps.close, closeBullmqConnections],
+    // Tracing last: the spans of the shutdown's own work are exported too.
+    closers: [deps.close, closeBullmqConnections, async () => activeTracing()?.shutdown()],
     metricsPort: env.METRICS_PORT,
   });
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import type { Telemetry } from 'bullmq';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { withDeadline } from './deadline.js';
 import { serverAddress } from './dependencies.js';
+import { activeTracing } from './trace.js';
 
 /**
  * How the Redis servers REDIS_URL lists are run: one server (`single`, the default), a Redis Cluster
@@ -99,10 +101,17 @@ export function createRedisClient(where: RedisEnv | string, options: RedisOption
  * queue in one slot, which its multi-key scripts need. Outside a Cluster the prefix keeps no braces, so
  * the jobs an existing deployment has queued stay where its workers look.
  */
-export function bullmqOptions(env: RedisEnv & { REDIS_PREFIX: string }): { connection: BullmqConnection; prefix: string } {
+export function bullmqOptions(env: RedisEnv & { REDIS_PREFIX: string }): {
+  connection: BullmqConnection;
+  prefix: string;
+  telemetry?: Telemetry;
+} {
   const prefix = `${env.REDIS_PREFIX}bull`;
-  if (env.REDIS_MODE === 'cluster') return { connection: sharedBullmqCluster(env), prefix: `{${prefix}}` };
-  return { connection: bullmqConnectionOptions(env), prefix };
+  // With tracing on, BullMQ traces adding and processing jobs itself, and a job carries its adder's context.
+  const bullmq = activeTracing()?.bullmq;
+  const telemetry = bullmq ? { telemetry: bullmq } : {};
+  if (env.REDIS_MODE === 'cluster') return { connection: sharedBullmqCluster(env), prefix: `{${prefix}}`, ...telemetry };
+  return { connection: bullmqConnectionOptions(env), prefix, ...telemetry };
 }
 
 /** BullMQ requires `maxRetriesPerRequest: null` on its connections (a worker's blocking commands wait as long as they must). */

@@ -1,7 +1,6 @@
-import { runService } from '@voice/kit';
-import { buildApp } from './app.js';
-import { connectDeps } from './deps.js';
-import { envSchema } from './env.js';
+// The entry point. Tracing starts first, before the service's code is imported: it patches the instrumented
+// packages (pg, ioredis) as it starts. With no OTEL_* variable set it loads nothing (ARCHITECTURE.md, Tracing).
+import { startTracing } from '@voice/kit/tracing';
 
-// No Redis: the mcp service keeps its state in Postgres.
-await runService('mcp', envSchema, connectDeps, (deps) => buildApp(deps), { uses: ['postgres', 'nats'] });
+await startTracing('mcp');
+await import('./service.js');

@@ -1,17 +1,6 @@
-import { runService } from '@voice/kit';
-import { buildApp } from './app.js';
-import { connectDeps } from './deps.js';
-import { envSchema } from './env.js';
+// The entry point. Tracing starts first, before the service's code is imported: it patches the instrumented
+// packages (pg, ioredis) as it starts. With no OTEL_* variable set it loads nothing (ARCHITECTURE.md, Tracing).
+import { startTracing } from '@voice/kit/tracing';
 
-await runService(
-  'recall',
-  envSchema,
-  async (env, logger) => {
-    const deps = await connectDeps(env, logger);
-    if (deps.providers.length === 0) {
-      logger.warn('no model provider configured: recall answers and brand scores need OPENAI_API_KEY and/or ANTHROPIC_API_KEY');
-    }
-    return deps;
-  },
-  buildApp,
-);
+await startTracing('recall');
+await import('./service.js');

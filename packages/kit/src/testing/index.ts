@@ -213,6 +213,7 @@ export * from './eventually.js';
 export * from './fake-llm-providers.js';
 export * from './fake-messaging.js';
 export * from './identity.js';
+export * from './otlp-receiver.js';
 export * from './servers.js';
 export * from './streams.js';
 export * from './webhook-receiver.js';

@@ -1,4 +1,4 @@
-import { startBullmqWorker } from '@voice/kit';
+import { inSpan, spanKind, startBullmqWorker } from '@voice/kit';
 import type { Job } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { decideOutcome } from '../domain/outcome.js';
@@ -39,14 +39,40 @@ export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Pro
   const startedAt = new Date();
   // webhook-id is the event id: the same on every retry and replay, so receivers can deduplicate.
   const headers = signedHeaders(signingSecrets(endpoint, startedAt, deps.secretBox), event.id, event.body, startedAt);
-  const result = await postJson(
-    endpoint.url,
-    event.body,
-    { ...headers },
+  // The POST is a client span of our trace, but its request carries none of our trace headers: the receiver is
+  // a customer's server, outside the platform. A `traceparent` would hand them our trace and span ids (and,
+  // through `tracestate`, whatever vendor state a client sent us), and a receiver that traces would file our
+  // delivery under our trace id; webhook-id is the identifier they get, as the README documents. So the POST
+  // goes through node:http, which no instrumentation patches, and nothing is injected here.
+  const target = new URL(endpoint.url);
+  const result = await inSpan(
+    'webhook POST',
     {
-      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
-      allowPrivateAddresses: env.WEBHOOKS_ALLOW_PRIVATE_ADDRESSES,
-      excerptChars,
+      kind: spanKind.client,
+      attributes: {
+        'http.request.method': 'POST',
+        'server.address': target.hostname,
+        'url.scheme': target.protocol.replace(':', ''),
+        'voice.webhook.endpoint_id': endpoint.id,
+        'voice.webhook.delivery_id': delivery.id,
+        'voice.webhook.attempt': delivery.attemptCount + 1,
+        'voice.service': 'webhooks',
+      },
+    },
+    async (span) => {
+      const posted = await postJson(
+        endpoint.url,
+        event.body,
+        { ...headers },
+        {
+          timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+          allowPrivateAddresses: env.WEBHOOKS_ALLOW_PRIVATE_ADDRESSES,
+          excerptChars,
+        },
+      );
+      if (posted.kind === 'response') span?.setAttribute('http.response.status_code', posted.status);
+      else span?.setAttribute('error.type', posted.error);
+      return posted;
     },
   );
   const at = new Date();

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "outbox_events" ADD COLUMN     "trace_context" TEXT;

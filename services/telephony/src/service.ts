@@ -1,0 +1,7 @@
+// The deployable's process (kit's runService), imported by main.ts once tracing is set up.
+import { runService } from '@voice/kit';
+import { buildApp } from './app.js';
+import { connectDeps } from './deps.js';
+import { envSchema } from './env.js';
+
+await runService('telephony', envSchema, connectDeps, buildApp);
