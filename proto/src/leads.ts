@@ -295,6 +295,26 @@ export type RecentLeadsQuery = z.infer<typeof recentLeadsQuerySchema>;
 
 export const leadPageSchema = pageSchema(leadSchema).meta({ id: 'LeadPage' });
 
+/** How many leads a period brought: for the console's overview. */
+export const leadCountsQuerySchema = z
+  .object({
+    from: timestampSchema.describe('Start of the period (inclusive)'),
+    to: timestampSchema.describe('End of the period (exclusive)'),
+  })
+  .refine((query) => Date.parse(query.from) < Date.parse(query.to), { message: 'from must be before to', path: ['to'] });
+export type LeadCountsQuery = z.infer<typeof leadCountsQuerySchema>;
+
+export const leadCountsSchema = z
+  .object({
+    object: z.literal('lead_counts'),
+    from: timestampSchema,
+    to: timestampSchema,
+    created: z.number().int().nonnegative().describe('Leads created in the period'),
+    qualified: z.number().int().nonnegative().describe('Leads first qualified in the period (`qualified_at`), whenever created'),
+  })
+  .meta({ id: 'LeadCounts' });
+export type LeadCounts = z.infer<typeof leadCountsSchema>;
+
 export const createLeadNoteSchema = z
   .object({
     body: z.string().trim().min(1).max(10_000),
@@ -636,6 +656,8 @@ export const leadsRpc = nameOperations({
 
   listLeads: defineRpc('svc.leads.leads.list', listLeadsQuerySchema, leadPageSchema, 'read'),
   recentLeads: defineRpc('svc.leads.leads.recent', recentLeadsQuerySchema, leadPageSchema, 'read'),
+  /** Leads created and qualified in a period: the console's overview. */
+  countLeads: defineRpc('svc.leads.leads.count', leadCountsQuerySchema, leadCountsSchema, 'read'),
   getLead: defineRpc('svc.leads.leads.get', byId('lead'), leadDetailSchema, 'read'),
   createLead: defineRpc('svc.leads.leads.create', createLeadSchema.extend(idempotencyField), leadSchema, 'read-write'),
   updateLead: defineRpc('svc.leads.leads.update', byId('lead').extend(updateLeadSchema.shape), leadSchema, 'read-write'),

@@ -182,6 +182,9 @@ export type CallStats = z.infer<typeof callStatsSchema>;
 // The overview: calls and messages over a period, for the console's first page
 
 export const overviewPeriods = ['today', '7d', '30d'] as const;
+/** The steps of an overview's `series`: hours or calendar days of its time zone. */
+export const overviewIntervals = ['hour', 'day'] as const;
+export type OverviewInterval = (typeof overviewIntervals)[number];
 
 function isTimeZone(value: string): boolean {
   try {
@@ -208,6 +211,10 @@ export const overviewQuerySchema = z
     time_zone: timeZoneSchema.default('UTC'),
     from: timestampSchema.optional().describe('Start of an explicit period (inclusive), instead of `period`'),
     to: timestampSchema.optional().describe('End of an explicit period (exclusive; default now)'),
+    interval: z
+      .enum(overviewIntervals)
+      .optional()
+      .describe('Also count the calls of each hour (periods up to 2 days) or calendar day (up to 92 days) of `time_zone`, in `series`'),
   })
   .refine((query) => !(query.period && (query.from || query.to)), { message: 'give a period or from/to, not both', path: ['period'] })
   .refine((query) => !query.to || query.from, { message: 'to needs from', path: ['from'] })
@@ -218,6 +225,19 @@ export const overviewQuerySchema = z
 export type OverviewQuery = z.infer<typeof overviewQuerySchema>;
 
 const rateSchema = z.number().min(0).max(1).nullable();
+
+/** The calls of one hour or day of an overview's period, for its chart. */
+export const overviewBucketSchema = z
+  .object({
+    start: timestampSchema.describe("Where the hour or day begins in the time zone (the period's `from` for the first)"),
+    calls: z.object({
+      total: z.number().int().nonnegative(),
+      by_direction: callCountsShape.by_direction,
+      by_outcome: callCountsShape.by_outcome,
+    }),
+  })
+  .meta({ id: 'TelephonyOverviewBucket' });
+export type OverviewBucket = z.infer<typeof overviewBucketSchema>;
 
 export const overviewSchema = z
   .object({
@@ -243,6 +263,10 @@ export const overviewSchema = z
       cost: moneySchema,
     }),
     cost: moneySchema.describe('Calls and messages together'),
+    series: z
+      .array(overviewBucketSchema)
+      .optional()
+      .describe('With `interval`: every hour or day of the period, oldest first, the first and last cut by `from` and `to`'),
   })
   .meta({ id: 'TelephonyOverview' });
 export type Overview = z.infer<typeof overviewSchema>;

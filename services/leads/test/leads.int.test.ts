@@ -210,6 +210,31 @@ describe('leads', () => {
     assert.deepEqual(ids(viaRpc), [qualified.id]);
   });
 
+  it('counts the leads a period brought and qualified, for the console; another organization counts none', async () => {
+    const countOrg = testIdentity();
+    const hour = 3600 * 1000;
+    const now = Date.now();
+    const made = [];
+    for (const name of ['New', 'Hot', 'Older hot', 'Old']) made.push(await createLead({ name }, countOrg));
+    const [, hot, olderHot, old] = made as Json[];
+    // Created 3 days ago and qualified an hour ago; created and qualified 5 days ago; created 10 days ago.
+    const at = (hoursBack: number) => new Date(now - hoursBack * hour);
+    await h.deps.prisma.lead.updateMany({ where: { id: hot.id }, data: { status: 'qualified', qualifiedAt: at(1) } });
+    await h.deps.prisma.lead.updateMany({ where: { id: olderHot.id }, data: { createdAt: at(72), status: 'won', qualifiedAt: at(1) } });
+    await h.deps.prisma.lead.updateMany({ where: { id: old.id }, data: { createdAt: at(120), status: 'qualified', qualifiedAt: at(120) } });
+    const count = (fromHoursBack: number, toHoursBack = -1, identity = countOrg) =>
+      h.deps.bus.call(leadsRpc.countLeads, identity, { from: at(fromHoursBack).toISOString(), to: at(toHoursBack).toISOString() });
+    const day = await count(24);
+    assert.deepEqual([day.object, day.created, day.qualified], ['lead_counts', 2, 2]);
+    assert.deepEqual([(await count(96)).created, (await count(96)).qualified], [3, 2]);
+    assert.deepEqual([(await count(200, 96)).created, (await count(200, 96)).qualified], [1, 1]);
+    assert.deepEqual([(await count(200, -1, otherOrg)).created, (await count(200, -1, otherOrg)).qualified], [0, 0]);
+    await assert.rejects(
+      h.deps.bus.call(leadsRpc.countLeads, countOrg, { from: at(0).toISOString(), to: at(1).toISOString() }),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_request',
+    );
+  });
+
   it('updates a lead; qualifying it by hand stamps qualified_at and announces it', async () => {
     const lead = await createLead({ name: 'Grace', phone: '+14155550102' });
     const patched = await h.request(org, 'PATCH', `/api/v1/leads/${lead.id}`, {

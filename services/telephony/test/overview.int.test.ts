@@ -27,27 +27,39 @@ after(async () => {
 
 const hourMs = 60 * 60 * 1000;
 
-/** The roll-ups next to the same counts over the raw rows, rows whose counts are all 0 left out. */
+/** The roll-ups (hourly and daily) next to the same counts over the raw rows, rows whose counts are all 0 left out. */
 async function rollUpsAndCounts() {
   const prisma = h.deps.prisma;
-  const [callHours, callCounts, smsHours, smsCounts] = await Promise.all([
-    prisma.$queryRaw<unknown[]>`
-      SELECT org_id, hour, direction::text, status::text, outcome, answered, calls::int8, duration_seconds::int8, with_duration::int8, cost_amount::int8
-      FROM call_hours WHERE calls <> 0 OR duration_seconds <> 0 OR with_duration <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
-    prisma.$queryRaw<unknown[]>`
-      SELECT org_id, date_trunc('hour', created_at, 'UTC') AS hour, direction::text, status::text, coalesce(outcome::text, 'none') AS outcome,
+  const callsBy = (unit: 'hour' | 'day') =>
+    prisma.$queryRawUnsafe<unknown[]>(`
+      SELECT org_id, date_trunc('${unit}', created_at, 'UTC') AS at, direction::text, status::text, coalesce(outcome::text, 'none') AS outcome,
              started_at IS NOT NULL AS answered, count(*)::int8 AS calls, coalesce(sum(duration_seconds), 0)::int8 AS duration_seconds,
              count(duration_seconds)::int8 AS with_duration, coalesce(sum(cost_amount), 0)::int8 AS cost_amount
-      FROM calls GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
-    prisma.$queryRaw<unknown[]>`
-      SELECT org_id, hour, direction::text, status::text, messages::int8, segments::int8, cost_amount::int8
-      FROM sms_hours WHERE messages <> 0 OR segments <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4`,
-    prisma.$queryRaw<unknown[]>`
-      SELECT org_id, date_trunc('hour', created_at, 'UTC') AS hour, direction::text, status::text, count(*)::int8 AS messages,
+      FROM calls GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`);
+  const callRollUp = (table: 'call_hours' | 'call_days', unit: 'hour' | 'day') =>
+    prisma.$queryRawUnsafe<unknown[]>(`
+      SELECT org_id, ${unit} AS at, direction::text, status::text, outcome, answered, calls::int8, duration_seconds::int8, with_duration::int8, cost_amount::int8
+      FROM ${table} WHERE calls <> 0 OR duration_seconds <> 0 OR with_duration <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4, 5, 6`);
+  const smsBy = (unit: 'hour' | 'day') =>
+    prisma.$queryRawUnsafe<unknown[]>(`
+      SELECT org_id, date_trunc('${unit}', created_at, 'UTC') AS at, direction::text, status::text, count(*)::int8 AS messages,
              sum(segments)::int8 AS segments, coalesce(sum(cost_amount), 0)::int8 AS cost_amount
-      FROM sms GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+      FROM sms GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`);
+  const smsRollUp = (table: 'sms_hours' | 'sms_days', unit: 'hour' | 'day') =>
+    prisma.$queryRawUnsafe<unknown[]>(`
+      SELECT org_id, ${unit} AS at, direction::text, status::text, messages::int8, segments::int8, cost_amount::int8
+      FROM ${table} WHERE messages <> 0 OR segments <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4`);
+  const [callHours, callCounts, callDays, callDayCounts, smsHours, smsCounts, smsDays, smsDayCounts] = await Promise.all([
+    callRollUp('call_hours', 'hour'),
+    callsBy('hour'),
+    callRollUp('call_days', 'day'),
+    callsBy('day'),
+    smsRollUp('sms_hours', 'hour'),
+    smsBy('hour'),
+    smsRollUp('sms_days', 'day'),
+    smsBy('day'),
   ]);
-  return { callHours, callCounts, smsHours, smsCounts };
+  return { callHours, callCounts, callDays, callDayCounts, smsHours, smsCounts, smsDays, smsDayCounts };
 }
 
 const finalCall = ['completed', 'busy', 'no_answer', 'failed', 'canceled'];
@@ -156,6 +168,9 @@ test('after a mix of calls and messages, the roll-ups equal a count over the row
   assert.ok(counted.callCounts.length >= 8, 'the mix covers many tuples');
   assert.deepEqual(counted.callHours, counted.callCounts);
   assert.deepEqual(counted.smsHours, counted.smsCounts);
+  assert.ok(counted.callDayCounts.length >= 8, 'the mix spans days');
+  assert.deepEqual(counted.callDays, counted.callDayCounts);
+  assert.deepEqual(counted.smsDays, counted.smsDayCounts);
   const smsStatuses = await context.prisma.sms.findMany({ where: { orgId: identity.org_id }, select: { status: true } });
   assert.ok(smsStatuses.every((row) => finalSms.includes(row.status)));
 });
@@ -260,6 +275,134 @@ test('the overview equals what the rows say, for any period; another organizatio
   const theirs = await caller.call(telephonyRpc.getOverview, stranger, { period: '30d' });
   assert.equal(theirs.calls.total, 2);
   assert.equal(theirs.sms.total, 0);
+});
+
+test('a series by the person’s days and hours equals a count over the rows, at the day boundaries of any zone', async () => {
+  const prisma = h.deps.prisma;
+  const person = testIdentity();
+  const now = Date.now();
+  const dayMs = 24 * hourMs;
+  // Calls a millisecond either side of midnight in UTC, Paris, New York, Kolkata (UTC+5:30) and Kathmandu
+  // (UTC+5:45), on each of the last 12 days, and a few at other times; mixed directions and outcomes.
+  const edges = [
+    '00:00:00.000',
+    '23:59:59.999',
+    '23:00:00.000',
+    '22:59:59.999',
+    '05:00:00.000',
+    '04:59:59.999',
+    '18:30:00.000',
+    '18:29:59.999',
+    '18:15:00.000',
+    '18:14:59.999',
+    '11:11:11.111',
+  ];
+  const outcomes = ['booked', 'qualified_lead', null, 'voicemail'] as const;
+  const rows: Array<{ createdAt: Date; i: number }> = [];
+  for (let daysBack = 0; daysBack <= 12; daysBack++) {
+    const date = new Date(now - daysBack * dayMs).toISOString().slice(0, 10);
+    for (const edge of edges) {
+      const createdAt = new Date(`${date}T${edge}Z`);
+      if (createdAt.getTime() < now - 1000) rows.push({ createdAt, i: rows.length });
+    }
+  }
+  await prisma.call.createMany({
+    data: rows.map(({ createdAt, i }) => ({
+      id: newId('call'),
+      orgId: person.org_id,
+      direction: i % 3 === 0 ? ('inbound' as const) : ('outbound' as const),
+      fromNumber: '+15005550006',
+      toNumber: '+14155550870',
+      status: i % 4 === 2 ? ('no_answer' as const) : ('completed' as const),
+      outcome: i % 4 === 2 ? null : outcomes[i % 4],
+      durationSeconds: i % 4 === 2 ? 0 : 30 + i,
+      costAmount: i % 4 === 2 ? null : 2,
+      costCurrency: i % 4 === 2 ? null : 'USD',
+      startedAt: i % 4 === 2 ? null : createdAt,
+      source: 'api' as const,
+      createdAt,
+    })),
+  });
+  const calls = await prisma.call.findMany({ where: { orgId: person.org_id } });
+  const countIn = (from: number, to: number) => {
+    const inside = calls.filter((call) => call.createdAt.getTime() >= from && call.createdAt.getTime() < to);
+    const outcome = (value: string) => inside.filter((call) => (call.outcome ?? 'none') === value).length;
+    return {
+      total: inside.length,
+      inbound: inside.filter((call) => call.direction === 'inbound').length,
+      booked: outcome('booked'),
+      qualified_lead: outcome('qualified_lead'),
+      none: outcome('none'),
+    };
+  };
+  const cases: Array<{ time_zone: string; period: 'today' | '7d' | '30d'; interval: 'hour' | 'day' }> = [];
+  for (const zone of ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata', 'Asia/Kathmandu']) {
+    cases.push({ time_zone: zone, period: 'today', interval: 'hour' }, { time_zone: zone, period: '7d', interval: 'day' });
+  }
+  cases.push(
+    { time_zone: 'Asia/Kolkata', period: '30d', interval: 'day' },
+    { time_zone: 'America/New_York', period: '30d', interval: 'day' },
+  );
+  for (const query of cases) {
+    const overview = await caller.call(telephonyRpc.getOverview, person, query);
+    const series = overview.series ?? [];
+    const label = `${query.time_zone} ${query.period}`;
+    if (query.period !== 'today') assert.equal(series.length, query.period === '7d' ? 7 : 30, label);
+    assert.equal(series[0]?.start, overview.from, label);
+    let sum = 0;
+    series.forEach((bucket, index) => {
+      const from = Date.parse(bucket.start);
+      const to = Date.parse(series[index + 1]?.start ?? overview.to);
+      const wall = new Intl.DateTimeFormat('en-GB', {
+        timeZone: query.time_zone,
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(from);
+      if (index > 0)
+        assert.equal(
+          wall,
+          query.interval === 'day' ? '00:00' : wall.replace(/:\d\d$/, ':00'),
+          `${label}: bucket ${index} starts on the clock`,
+        );
+      const expected = countIn(from, to);
+      assert.deepEqual(
+        {
+          total: bucket.calls.total,
+          inbound: bucket.calls.by_direction.inbound,
+          booked: bucket.calls.by_outcome.booked,
+          qualified_lead: bucket.calls.by_outcome.qualified_lead,
+          none: bucket.calls.by_outcome.none,
+        },
+        expected,
+        `${label}: bucket ${index} (${bucket.start})`,
+      );
+      sum += bucket.calls.total;
+    });
+    assert.equal(overview.calls.total, sum, `${label}: the series adds up to the total`);
+    assert.equal(overview.calls.total, countIn(Date.parse(overview.from), Date.parse(overview.to)).total, label);
+    assert.ok(overview.calls.total > 0, `${label}: the period holds calls`);
+  }
+  // Without a series: whole UTC days from the daily roll-up, exact for any period.
+  const from = new Date(Math.floor((now - 10 * dayMs) / dayMs) * dayMs + 17 * 60_000);
+  const to = new Date(now - 3 * hourMs);
+  const ranged = await caller.call(telephonyRpc.getOverview, person, { from: from.toISOString(), to: to.toISOString() });
+  assert.equal(ranged.series, undefined);
+  assert.deepEqual(
+    {
+      total: ranged.calls.total,
+      inbound: ranged.calls.by_direction.inbound,
+      booked: ranged.calls.by_outcome.booked,
+      qualified_lead: ranged.calls.by_outcome.qualified_lead,
+      none: ranged.calls.by_outcome.none,
+    },
+    countIn(from.getTime(), to.getTime()),
+  );
+  // A series longer than its step allows is refused.
+  await assert.rejects(
+    caller.call(telephonyRpc.getOverview, person, { period: '7d', interval: 'hour' }),
+    (error: unknown) => error instanceof ApiError && error.code === 'invalid_request' && error.param === 'interval',
+  );
 });
 
 test('a bad time zone or period is invalid_request; a read identity may ask', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { overviewQuerySchema } from '@voice/proto';
-import { localMidnight, resolvePeriod } from '../src/domain/periods.js';
-import { splitHours } from '../src/store/overview.js';
+import { bucketStarts, localMidnight, resolvePeriod } from '../src/domain/periods.js';
+import { splitPeriod } from '../src/store/overview.js';
 
 describe('overview periods in the person’s time zone', () => {
   test('midnight where the person is: whole-hour, half-hour and daylight-saving zones', () => {
@@ -43,14 +43,98 @@ describe('overview periods in the person’s time zone', () => {
     }
   });
 
-  test('a period splits into whole UTC hours for the roll-up and raw edges', () => {
-    const split = splitHours(new Date('2026-11-26T18:30:00Z'), new Date('2026-11-27T05:10:00Z'));
-    assert.deepEqual(split.hours, [new Date('2026-11-26T19:00:00Z'), new Date('2026-11-27T05:00:00Z')]);
-    assert.deepEqual(split.head, [new Date('2026-11-26T18:30:00Z'), new Date('2026-11-26T19:00:00Z')]);
-    assert.deepEqual(split.tail, [new Date('2026-11-27T05:00:00Z'), new Date('2026-11-27T05:10:00Z')]);
-    // Within one hour: all raw, no roll-up.
-    const inside = splitHours(new Date('2026-11-27T05:01:00Z'), new Date('2026-11-27T05:10:00Z'));
-    assert.deepEqual(inside.head, [new Date('2026-11-27T05:01:00Z'), new Date('2026-11-27T05:10:00Z')]);
-    assert.equal(inside.hours[0].getTime(), inside.hours[1].getTime());
+  test('a period splits into UTC days, UTC hours (added or taken away) and raw edges, bucket by bucket', () => {
+    const at = (iso: string) => new Date(iso);
+    const show = (pieces: ReturnType<typeof splitPeriod>) =>
+      pieces.map(
+        (piece) =>
+          `${piece.bucket} ${piece.sign > 0 ? '+' : '-'}${piece.source} ${piece.from.toISOString().slice(5, 16)}/${piece.to.toISOString().slice(5, 16)}`,
+      );
+    // 30 days from midnight in Kolkata, one bucket: the edge half hour raw, its evening in hours, 29 whole
+    // days, today's first 5 hours, now's partial hour.
+    assert.deepEqual(show(splitPeriod(at('2026-10-28T18:30:00Z'), at('2026-11-27T05:10:00Z'))), [
+      '0 +raw 10-28T18:30/10-28T19:00',
+      '0 +hour 10-28T19:00/10-29T00:00',
+      '0 +day 10-29T00:00/11-27T00:00',
+      '0 +hour 11-27T00:00/11-27T05:00',
+      '0 +raw 11-27T05:00/11-27T05:10',
+    ]);
+    // Late in a UTC day, the day less its remaining hours costs fewer rows than 20 hours.
+    assert.deepEqual(show(splitPeriod(at('2026-11-26T00:00:00Z'), at('2026-11-27T20:10:00Z'))), [
+      '0 +day 11-26T00:00/11-28T00:00',
+      '0 -hour 11-27T20:00/11-28T00:00',
+      '0 +raw 11-27T20:00/11-27T20:10',
+    ]);
+    // Within one hour: all raw.
+    assert.deepEqual(show(splitPeriod(at('2026-11-27T05:01:00Z'), at('2026-11-27T05:10:00Z'))), ['0 +raw 11-27T05:01/11-27T05:10']);
+    // By Paris days (midnight at 23:00 UTC): each is its UTC day less the last hour, plus the day before's last hour.
+    const parisFrom = at('2026-11-24T23:00:00Z');
+    const paris = splitPeriod(
+      parisFrom,
+      at('2026-11-27T05:10:00Z'),
+      bucketStarts(parisFrom, at('2026-11-27T05:10:00Z'), 'day', 'Europe/Paris'),
+    );
+    assert.deepEqual(show(paris), [
+      '0 +hour 11-24T23:00/11-25T00:00',
+      '0 +day 11-25T00:00/11-26T00:00',
+      '0 -hour 11-25T23:00/11-26T00:00',
+      '1 +hour 11-25T23:00/11-26T00:00',
+      '1 +day 11-26T00:00/11-27T00:00',
+      '1 -hour 11-26T23:00/11-27T00:00',
+      '2 +hour 11-26T23:00/11-27T05:00',
+      '2 +raw 11-27T05:00/11-27T05:10',
+    ]);
+    // By Kolkata days (midnight at 18:30 UTC): the half hours either side of each midnight are raw.
+    const kolkataFrom = at('2026-11-25T18:30:00Z');
+    const kolkata = splitPeriod(
+      kolkataFrom,
+      at('2026-11-27T05:10:00Z'),
+      bucketStarts(kolkataFrom, at('2026-11-27T05:10:00Z'), 'day', 'Asia/Kolkata'),
+    );
+    assert.deepEqual(show(kolkata), [
+      '0 +raw 11-25T18:30/11-25T19:00',
+      '0 +hour 11-25T19:00/11-26T00:00',
+      '0 +day 11-26T00:00/11-27T00:00',
+      '0 -hour 11-26T18:00/11-27T00:00',
+      '0 +raw 11-26T18:00/11-26T18:30',
+      '1 +raw 11-26T18:30/11-26T19:00',
+      '1 +hour 11-26T19:00/11-27T05:00',
+      '1 +raw 11-27T05:00/11-27T05:10',
+    ]);
+  });
+
+  test('buckets begin at the hours and midnights of the person’s clock, across clock changes', () => {
+    const at = (iso: string) => new Date(iso);
+    const starts = (from: string, to: string, interval: 'hour' | 'day', zone: string) =>
+      bucketStarts(at(from), at(to), interval, zone).map((start) => start.toISOString());
+    assert.deepEqual(starts('2026-11-26T18:30:00Z', '2026-11-26T21:10:00Z', 'hour', 'Asia/Kolkata'), [
+      '2026-11-26T18:30:00.000Z',
+      '2026-11-26T19:30:00.000Z',
+      '2026-11-26T20:30:00.000Z',
+    ]);
+    // Kathmandu is UTC+5:45.
+    assert.deepEqual(starts('2026-11-26T18:15:00Z', '2026-11-26T19:20:00Z', 'hour', 'Asia/Kathmandu'), [
+      '2026-11-26T18:15:00.000Z',
+      '2026-11-26T19:15:00.000Z',
+    ]);
+    // New York's clock goes back on 1 November 2026: that day has 25 hours, 01:00 twice.
+    const fallBack = starts('2026-11-01T04:00:00Z', '2026-11-02T05:00:00Z', 'hour', 'America/New_York');
+    assert.equal(fallBack.length, 25);
+    assert.deepEqual(starts('2026-10-30T04:00:00Z', '2026-11-02T06:00:00Z', 'day', 'America/New_York'), [
+      '2026-10-30T04:00:00.000Z',
+      '2026-10-31T04:00:00.000Z',
+      '2026-11-01T04:00:00.000Z',
+      '2026-11-02T05:00:00.000Z',
+    ]);
+    // Paris goes forward on 29 March 2026: a 23-hour day.
+    assert.deepEqual(starts('2026-03-28T23:00:00Z', '2026-03-30T12:00:00Z', 'day', 'Europe/Paris'), [
+      '2026-03-28T23:00:00.000Z',
+      '2026-03-29T22:00:00.000Z',
+    ]);
+    // An explicit start inside a day: its first bucket is cut there.
+    assert.deepEqual(starts('2026-11-26T15:20:00Z', '2026-11-27T02:00:00Z', 'day', 'UTC'), [
+      '2026-11-26T15:20:00.000Z',
+      '2026-11-27T00:00:00.000Z',
+    ]);
   });
 });

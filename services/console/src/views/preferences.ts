@@ -26,7 +26,7 @@ export function preferencesPage(signedIn: SignedIn, options: { error?: string; t
     title: 'Preferences',
     signedIn,
     path: preferencesPath,
-    body: html`${pageHeader({ title: 'Preferences', lead: 'How the console writes times and figures for you. Only you see these settings.' })}
+    body: html`${pageHeader({ title: 'Preferences', lead: 'How the console writes times and figures for you, and your sessions. Only you see these settings.' })}
       <section aria-labelledby="time-heading" class="panel">
         <h2 id="time-heading">Time zone</h2>
         <form method="post" action="${preferencesPath}" class="stack">
@@ -35,7 +35,7 @@ export function preferencesPage(signedIn: SignedIn, options: { error?: string; t
             id: 'time-zone',
             name: 'time_zone',
             label: 'Show times in',
-            hint: 'Browsers do not tell websites their time zone, so the console asks. Calendar days in filters stay UTC days.',
+            hint: "Browsers do not tell websites their time zone, so the console asks. The overview's days are yours; the audit log's and usage's stay UTC days, as the API's.",
             error: options.error,
             control: (describedBy, invalid) =>
               html`<select id="time-zone" name="time_zone"${describedBy ? html` aria-describedby="${describedBy}"` : ''}${invalid ? html` aria-invalid="true"` : ''}>${zoneOptions(chosen)}</select>`,
@@ -52,6 +52,14 @@ export function preferencesPage(signedIn: SignedIn, options: { error?: string; t
           <dt>An amount</dt><dd>${format.money(sample.amount, 'USD')}</dd>
           <dt>A phone number</dt><dd>${format.phone(sample.phone)}</dd>
         </dl>
+      </section>
+      <section aria-labelledby="sessions-heading" class="panel">
+        <h2 id="sessions-heading">Sessions</h2>
+        <p>Signed in on another device you no longer use? End every session, this one included.</p>
+        <form method="post" action="/dashboard/sign-out-everywhere">
+          ${csrfField(signedIn.csrfToken)}
+          <button type="submit" id="sign-out-everywhere">Sign out everywhere</button>
+        </form>
       </section>`,
   });
 }

@@ -87,7 +87,8 @@ export function checkEveryPage(look: Look): void {
         screenshot: true,
       },
       { name: 'invitation-unknown', as: 'visitor', open: '/dashboard/invitations/not-a-real-invitation-token' },
-      { name: 'home', as: 'owner', open: '/dashboard', screenshot: true },
+      // A new organization's overview: no calls yet, what to do next.
+      { name: 'overview-empty', as: 'owner', open: '/dashboard', screenshot: true },
       { name: 'calls-empty', as: 'owner', open: '/dashboard/calls' },
       {
         name: 'call-queue-refused',
@@ -210,6 +211,28 @@ export function checkEveryPage(look: Look): void {
         screenshot: true,
       },
       { name: 'usage-as-member', as: 'member', open: '/dashboard/usage' },
+      {
+        name: 'overview',
+        as: 'owner',
+        open: async (page) => {
+          // A call queued with the owner's key (the sandbox carrier plays it out), so the figures, the chart,
+          // the outcomes and the newest calls have something to show.
+          const queued = await fetch(`${app.url}/api/v1/phone/calls`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ to: '+14155550188', metadata: { sandbox_status: 'completed', sandbox_outcome: 'booked' } }),
+          });
+          assert.equal(queued.status, 201, await queued.text());
+          await reloadUntil(
+            page,
+            '/dashboard?period=today',
+            'the completed call in the overview',
+            async () => (await page.locator('#overview-latest-calls').getByText('completed').count()) > 0,
+          );
+        },
+        screenshot: true,
+      },
+      { name: 'overview-30-days-as-member', as: 'member', open: '/dashboard?period=30d', screenshot: true },
       { name: 'audit-log', as: 'owner', open: '/dashboard/audit-log', screenshot: true },
       { name: 'audit-log-filtered', as: 'member', open: '/dashboard/audit-log?actor_type=key&status_class=2xx&path_prefix=%2Fapi%2Fv1' },
       { name: 'audit-log-bad-filter', as: 'owner', open: '/dashboard/audit-log?from=not-a-date' },
@@ -313,6 +336,7 @@ export function checkEveryPage(look: Look): void {
       { name: 'do-not-call-as-member', as: 'member', open: '/dashboard/do-not-call' },
       { name: 'do-not-call-check-as-member', as: 'member', open: '/dashboard/do-not-call/check?phone=%2B14155550199' },
       { name: 'connected-apps', as: 'owner', open: '/dashboard/settings/connected-apps' },
+      // Time zone, formats and the Sessions section (Sign out everywhere).
       { name: 'preferences', as: 'member', open: '/dashboard/settings/preferences', screenshot: true },
       {
         name: 'preferences-saved',

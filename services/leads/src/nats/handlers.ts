@@ -17,7 +17,7 @@ import {
 import { applyTheme, createTheme, deleteTheme, getTheme, updateTheme } from '../domain/themes.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, updateWorkspace } from '../domain/workspaces.js';
 import { listInvoices } from '../store/invoices.js';
-import { listLeads, listRecentLeads } from '../store/leads.js';
+import { countLeads, listLeads, listRecentLeads } from '../store/leads.js';
 import { listProjects } from '../store/projects.js';
 import { listSequences } from '../store/sequences.js';
 import { listThemes } from '../store/themes.js';
@@ -58,6 +58,7 @@ export function serveLeadsRpc(deps: LeadsDeps): void {
 
   bus.serve(leadsRpc.listLeads, (input, identity) => listLeads(prisma, identity.org_id, input));
   bus.serve(leadsRpc.recentLeads, (input, identity) => listRecentLeads(prisma, identity.org_id, input));
+  bus.serve(leadsRpc.countLeads, (input, identity) => countLeads(prisma, identity.org_id, input));
   bus.serve(leadsRpc.getLead, (input, identity) => getLeadDetail(deps, identity, input.id));
   bus.serve(leadsRpc.createLead, (input, identity) => create('leads.create', identity, input, (body) => createLead(deps, identity, body)));
   bus.serve(leadsRpc.updateLead, ({ id, ...input }, identity) => updateLead(deps, identity, id, input));

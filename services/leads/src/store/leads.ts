@@ -1,5 +1,5 @@
 import { afterPosition, createdBetween, decodeCursor, keysetOrder, notFound, toPage } from '@voice/kit';
-import type { ListLeadsQuery, RecentLeadsQuery } from '@voice/proto';
+import type { LeadCountsQuery, ListLeadsQuery, RecentLeadsQuery } from '@voice/proto';
 import { toLead, toLeadNote } from '../domain/records.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
@@ -57,6 +57,17 @@ export async function listRecentLeads(prisma: PrismaClient, orgId: string, query
     take: limit + 1,
   });
   return toPage(rows, limit, filters, toLead);
+}
+
+/** Leads created, and leads first qualified, in [from, to): two index range counts. */
+export async function countLeads(prisma: PrismaClient, orgId: string, query: LeadCountsQuery) {
+  const from = new Date(query.from);
+  const to = new Date(query.to);
+  const [created, qualified] = await Promise.all([
+    prisma.lead.count({ where: { orgId, createdAt: { gte: from, lt: to } } }),
+    prisma.lead.count({ where: { orgId, qualifiedAt: { gte: from, lt: to } } }),
+  ]);
+  return { object: 'lead_counts' as const, from: from.toISOString(), to: to.toISOString(), created, qualified };
 }
 
 export async function findLead(prisma: PrismaClient, orgId: string, id: string, param = 'id') {
