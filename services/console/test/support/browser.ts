@@ -26,11 +26,11 @@ export interface ConsoleInBrowser<S extends ServiceName = BrowserServices> {
   close(): Promise<void>;
 }
 
-/** The services behind the console in a browser test: every one whose data a console page shows. */
-export type BrowserServices = 'telephony' | 'leads' | 'webhooks' | 'console';
+/** The services behind the console in a browser test: every one whose data a console page shows (mcp: the approvals count of every page). */
+export type BrowserServices = 'telephony' | 'leads' | 'mcp' | 'webhooks' | 'console';
 
 /**
- * Starts the gateway (with its audit writer) with telephony (the sandbox carrier), leads, webhooks and the
+ * Starts the gateway (with its audit writer) with telephony (the sandbox carrier), leads, mcp, webhooks and the
  * console behind it, and Chromium; close it in `after` (it closes itself if starting fails). `telephony` adds
  * to the telephony service's environment, e.g. a slower `SANDBOX_TIME_SCALE` to watch a call ring.
  */
@@ -46,7 +46,7 @@ export async function startConsoleInBrowser(
   };
   try {
     platform = await startPlatform({
-      services: ['telephony', 'leads', 'webhooks', 'console'],
+      services: ['telephony', 'leads', 'mcp', 'webhooks', 'console'],
       ...(options.telephony ? { telephony: options.telephony } : {}),
       auditWorker: true,
     });
