@@ -64,6 +64,8 @@ export interface HttpAppOptions {
 export type HttpApp = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
 
 const requestIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
+/** How long a connection may idle after its answer once the process is shutting down. */
+const drainKeepAliveMs = 1_000;
 
 /**
  * One access line per request, written when it is answered, instead of fastify's two (received, completed):
@@ -127,6 +129,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     closing = true;
     lingeringClose.endAll();
     requestless.destroyAll();
+    // server.close() closes the connections idle at that moment only: one answering a request then would
+    // idle after its answer until keepAliveTimeout (72 s) and hold the close. Now it waits a moment, for a
+    // request already on its way (answered 503 below, with Connection: close), then goes.
+    app.server.keepAliveTimeout = drainKeepAliveMs;
     done();
   });
   // Hooks on every request are written with `done` rather than async: no promise per request.

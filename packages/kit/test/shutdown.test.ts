@@ -9,11 +9,15 @@ import { createHttpApp } from '../src/http.js';
 
 describe('shutdown', () => {
   // The limit is for a hang: without the fix, close() never ends (the server's own timeouts are off below).
-  test('a connection that sent no request is closed by close(); a request in flight is answered first', { timeout: 120_000 }, async () => {
+  test('a connection that sent no request is closed by close(); a request in flight is answered first, then its connection closed soon after', {
+    timeout: 120_000,
+  }, async () => {
     const app = await createHttpApp({ name: 'test', logger: pino({ level: 'silent' }), readiness: {} });
     // Node's own clean-up of connections that send nothing (after headersTimeout) is off, so only close() can end one.
     app.server.headersTimeout = 0;
     app.server.requestTimeout = 0;
+    // And an idle keep-alive connection would wait forever: only the shutdown's short keep-alive ends the busy one after its answer.
+    app.server.keepAliveTimeout = 0;
     let release: () => void = () => {};
     const started = new Promise<void>((resolve) => {
       app.get('/slow', async () => {
