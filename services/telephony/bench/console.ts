@@ -50,7 +50,7 @@ try {
   const count = async (sql: string) => Number((await client.query(sql)).rows[0].count);
   console.log(
     `seeded in ${seeded.seconds.toFixed(0)} s (rows on disk in ${heapOrder} order): ${seeded.calls} calls and ${seeded.sms} SMS for the measured organization over ${days} days, ` +
-      `${seeded.statusChanges} status changes, ${seeded.rollUpRows} roll-up rows (hourly and daily)`,
+      `${seeded.statusChanges} status changes, ${seeded.rollUpRows} roll-up rows (quarter hours, hours and days)`,
   );
 
   // The service as deployed for the console's reads: an API replica (no workers), called over NATS.

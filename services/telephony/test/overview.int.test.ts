@@ -1,4 +1,4 @@
-// The overview and the hourly roll-ups behind it: after a mix of calls (queued, played out by the sandbox,
+// The overview and the roll-ups behind it (quarter hours, hours, days): after a mix of calls (queued, played out by the sandbox,
 // failed, canceled, inbound, edited and deleted) and messages (sent, delivered, undelivered, received),
 // the roll-ups equal a count over the raw rows, and the overview equals what the rows say.
 import assert from 'node:assert/strict';
@@ -27,39 +27,43 @@ after(async () => {
 
 const hourMs = 60 * 60 * 1000;
 
-/** The roll-ups (hourly and daily) next to the same counts over the raw rows, rows whose counts are all 0 left out. */
+/** The roll-ups (quarter-hourly, hourly and daily) next to the same counts over the raw rows, rows whose counts are all 0 left out. */
 async function rollUpsAndCounts() {
   const prisma = h.deps.prisma;
-  const callsBy = (unit: 'hour' | 'day') =>
+  type Unit = 'quarter' | 'hour' | 'day';
+  const bin = (unit: Unit, column: string) =>
+    unit === 'quarter'
+      ? `date_bin('15 minutes', ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')`
+      : `date_trunc('${unit}', ${column}, 'UTC')`;
+  const callsBy = (unit: Unit) =>
     prisma.$queryRawUnsafe<unknown[]>(`
-      SELECT org_id, date_trunc('${unit}', created_at, 'UTC') AS at, direction::text, status::text, coalesce(outcome::text, 'none') AS outcome,
+      SELECT org_id, ${bin(unit, 'created_at')} AS at, direction::text, status::text, coalesce(outcome::text, 'none') AS outcome,
              started_at IS NOT NULL AS answered, count(*)::int8 AS calls, coalesce(sum(duration_seconds), 0)::int8 AS duration_seconds,
              count(duration_seconds)::int8 AS with_duration, coalesce(sum(cost_amount), 0)::int8 AS cost_amount
       FROM calls GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`);
-  const callRollUp = (table: 'call_hours' | 'call_days', unit: 'hour' | 'day') =>
+  const callRollUp = (unit: Unit) =>
     prisma.$queryRawUnsafe<unknown[]>(`
       SELECT org_id, ${unit} AS at, direction::text, status::text, outcome, answered, calls::int8, duration_seconds::int8, with_duration::int8, cost_amount::int8
-      FROM ${table} WHERE calls <> 0 OR duration_seconds <> 0 OR with_duration <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4, 5, 6`);
-  const smsBy = (unit: 'hour' | 'day') =>
+      FROM call_${unit}s WHERE calls <> 0 OR duration_seconds <> 0 OR with_duration <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4, 5, 6`);
+  const smsBy = (unit: Unit) =>
     prisma.$queryRawUnsafe<unknown[]>(`
-      SELECT org_id, date_trunc('${unit}', created_at, 'UTC') AS at, direction::text, status::text, count(*)::int8 AS messages,
+      SELECT org_id, ${bin(unit, 'created_at')} AS at, direction::text, status::text, count(*)::int8 AS messages,
              sum(segments)::int8 AS segments, coalesce(sum(cost_amount), 0)::int8 AS cost_amount
       FROM sms GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`);
-  const smsRollUp = (table: 'sms_hours' | 'sms_days', unit: 'hour' | 'day') =>
+  const smsRollUp = (unit: Unit) =>
     prisma.$queryRawUnsafe<unknown[]>(`
       SELECT org_id, ${unit} AS at, direction::text, status::text, messages::int8, segments::int8, cost_amount::int8
-      FROM ${table} WHERE messages <> 0 OR segments <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4`);
-  const [callHours, callCounts, callDays, callDayCounts, smsHours, smsCounts, smsDays, smsDayCounts] = await Promise.all([
-    callRollUp('call_hours', 'hour'),
-    callsBy('hour'),
-    callRollUp('call_days', 'day'),
-    callsBy('day'),
-    smsRollUp('sms_hours', 'hour'),
-    smsBy('hour'),
-    smsRollUp('sms_days', 'day'),
-    smsBy('day'),
-  ]);
-  return { callHours, callCounts, callDays, callDayCounts, smsHours, smsCounts, smsDays, smsDayCounts };
+      FROM sms_${unit}s WHERE messages <> 0 OR segments <> 0 OR cost_amount <> 0 ORDER BY 1, 2, 3, 4`);
+  const units: Unit[] = ['quarter', 'hour', 'day'];
+  return Promise.all(
+    units.map(async (unit) => ({
+      unit,
+      calls: await callRollUp(unit),
+      callCounts: await callsBy(unit),
+      sms: await smsRollUp(unit),
+      smsCounts: await smsBy(unit),
+    })),
+  );
 }
 
 const finalCall = ['completed', 'busy', 'no_answer', 'failed', 'canceled'];
@@ -164,20 +168,18 @@ test('after a mix of calls and messages, the roll-ups equal a count over the row
     },
     { timeoutMs: 20_000 },
   );
-  const counted = await rollUpsAndCounts();
-  assert.ok(counted.callCounts.length >= 8, 'the mix covers many tuples');
-  assert.deepEqual(counted.callHours, counted.callCounts);
-  assert.deepEqual(counted.smsHours, counted.smsCounts);
-  assert.ok(counted.callDayCounts.length >= 8, 'the mix spans days');
-  assert.deepEqual(counted.callDays, counted.callDayCounts);
-  assert.deepEqual(counted.smsDays, counted.smsDayCounts);
+  for (const counted of await rollUpsAndCounts()) {
+    assert.ok(counted.callCounts.length >= 8, `the mix covers many tuples and spans ${counted.unit}s`);
+    assert.deepEqual(counted.calls, counted.callCounts, `call_${counted.unit}s`);
+    assert.deepEqual(counted.sms, counted.smsCounts, `sms_${counted.unit}s`);
+  }
   const smsStatuses = await context.prisma.sms.findMany({ where: { orgId: identity.org_id }, select: { status: true } });
   assert.ok(smsStatuses.every((row) => finalSms.includes(row.status)));
 });
 
 test('the overview equals what the rows say, for any period; another organization sees none of it', async () => {
   const prisma = h.deps.prisma;
-  // Edges inside hours, so both the roll-up and the raw edges count.
+  // Edges inside quarter hours, so both the roll-ups and the raw edges count.
   const from = new Date(Date.now() - 9 * hourMs - 17 * 60_000);
   const to = new Date(Date.now() + 60_000);
   const overview = await caller.call(telephonyRpc.getOverview, identity, { from: from.toISOString(), to: to.toISOString() });

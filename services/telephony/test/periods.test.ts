@@ -43,17 +43,17 @@ describe('overview periods in the person’s time zone', () => {
     }
   });
 
-  test('a period splits into UTC days, UTC hours (added or taken away) and raw edges, bucket by bucket', () => {
+  test('a period splits into UTC days, hours and quarter hours (added or taken away) and raw minutes up to now, bucket by bucket', () => {
     const at = (iso: string) => new Date(iso);
     const show = (pieces: ReturnType<typeof splitPeriod>) =>
       pieces.map(
         (piece) =>
           `${piece.bucket} ${piece.sign > 0 ? '+' : '-'}${piece.source} ${piece.from.toISOString().slice(5, 16)}/${piece.to.toISOString().slice(5, 16)}`,
       );
-    // 30 days from midnight in Kolkata, one bucket: the edge half hour raw, its evening in hours, 29 whole
-    // days, today's first 5 hours, now's partial hour.
+    // 30 days from midnight in Kolkata, one bucket: the first half hour in quarter hours, the evening in
+    // hours, 29 whole days, today's first 5 hours, now's partial quarter hour.
     assert.deepEqual(show(splitPeriod(at('2026-10-28T18:30:00Z'), at('2026-11-27T05:10:00Z'))), [
-      '0 +raw 10-28T18:30/10-28T19:00',
+      '0 +quarter 10-28T18:30/10-28T19:00',
       '0 +hour 10-28T19:00/10-29T00:00',
       '0 +day 10-29T00:00/11-27T00:00',
       '0 +hour 11-27T00:00/11-27T05:00',
@@ -65,7 +65,7 @@ describe('overview periods in the person’s time zone', () => {
       '0 -hour 11-27T20:00/11-28T00:00',
       '0 +raw 11-27T20:00/11-27T20:10',
     ]);
-    // Within one hour: all raw.
+    // Within one quarter hour: all raw.
     assert.deepEqual(show(splitPeriod(at('2026-11-27T05:01:00Z'), at('2026-11-27T05:10:00Z'))), ['0 +raw 11-27T05:01/11-27T05:10']);
     // By Paris days (midnight at 23:00 UTC): each is its UTC day less the last hour, plus the day before's last hour.
     const parisFrom = at('2026-11-24T23:00:00Z');
@@ -84,7 +84,7 @@ describe('overview periods in the person’s time zone', () => {
       '2 +hour 11-26T23:00/11-27T05:00',
       '2 +raw 11-27T05:00/11-27T05:10',
     ]);
-    // By Kolkata days (midnight at 18:30 UTC): the half hours either side of each midnight are raw.
+    // By Kolkata days (midnight at 18:30 UTC): the half hours either side of each midnight are quarter hours.
     const kolkataFrom = at('2026-11-25T18:30:00Z');
     const kolkata = splitPeriod(
       kolkataFrom,
@@ -92,15 +92,49 @@ describe('overview periods in the person’s time zone', () => {
       bucketStarts(kolkataFrom, at('2026-11-27T05:10:00Z'), 'day', 'Asia/Kolkata'),
     );
     assert.deepEqual(show(kolkata), [
-      '0 +raw 11-25T18:30/11-25T19:00',
+      '0 +quarter 11-25T18:30/11-25T19:00',
       '0 +hour 11-25T19:00/11-26T00:00',
       '0 +day 11-26T00:00/11-27T00:00',
-      '0 -hour 11-26T18:00/11-27T00:00',
-      '0 +raw 11-26T18:00/11-26T18:30',
-      '1 +raw 11-26T18:30/11-26T19:00',
+      '0 -quarter 11-26T18:30/11-26T19:00',
+      '0 -hour 11-26T19:00/11-27T00:00',
+      '1 +quarter 11-26T18:30/11-26T19:00',
       '1 +hour 11-26T19:00/11-27T05:00',
       '1 +raw 11-27T05:00/11-27T05:10',
     ]);
+  });
+
+  test('in every zone, by days and by hours, only the minutes after the last quarter hour are counted from the rows', () => {
+    const now = new Date('2026-11-27T05:10:00Z');
+    for (const zone of [
+      'UTC',
+      'Europe/Paris',
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'Pacific/Chatham',
+      'America/St_Johns',
+      'Australia/Eucla',
+    ]) {
+      for (const [interval, period] of [
+        ['day', '30d'],
+        ['hour', 'today'],
+      ] as const) {
+        const { from, to } = resolvePeriod({ period, time_zone: zone }, now);
+        const starts = bucketStarts(from, to, interval, zone);
+        const pieces = splitPeriod(from, to, starts);
+        const raw = pieces.filter((piece) => piece.source === 'raw');
+        assert.deepEqual(
+          raw.map((piece) => [piece.from.toISOString(), piece.to.toISOString()]),
+          [['2026-11-27T05:00:00.000Z', '2026-11-27T05:10:00.000Z']],
+          `${zone} by ${interval}`,
+        );
+        // Roll-up rows per tuple: a local day overlaps two UTC days, each read as at most a day row, 12 hours
+        // and 2 quarter hours; a local hour overlaps two UTC hours, each at most an hour row and 2 quarter hours.
+        const unitMs = { day: 86_400_000, hour: 3_600_000, quarter: 900_000, raw: Number.POSITIVE_INFINITY };
+        const rows = pieces.reduce((sum, piece) => sum + (piece.to.getTime() - piece.from.getTime()) / unitMs[piece.source], 0);
+        const perBucket = interval === 'day' ? 2 * (1 + 12 + 2) : 2 * (1 + 2);
+        assert.ok(rows <= perBucket * starts.length, `${zone} by ${interval}: ${rows} rows for ${starts.length} buckets`);
+      }
+    }
   });
 
   test('buckets begin at the hours and midnights of the person’s clock, across clock changes', () => {

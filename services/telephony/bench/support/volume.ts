@@ -1,6 +1,6 @@
 // An organization's telephony at scale, seeded with COPY: `calls` calls and `sms` messages spread over the
 // last `days` days for the measured organization, a tenth as many for another one, with the derived tables
-// (status timelines, hourly and daily roll-ups) computed once in SQL as the migrations backfill them. Used by
+// (status timelines, quarter-hour, hourly and daily roll-ups) computed once in SQL as the migrations backfill them. Used by
 // the telephony bench (bench/console.ts) and the console's page bench (services/console/bench/pages.ts).
 // Deterministic: every run seeds the same rows relative to `now`.
 import { Readable } from 'node:stream';
@@ -228,29 +228,37 @@ export async function seedTelephonyVolume(client: pg.Client, options: VolumeOpti
       (4, CASE WHEN c.status NOT IN ('queued', 'ringing', 'in_progress') THEN c.status END, c.ended_at)
     ) AS s(step, status, at)
     WHERE s.status IS NOT NULL ORDER BY c.created_at, s.step`);
+  // The quarter hours from the rows, as migration `overview_quarters` backfills them; each coarser roll-up
+  // from the one below it (whole hours and days are sums of whole quarter hours).
   await client.query(`
-    INSERT INTO call_hours (org_id, hour, direction, status, outcome, answered, calls, duration_seconds, with_duration, cost_amount)
-    SELECT org_id, date_trunc('hour', created_at, 'UTC'), direction, status, coalesce(outcome::text, 'none'), started_at IS NOT NULL,
-           count(*), coalesce(sum(duration_seconds), 0), count(duration_seconds), coalesce(sum(cost_amount), 0)
+    INSERT INTO call_quarters (org_id, quarter, direction, status, outcome, answered, calls, duration_seconds, with_duration, cost_amount)
+    SELECT org_id, date_bin('15 minutes', created_at, TIMESTAMPTZ '2000-01-01 00:00:00+00'), direction, status, coalesce(outcome::text, 'none'),
+           started_at IS NOT NULL, count(*), coalesce(sum(duration_seconds), 0), count(duration_seconds), coalesce(sum(cost_amount), 0)
     FROM calls GROUP BY 1, 2, 3, 4, 5, 6`);
   await client.query(`
-    INSERT INTO sms_hours (org_id, hour, direction, status, messages, segments, cost_amount)
-    SELECT org_id, date_trunc('hour', created_at, 'UTC'), direction, status, count(*), sum(segments), coalesce(sum(cost_amount), 0)
+    INSERT INTO sms_quarters (org_id, quarter, direction, status, messages, segments, cost_amount)
+    SELECT org_id, date_bin('15 minutes', created_at, TIMESTAMPTZ '2000-01-01 00:00:00+00'), direction, status, count(*), sum(segments),
+           coalesce(sum(cost_amount), 0)
     FROM sms GROUP BY 1, 2, 3, 4`);
-  // The daily roll-ups from the hourly ones, as migration `overview_days` backfills them.
-  await client.query(`
-    INSERT INTO call_days (org_id, day, direction, status, outcome, answered, calls, duration_seconds, with_duration, cost_amount)
-    SELECT org_id, date_trunc('day', hour, 'UTC'), direction, status, outcome, answered, sum(calls), sum(duration_seconds), sum(with_duration), sum(cost_amount)
-    FROM call_hours GROUP BY 1, 2, 3, 4, 5, 6`);
-  await client.query(`
-    INSERT INTO sms_days (org_id, day, direction, status, messages, segments, cost_amount)
-    SELECT org_id, date_trunc('day', hour, 'UTC'), direction, status, sum(messages), sum(segments), sum(cost_amount)
-    FROM sms_hours GROUP BY 1, 2, 3, 4`);
+  for (const [finer, unit] of [
+    ['quarter', 'hour'],
+    ['hour', 'day'],
+  ] as const) {
+    await client.query(`
+      INSERT INTO call_${unit}s (org_id, ${unit}, direction, status, outcome, answered, calls, duration_seconds, with_duration, cost_amount)
+      SELECT org_id, date_trunc('${unit}', ${finer}, 'UTC'), direction, status, outcome, answered, sum(calls), sum(duration_seconds),
+             sum(with_duration), sum(cost_amount)
+      FROM call_${finer}s GROUP BY 1, 2, 3, 4, 5, 6`);
+    await client.query(`
+      INSERT INTO sms_${unit}s (org_id, ${unit}, direction, status, messages, segments, cost_amount)
+      SELECT org_id, date_trunc('${unit}', ${finer}, 'UTC'), direction, status, sum(messages), sum(segments), sum(cost_amount)
+      FROM sms_${finer}s GROUP BY 1, 2, 3, 4`);
+  }
   await client.query('SET session_replication_role = origin');
   await client.query("SET maintenance_work_mem = '256MB'");
   for (const index of indexes.rows) await client.query(index.indexdef);
   await client.query(
-    'ANALYZE calls; ANALYZE sms; ANALYZE call_status_changes; ANALYZE call_hours; ANALYZE sms_hours; ANALYZE call_days; ANALYZE sms_days',
+    'ANALYZE calls; ANALYZE sms; ANALYZE call_status_changes; ANALYZE call_quarters; ANALYZE sms_quarters; ANALYZE call_hours; ANALYZE sms_hours; ANALYZE call_days; ANALYZE sms_days',
   );
   const count = async (sql: string, values: unknown[] = []) => Number((await client.query(sql, values)).rows[0].count);
   return {
@@ -258,6 +266,8 @@ export async function seedTelephonyVolume(client: pg.Client, options: VolumeOpti
     calls: await count('SELECT count(*) FROM calls WHERE org_id = $1', [options.orgId]),
     sms: await count('SELECT count(*) FROM sms WHERE org_id = $1', [options.orgId]),
     statusChanges: await count('SELECT count(*) FROM call_status_changes'),
-    rollUpRows: await count('SELECT (SELECT count(*) FROM call_hours) + (SELECT count(*) FROM call_days) AS count'),
+    rollUpRows: await count(
+      'SELECT (SELECT count(*) FROM call_quarters) + (SELECT count(*) FROM call_hours) + (SELECT count(*) FROM call_days) AS count',
+    ),
   };
 }

@@ -1,7 +1,7 @@
 import type { CallDirection, CallStatus, SmsStatus } from '@voice/proto';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
-/** Calls of one (direction, status, outcome, answered), counted: a row of `call_hours` or `call_days`, or of raw calls. */
+/** Calls of one (direction, status, outcome, answered), counted: a row of `call_quarters`, `call_hours` or `call_days`, or of raw calls. */
 export interface CallTuple {
   /** Which bucket of the period (0 for the first, or the whole period without buckets). */
   bucket: number;
@@ -24,11 +24,12 @@ export interface SmsTuple {
   costAmount: number;
 }
 
-const hourMs = 60 * 60 * 1000;
+const quarterMs = 15 * 60 * 1000;
+const hourMs = 4 * quarterMs;
 const dayMs = 24 * hourMs;
 
-/** Where a piece of a period is counted: the daily roll-up, the hourly one, or the rows themselves. */
-export type PieceSource = 'day' | 'hour' | 'raw';
+/** Where a piece of a period is counted: the daily, hourly or quarter-hour roll-up, or the rows themselves. */
+export type PieceSource = 'day' | 'hour' | 'quarter' | 'raw';
 
 /** A part of a period, [from, to), counted from one source into one bucket, added (1) or taken away (-1). */
 export interface PeriodPiece {
@@ -49,15 +50,53 @@ function add(pieces: PeriodPiece[], source: PieceSource, from: number, to: numbe
   pieces.push({ source, from: new Date(from), to: new Date(to), sign, bucket });
 }
 
+/** The roll-ups from the coarsest down, each unit a whole number of the next. */
+const rollUps: ReadonlyArray<{ source: PieceSource; unitMs: number }> = [
+  { source: 'day', unitMs: dayMs },
+  { source: 'hour', unitMs: hourMs },
+  { source: 'quarter', unitMs: quarterMs },
+];
+
+const unitOf = (source: PieceSource) => rollUps.find((rollUp) => rollUp.source === source)?.unitMs ?? quarterMs;
+
+/** Roll-up rows read per tuple: the measure `cover` keeps low. */
+const rowsOf = (pieces: PeriodPiece[]) =>
+  pieces.reduce((rows, piece) => rows + (piece.to.getTime() - piece.from.getTime()) / unitOf(piece.source), 0);
+
+/**
+ * [from, to), both on quarter hours, as roll-up pieces of `sign`, from level `level` down: each unit of the
+ * level that the range covers wholly is one row; one it covers in part is either its part in finer units,
+ * or the whole unit less the rest in finer units, whichever reads fewer rows. (At the finest level every
+ * unit is covered wholly, so the recursion ends there.)
+ */
+function cover(from: number, to: number, sign: 1 | -1, bucket: number, level: number): PeriodPiece[] {
+  const pieces: PeriodPiece[] = [];
+  const { source, unitMs } = rollUps[level] as (typeof rollUps)[number];
+  for (let unit = Math.floor(from / unitMs) * unitMs; unit < to; unit += unitMs) {
+    const coveredFrom = Math.max(unit, from);
+    const coveredTo = Math.min(unit + unitMs, to);
+    if (coveredFrom === unit && coveredTo === unit + unitMs) {
+      add(pieces, source, unit, unit + unitMs, sign, bucket);
+      continue;
+    }
+    const part = cover(coveredFrom, coveredTo, sign, bucket, level + 1);
+    const flip = sign === 1 ? -1 : 1;
+    const rest = [...cover(unit, coveredFrom, flip, bucket, level + 1), ...cover(coveredTo, unit + unitMs, flip, bucket, level + 1)];
+    const chosen =
+      1 + rowsOf(rest) < rowsOf(part) ? [{ source, from: new Date(unit), to: new Date(unit + unitMs), sign, bucket }, ...rest] : part;
+    for (const piece of chosen) add(pieces, piece.source, piece.from.getTime(), piece.to.getTime(), piece.sign, bucket);
+  }
+  return pieces;
+}
+
 /**
  * Cuts a period into pieces the roll-ups count exactly, bucket by bucket (`starts`: where each bucket of a
- * series begins, the first being `from`; one bucket without a series). A bucket's partial hours at its
- * edges (a half-hour zone's midnight, `now`) are counted from the rows. Its whole hours are counted per UTC
- * day: a UTC day wholly inside is one daily row; a UTC day it covers for k hours is k hourly rows, or, when
- * fewer rows, the daily row less the hours it does not cover (a day of Paris, UTC+1, is the UTC day less
- * its last hour, plus the last hour of the day before). Sums of counts subtract exactly, so every piece
- * stays exact, whatever the zone: the roll-ups are days in UTC, and a person's day is combined from days
- * and edge hours.
+ * series begins, the first being `from`; one bucket without a series). A bucket's minutes outside whole
+ * quarter hours are counted from the rows: in practice only the last ones, up to `now`, since every zone's
+ * midnight and hour begin on a UTC quarter hour. The rest is cut by `cover` into UTC days, hours and
+ * quarter hours, added or taken away: a day of Paris (UTC+1) is its UTC day less its last hour plus the last
+ * hour of the day before; a day of Kolkata (UTC+5:30) is its UTC day less 5 hours and 2 quarter hours, plus
+ * as many of the day before. Sums of counts subtract exactly, so every piece stays exact, whatever the zone.
  */
 export function splitPeriod(from: Date, to: Date, starts: readonly Date[] = [from]): PeriodPiece[] {
   const pieces: PeriodPiece[] = [];
@@ -66,25 +105,17 @@ export function splitPeriod(from: Date, to: Date, starts: readonly Date[] = [fro
     const start = bounds[bucket] as number;
     const end = bounds[bucket + 1] as number;
     if (start >= end) continue;
-    const firstHour = Math.ceil(start / hourMs) * hourMs;
-    const lastHour = Math.floor(end / hourMs) * hourMs;
-    if (firstHour >= lastHour) {
+    const firstQuarter = Math.ceil(start / quarterMs) * quarterMs;
+    const lastQuarter = Math.floor(end / quarterMs) * quarterMs;
+    if (firstQuarter >= lastQuarter) {
       add(pieces, 'raw', start, end, 1, bucket);
       continue;
     }
-    add(pieces, 'raw', start, firstHour, 1, bucket);
-    for (let day = Math.floor(firstHour / dayMs) * dayMs; day < lastHour; day += dayMs) {
-      const coveredFrom = Math.max(day, firstHour);
-      const coveredTo = Math.min(day + dayMs, lastHour);
-      const hours = (coveredTo - coveredFrom) / hourMs;
-      if (hours === 24) add(pieces, 'day', day, day + dayMs, 1, bucket);
-      else if (1 + (24 - hours) < hours) {
-        add(pieces, 'day', day, day + dayMs, 1, bucket);
-        add(pieces, 'hour', day, coveredFrom, -1, bucket);
-        add(pieces, 'hour', coveredTo, day + dayMs, -1, bucket);
-      } else add(pieces, 'hour', coveredFrom, coveredTo, 1, bucket);
+    add(pieces, 'raw', start, firstQuarter, 1, bucket);
+    for (const piece of cover(firstQuarter, lastQuarter, 1, bucket, 0)) {
+      add(pieces, piece.source, piece.from.getTime(), piece.to.getTime(), piece.sign, bucket);
     }
-    add(pieces, 'raw', lastHour, end, 1, bucket);
+    add(pieces, 'raw', lastQuarter, end, 1, bucket);
   }
   return pieces;
 }
@@ -105,7 +136,7 @@ function piecesOf(pieces: PeriodPiece[], source: PieceSource) {
  * first being `from`), from the pieces of `splitPeriod`. Each piece is one index range probe: the pieces are
  * unnested and each is joined LATERALly to its table (`OFFSET 0` keeps the planner from flattening it into a
  * join it could turn into a scan of the whole table). The raw rows' tuple is the one the roll-up trigger
- * computes (migrations `console_data`, `overview_days`); test/overview.int.test.ts holds them to the same numbers.
+ * computes (migrations `console_data`, `overview_days`, `overview_quarters`); test/overview.int.test.ts holds them to the same numbers.
  */
 export async function callTuples(
   prisma: PrismaClient,
@@ -117,6 +148,7 @@ export async function callTuples(
   const pieces = splitPeriod(from, to, starts);
   const days = piecesOf(pieces, 'day');
   const hours = piecesOf(pieces, 'hour');
+  const quarters = piecesOf(pieces, 'quarter');
   const raw = piecesOf(pieces, 'raw');
   const rows = await prisma.$queryRaw<
     Array<
@@ -136,6 +168,11 @@ export async function callTuples(
              r.sign * h.cost_amount
       FROM unnest(${hours.from}::timestamptz[], ${hours.to}::timestamptz[], ${hours.sign}::int[], ${hours.bucket}::int[]) AS r(a, b, sign, bucket)
       CROSS JOIN LATERAL (SELECT * FROM call_hours WHERE org_id = ${orgId} AND hour >= r.a AND hour < r.b OFFSET 0) AS h
+      UNION ALL
+      SELECT r.bucket, q.direction, q.status, q.outcome, q.answered, r.sign * q.calls, r.sign * q.duration_seconds, r.sign * q.with_duration,
+             r.sign * q.cost_amount
+      FROM unnest(${quarters.from}::timestamptz[], ${quarters.to}::timestamptz[], ${quarters.sign}::int[], ${quarters.bucket}::int[]) AS r(a, b, sign, bucket)
+      CROSS JOIN LATERAL (SELECT * FROM call_quarters WHERE org_id = ${orgId} AND quarter >= r.a AND quarter < r.b OFFSET 0) AS q
       UNION ALL
       SELECT r.bucket, c.direction, c.status, coalesce(c.outcome::text, 'none'), c.started_at IS NOT NULL, 1, coalesce(c.duration_seconds, 0),
              (c.duration_seconds IS NOT NULL)::int, coalesce(c.cost_amount, 0)
@@ -159,11 +196,12 @@ export async function callTuples(
   }));
 }
 
-/** An organization's messages created in [from, to), counted like `callTuples` (one bucket), from `sms_days`, `sms_hours` and the rows. */
+/** An organization's messages created in [from, to), counted like `callTuples` (one bucket), from `sms_days`, `sms_hours`, `sms_quarters` and the rows. */
 export async function smsTuples(prisma: PrismaClient, orgId: string, from: Date, to: Date): Promise<SmsTuple[]> {
   const pieces = splitPeriod(from, to);
   const days = piecesOf(pieces, 'day');
   const hours = piecesOf(pieces, 'hour');
+  const quarters = piecesOf(pieces, 'quarter');
   const raw = piecesOf(pieces, 'raw');
   const rows = await prisma.$queryRaw<
     Array<Pick<SmsTuple, 'direction' | 'status'> & Record<'messages' | 'segments' | 'cost', bigint>>
@@ -177,6 +215,10 @@ export async function smsTuples(prisma: PrismaClient, orgId: string, from: Date,
       SELECT h.direction, h.status, r.sign * h.messages, r.sign * h.segments, r.sign * h.cost_amount
       FROM unnest(${hours.from}::timestamptz[], ${hours.to}::timestamptz[], ${hours.sign}::int[]) AS r(a, b, sign)
       CROSS JOIN LATERAL (SELECT * FROM sms_hours WHERE org_id = ${orgId} AND hour >= r.a AND hour < r.b OFFSET 0) AS h
+      UNION ALL
+      SELECT q.direction, q.status, r.sign * q.messages, r.sign * q.segments, r.sign * q.cost_amount
+      FROM unnest(${quarters.from}::timestamptz[], ${quarters.to}::timestamptz[], ${quarters.sign}::int[]) AS r(a, b, sign)
+      CROSS JOIN LATERAL (SELECT * FROM sms_quarters WHERE org_id = ${orgId} AND quarter >= r.a AND quarter < r.b OFFSET 0) AS q
       UNION ALL
       SELECT s.direction, s.status, 1, s.segments, coalesce(s.cost_amount, 0)
       FROM unnest(${raw.from}::timestamptz[], ${raw.to}::timestamptz[]) AS r(a, b)
