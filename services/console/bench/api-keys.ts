@@ -21,7 +21,8 @@ function percentile(values: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
 }
 
-const platform = await startPlatform({ services: ['console'] });
+// mcp too: every page asks it for the approvals count, and without it each page waits out that count's timeout.
+const platform = await startPlatform({ services: ['console', 'mcp'] });
 try {
   const { orgId } = await platform.org({ plan: 'enterprise' });
   const prisma = platform.gateway.deps.prisma;
