@@ -2,6 +2,7 @@ import { createHttpApp, type HttpApp, readinessChecks, startWorkers } from '@voi
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { ConsoleDeps } from './deps.js';
 import { startCleanup } from './domain/cleanup.js';
+import { recordConsoleActions } from './http/actions.js';
 import { acceptCookies } from './http/cookies.js';
 import { acceptForms, refuseRepeatedQueryParameters } from './http/forms.js';
 import { answerRouterError, installPageHandling, pagesPrefix } from './http/pages.js';
@@ -47,6 +48,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       await acceptCookies(pages);
       refuseRepeatedQueryParameters(pages);
       installPageHandling(pages);
+      recordConsoleActions(pages, app);
       installSessionCheck(pages, deps);
       staticRoutes(pages);
       signInRoutes(pages, deps);

@@ -1,5 +1,6 @@
 import { ApiError, type Bus } from '@voice/kit';
 import type { CallListItem } from '@voice/proto';
+import { telephonyRpc } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { callFiltersOf, callQueryOf, callsFor, callsPageSize, type QueueForm, queueFormSchema } from '../domain/calls.js';
@@ -84,14 +85,14 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
     if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', `Only owners and admins can ${what}.`);
   };
 
-  app.get('/calls', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/calls', { config: { access: 'signed-in', operation: telephonyRpc.listCalls } }, async (request, reply) => {
     const filters = callFiltersOf(request.query);
     const signedIn = signedInOf(request);
     const calls = await (await serviceFor(request)).list(callQueryOf(filters, signedIn.user.timeZone, callsPageSize));
     return sendPage(reply, 200, callsListPage(signedIn, { filters, calls }));
   });
 
-  app.get('/calls/export.csv', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/calls/export.csv', { config: { access: 'signed-in', operation: telephonyRpc.listCalls } }, async (request, reply) => {
     const { cursor: _ignored, ...filters } = callFiltersOf(request.query);
     const service = await serviceFor(request);
     const timeZone = signedInOf(request).user.timeZone;
@@ -134,7 +135,7 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
     return queueForm(request, reply, 200);
   });
 
-  app.post('/calls', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/calls', { config: { access: 'manager', operation: telephonyRpc.queueCall } }, async (request, reply) => {
     const parsed = queueFormSchema.safeParse(formOf(request.body));
     if (!parsed.success) return queueForm(request, reply, 400, {}, { error: parsed.error.issues[0]?.message ?? 'Check the form.' });
     const form = parsed.data;
@@ -163,7 +164,7 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
     return reply.redirect(callPath(call.id), 303);
   });
 
-  app.get('/calls/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/calls/:id', { config: { access: 'signed-in', operation: telephonyRpc.getCall } }, async (request, reply) => {
     const { id } = paramsOf(callParams, request.params);
     const service = await serviceFor(request);
     const [call, events] = await Promise.all([
@@ -190,7 +191,7 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
     return sendPage(reply, 200, cancelCallConfirmPage(signedInOf(request), call));
   });
 
-  app.post('/calls/:id/cancel', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/calls/:id/cancel', { config: { access: 'manager', operation: telephonyRpc.cancelCall } }, async (request, reply) => {
     const { id } = paramsOf(callParams, request.params);
     // Refusals (409 for a call answered or ended, 404 for another organization's) are error pages in words.
     await (await serviceFor(request)).cancel(id);

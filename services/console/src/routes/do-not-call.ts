@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { type DncChannel, type DncEntry, idSchema } from '@voice/proto';
+import { type DncChannel, type DncEntry, idSchema, telephonyRpc } from '@voice/proto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -60,11 +60,11 @@ export function doNotCallRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     return dncListPage(signedIn, { filters, page: entries, names }, addForm);
   }
 
-  app.get('/do-not-call', { config: { access: 'signed-in' } }, async (request, reply) =>
+  app.get('/do-not-call', { config: { access: 'signed-in', operation: telephonyRpc.listDnc } }, async (request, reply) =>
     sendPage(reply, 200, await listPage(request, request.query)),
   );
 
-  app.post('/do-not-call', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/do-not-call', { config: { access: 'manager', operation: telephonyRpc.addDnc } }, async (request, reply) => {
     const fields = formOf(request.body);
     if (!isFormKey(fields.form_key)) {
       throw new ApiError('invalid_request', 'This form is incomplete or out of date: reload the page and add the number again.', {
@@ -95,7 +95,7 @@ export function doNotCallRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     return reply.redirect(dncPath, 303);
   });
 
-  app.get('/do-not-call/check', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/do-not-call/check', { config: { access: 'signed-in', operation: telephonyRpc.checkDnc } }, async (request, reply) => {
     const signedIn = signedInOf(request);
     const typed = checkedQuery(checkQuery, request.query).phone?.slice(0, 64);
     if (typed === undefined || typed.trim() === '') return sendPage(reply, 200, dncCheckPage(signedIn, { names: new Map() }));
@@ -119,7 +119,7 @@ export function doNotCallRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     return sendPage(reply, 200, dncRemoveConfirmPage(signedIn, entry));
   });
 
-  app.post('/do-not-call/:id/remove', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/do-not-call/:id/remove', { config: { access: 'manager', operation: telephonyRpc.removeDnc } }, async (request, reply) => {
     const { id } = paramsOf(entryParams, request.params);
     await orNotFound((await telephony(request)).removeDnc(id));
     flash(request, reply, ctx.env, 'dnc-removed');

@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { smsMaxBodyLength } from '@voice/proto';
+import { smsMaxBodyLength, telephonyRpc } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -112,7 +112,7 @@ export function messageRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     );
   }
 
-  app.get('/messages', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/messages', { config: { access: 'signed-in', operation: telephonyRpc.listSms } }, async (request, reply) => {
     const filters = checkedQuery(messageFilterSchema, request.query);
     const signedIn = signedInOf(request);
     const tel = await telephony(request);
@@ -120,7 +120,7 @@ export function messageRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return sendPage(reply, 200, messagesPage(signedIn, { filters, page: messages }));
   });
 
-  app.get('/messages/conversation', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/messages/conversation', { config: { access: 'signed-in', operation: telephonyRpc.listSms } }, async (request, reply) => {
     const query = checkedQuery(conversationQuery, request.query);
     const phone = phoneOfQuery(query.phone);
     return showConversation(request, reply, await telephony(request), phone, { cursor: query.cursor });
@@ -134,7 +134,7 @@ export function messageRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return sendPage(reply, 200, newMessagePage(signedIn, { formKey: newFormKey(), to }));
   });
 
-  app.post('/messages', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/messages', { config: { access: 'manager', operation: telephonyRpc.sendSms } }, async (request, reply) => {
     const signedIn = signedInOf(request);
     const fields = formOf(request.body);
     if (!isFormKey(fields.form_key)) {
