@@ -75,33 +75,50 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   return Promise.race([promise.then(() => true), sleep(ms).then(() => false)]);
 }
 
-type BlockingClient = { disconnect(): unknown; on(event: string, listener: (...args: unknown[]) => void): unknown };
+type RetiredClient = {
+  disconnect(): unknown;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  options: { retryStrategy?: (times: number) => number | null | undefined };
+};
+
+/** BullMQ's wrapper of one connection (RedisConnection): its client, and whether the caller shares it. */
+type BullmqConnection = { client: Promise<RetiredClient>; extraOptions?: { shared?: boolean } };
 
 /**
- * The worker's blocking connection, reached through BullMQ's Redis backend (its `blockingClient`, the escape
- * hatch the backend documents); undefined for a backend without one.
+ * The connections the worker owns, reached through BullMQ's Redis backend (its main and blocking
+ * RedisConnection), without a caller's shared client (Redis Cluster mode passes one for every queue).
  */
-async function blockingClientOf(worker: Worker<unknown, unknown>): Promise<BlockingClient | undefined> {
-  const backend = (worker as unknown as { backend?: { blockingClient?: Promise<BlockingClient> } }).backend;
-  if (!backend?.blockingClient) return undefined;
-  try {
-    return await withDeadline(backend.blockingClient, 1_000, 'blocking client not available');
-  } catch {
-    return undefined;
+async function ownedClientsOf(worker: Worker<unknown, unknown>): Promise<Array<{ client: RetiredClient; blocking: boolean }>> {
+  const backend = (worker as unknown as { backend?: { connection?: BullmqConnection; blockingConnection?: BullmqConnection } }).backend;
+  const owned: Array<{ client: RetiredClient; blocking: boolean }> = [];
+  for (const [connection, blocking] of [
+    [backend?.blockingConnection, true],
+    [backend?.connection, false],
+  ] as const) {
+    if (!connection || connection.extraOptions?.shared) continue;
+    try {
+      owned.push({ client: await withDeadline(connection.client, 1_000, 'connection not available'), blocking });
+    } catch {
+      // Never connected: nothing to retire.
+    }
   }
+  return owned;
 }
 
 /**
- * Retires a closed (or abandoned) worker's blocking connection: disconnected now if `disconnect`, and again
- * whenever it comes back, since a wedged BullMQ reset that resumes later reconnects it, and no one would
- * ever close that connection.
+ * Retires a closed (or abandoned) worker's connections for good: the blocking one is disconnected now if
+ * `disconnect`; each is disconnected again whenever it comes back, and never retries a lost connection.
+ * BullMQ connects an ended client again when it resets a blocking read it abandoned (`reconnect()` on an
+ * `end` status), which a wedged reset does long after close; left to ioredis's retry strategy, such a
+ * client retries forever once Redis is gone, and its retry timer alone keeps the process from exiting.
  */
-async function retireBlocking(worker: Worker<unknown, unknown>, disconnect: boolean): Promise<void> {
-  const client = await blockingClientOf(worker);
-  if (!client) return;
-  client.on('error', () => {});
-  client.on('ready', () => client.disconnect());
-  if (disconnect) client.disconnect();
+async function retireConnections(worker: Worker<unknown, unknown>, disconnect: boolean): Promise<void> {
+  for (const { client, blocking } of await ownedClientsOf(worker)) {
+    client.options.retryStrategy = () => null;
+    client.on('error', () => {});
+    client.on('ready', () => client.disconnect());
+    if (disconnect && blocking) client.disconnect();
+  }
 }
 
 /** Starts a supervised BullMQ worker on `settings.queue`; see `BullmqWorkerSettings`. */
@@ -139,7 +156,7 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
       .close(force)
       .catch((error: unknown) => logger.warn({ err: error, queue: name }, 'BullMQ worker did not close cleanly'));
     const inTime = await settlesWithin(closing, timeoutMs);
-    await retireBlocking(worker as Worker<unknown, unknown>, !inTime);
+    await retireConnections(worker as Worker<unknown, unknown>, !inTime);
     if (inTime) return;
     const closed = await settlesWithin(closing, 2_000);
     if (!closed) {

@@ -29,20 +29,38 @@ function recordingLogger() {
 
 interface Blocking {
   disconnect(): unknown;
+  /** ioredis's commands sent and not yet answered (a Denque). */
+  commandQueue: { toArray(): Array<{ command: { name: string } }> };
 }
 
 /**
- * Wedges the worker: pauses the server until BullMQ's own watchdog (drainDelay + 1 s) has given up on the
- * blocking BZPOPMIN, with the blocking connection's disconnect made to never end. Returns the undo.
+ * Wedges the worker: pauses the server while the worker's BZPOPMIN waits on it, until BullMQ's own watchdog
+ * (drainDelay + 1 s) has given up on the read and tried to reset the connection, whose disconnect is made to
+ * never end. A read the server answered just before the pause (its 1 s timeout) leaves the worker waiting on
+ * its other connection instead, where no watchdog runs: then the server is resumed and the wedge tried again
+ * on the next read. Each step waits for a state, not for a time, so a loaded machine only makes it slower.
+ * Returns the undo.
  */
 async function wedge(server: OwnServer, worker: Worker): Promise<() => void> {
   const backend = (worker as unknown as { backend: { blockingClient: Promise<Blocking> } }).backend;
   const blocking = await backend.blockingClient;
   const disconnect = blocking.disconnect;
-  blocking.disconnect = () => {};
-  server.pause();
-  await new Promise((resolve) => setTimeout(resolve, 3_500));
-  server.resume();
+  let resetTried = false;
+  blocking.disconnect = () => {
+    resetTried = true;
+  };
+  const blockingRead = () => blocking.commandQueue.toArray().find((sent) => sent.command.name === 'bzpopmin')?.command;
+  while (!resetTried) {
+    const read = await eventually('the worker blocking on BZPOPMIN', blockingRead, { timeoutMs: 60_000, intervalMs: 10 });
+    server.pause();
+    try {
+      await eventually("BullMQ's watchdog giving up on the read, or the read answered", () => resetTried || blockingRead() !== read, {
+        timeoutMs: 60_000,
+      });
+    } finally {
+      server.resume();
+    }
+  }
   return () => {
     blocking.disconnect = disconnect;
     blocking.disconnect();
@@ -52,14 +70,15 @@ async function wedge(server: OwnServer, worker: Worker): Promise<() => void> {
 describe('a supervised BullMQ worker (kit startBullmqWorker)', { skip: missing }, () => {
   let server: OwnServer;
   let env: { REDIS_URL: string; REDIS_PREFIX: string };
-  const undo: Array<() => void> = [];
+  /** Run after the tests, in order: the wedges undone, then every supervised worker closed (also after a failure). */
+  const undo: Array<() => unknown> = [];
 
   before(async () => {
     server = await startOwnRedis();
     env = { REDIS_URL: server.url, REDIS_PREFIX: `test:${randomBytes(4).toString('hex')}:` };
   });
   after(async () => {
-    for (const step of undo) step();
+    for (const step of undo) await withDeadline(Promise.resolve(step()), 60_000, 'a clean-up step did not finish');
     await server?.close();
   });
 
@@ -90,6 +109,7 @@ describe('a supervised BullMQ worker (kit startBullmqWorker)', { skip: missing }
 
   test('a worker wedged on its blocking connection is replaced: a job added afterwards is processed, and close() returns', async () => {
     const { supervised, wedged: first, queue, processed, lines } = await startWedged('wedged');
+    undo.push(() => supervised.close());
     try {
       await queue.add('second', {});
       await eventually('the job added after the wedge processed', () => processed.length === 2, { timeoutMs: 30_000 });
@@ -110,6 +130,7 @@ describe('a supervised BullMQ worker (kit startBullmqWorker)', { skip: missing }
 
   test('close() of a wedged worker returns within its bound, though BullMQ close never would', async () => {
     const { supervised, queue, lines } = await startWedged('wedged-at-shutdown');
+    undo.push(() => supervised.close());
     try {
       const startedAt = Date.now();
       // closeTimeoutMs (3 s), then 2 s more once the blocking connection is disconnected underneath.
