@@ -44,7 +44,7 @@ export function swatches(theme: Theme, id?: string): Html {
 function sample(theme: Theme): Html {
   const background = theme.colors.background ?? '#FFFFFF';
   const text = theme.colors.text ?? '#111111';
-  const greeting = theme.greeting.length > 48 ? `${theme.greeting.slice(0, 47)}…` : theme.greeting;
+  const greeting = theme.greeting.length > 40 ? `${theme.greeting.slice(0, 39)}…` : theme.greeting;
   return html`<svg class="theme-sample" viewBox="0 0 320 120" role="img" aria-label="A sample of the theme ${theme.name}: its colours together">
     <rect width="320" height="120" rx="12" fill="${background}" stroke="${text}" stroke-opacity="0.2"></rect>
     <circle cx="28" cy="30" r="10" fill="${theme.colors.accent ?? theme.colors.primary}"></circle>
