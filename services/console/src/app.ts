@@ -19,10 +19,12 @@ import { messageRoutes } from './routes/messages.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthPageRoutes } from './routes/oauth-pages.js';
 import { preferenceRoutes } from './routes/preferences.js';
+import { sequenceRoutes } from './routes/sequences.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { staticRoutes } from './routes/static.js';
 import { usageAuditRoutes } from './routes/usage-audit.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { workspaceRoutes } from './routes/workspaces.js';
 
 /**
  * The console: server-rendered pages where people sign in and manage their organization, reached through
@@ -65,6 +67,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);
       liveRoutes(pages, deps);
+      sequenceRoutes(pages, deps);
+      workspaceRoutes(pages, deps);
     },
     { prefix: pagesPrefix },
   );

@@ -1,5 +1,6 @@
-import { ApiError, type Bus, type Logger, toApiError } from '@voice/kit';
-import { gatewayRpc, type Identity } from '@voice/proto';
+import { ApiError, type Bus, idempotent, type Logger, toApiError } from '@voice/kit';
+import { gatewayRpc, type Identity, type RpcDefinition } from '@voice/proto';
+import type { Redis } from 'ioredis';
 import { newToken } from './tokens.js';
 
 /**
@@ -57,4 +58,41 @@ export async function afterTheFirst<T>(work: () => Promise<T>): Promise<T> {
       await sleep(200);
     }
   }
+}
+
+/**
+ * Runs a change once per rendered form, for operations that take no idempotency key of their own: the form's
+ * key (tied to the person) claims the change in Redis as kit's idempotency does for the API, so a second
+ * submit returns the first answer, and one that arrives while the first runs waits for it (`afterTheFirst`).
+ */
+export async function oncePerForm<T>(
+  ctx: { redis: Redis; env: { REDIS_PREFIX: string } },
+  form: { orgId: string; userId: string; operation: string; formKey: string; fingerprint: unknown },
+  work: () => Promise<T>,
+): Promise<T> {
+  const done = await afterTheFirst(() =>
+    idempotent(
+      {
+        redis: ctx.redis,
+        prefix: ctx.env.REDIS_PREFIX,
+        orgId: form.orgId,
+        operation: form.operation,
+        key: `${form.userId}:${form.formKey}`,
+        fingerprint: form.fingerprint,
+      },
+      async () => ({ status: 200, body: await work() }),
+    ),
+  );
+  return done.body;
+}
+
+/**
+ * Where a person runs an operation in the console: the route (as registered under /dashboard) whose page shows
+ * what it reads or whose form does what it changes. Each product area declares its own beside its operations,
+ * and a test holds the MCP toolset's tools against them: a tool without its console action fails it.
+ */
+export interface ConsoleAction {
+  operation: RpcDefinition;
+  method: 'GET' | 'POST';
+  route: string;
 }

@@ -1,4 +1,4 @@
-import { ApiError, type Bus, idempotent, type Logger } from '@voice/kit';
+import { ApiError, type Bus, type Logger } from '@voice/kit';
 import {
   type AddDncBody,
   type Identity,
@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ConsoleEnv } from '../env.js';
 import { personOnGateway } from './api-keys.js';
-import { afterTheFirst, audited } from './console-actions.js';
+import { afterTheFirst, audited, oncePerForm } from './console-actions.js';
 import { dayStart } from './days.js';
 import type { SignedIn } from './sessions.js';
 
@@ -140,22 +140,13 @@ export async function telephonyFor(ctx: TelephonyConsoleContext, signedIn: Signe
      */
     addDnc: (input: AddDncBody & { formKey: string }) => {
       const { formKey, ...entry } = input;
-      return audited(ctx, identity, { path: '/dashboard/do-not-call', status: 201 }, async () => {
-        const done = await afterTheFirst(() =>
-          idempotent(
-            {
-              redis: ctx.redis,
-              prefix: ctx.env.REDIS_PREFIX,
-              orgId: identity.org_id,
-              operation: 'console.dnc.add',
-              key: `${signedIn.user.id}:${formKey}`,
-              fingerprint: entry,
-            },
-            async () => ({ status: 201, body: await ctx.bus.call(telephonyRpc.addDnc, identity, { ...entry, source: 'manual' }) }),
-          ),
-        );
-        return done.body;
-      });
+      return audited(ctx, identity, { path: '/dashboard/do-not-call', status: 201 }, () =>
+        oncePerForm(
+          ctx,
+          { orgId: identity.org_id, userId: signedIn.user.id, operation: 'console.dnc.add', formKey, fingerprint: entry },
+          () => ctx.bus.call(telephonyRpc.addDnc, identity, { ...entry, source: 'manual' }),
+        ),
+      );
     },
     /**
      * Removes an entry. The operation is one an agent may only ask a person to approve (`approval: true`:

@@ -21,6 +21,10 @@ export const flashMessages = {
   'sms-sent': 'Message queued for sending.',
   'dnc-added': 'Number added to the do-not-call list.',
   'dnc-removed': 'Number removed from the do-not-call list.',
+  'lead-enrolled': 'Lead enrolled.',
+  'lead-unenrolled': 'Lead unenrolled: no further steps run for it.',
+  'workspace-saved': 'Workspace saved.',
+  'theme-applied': 'Theme applied to the workspace.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

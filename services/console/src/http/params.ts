@@ -19,3 +19,16 @@ export function queryOf<T extends z.ZodType>(schema: T, query: unknown): z.outpu
   const name = issue?.path.join('.') || 'query';
   throw new ApiError('invalid_request', `The address's ${name} parameter is not valid: ${issue?.message ?? 'check it'}.`, { param: name });
 }
+
+/**
+ * A record the operation does not find for this organization (another organization's id, or one gone
+ * meanwhile) as a 404 page that says so in the page's words, rather than the service's.
+ */
+export async function notFoundAs<T>(work: Promise<T>, message: string): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') throw new ApiError('not_found', message);
+    throw error;
+  }
+}

@@ -26,6 +26,8 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
       { href: '/dashboard/calls', label: 'Calls' },
       { href: '/dashboard/messages', label: 'Messages' },
       { href: '/dashboard/do-not-call', label: 'Do-not-call' },
+      { href: '/dashboard/sequences', label: 'Sequences' },
+      { href: '/dashboard/workspaces', label: 'Workspaces' },
     ],
   },
   {

@@ -80,3 +80,9 @@ export type LeadsTarget = { lead: string } | { leads: 'qualified' | 'created'; d
 export function leadsHref(_target: LeadsTarget): string | undefined {
   return undefined;
 }
+
+/**
+ * One lead's page (the leads pages' address): what an enrollment's lead links to. Kept beside `leadsHref`,
+ * which makes every other lead figure and name a link once those pages are built.
+ */
+export const leadHref = (leadId: string) => `/dashboard/leads/${encodeURIComponent(leadId)}`;

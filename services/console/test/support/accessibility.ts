@@ -6,7 +6,8 @@ import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { newId } from '@voice/kit';
-import { type Receiver, startReceiver } from '@voice/kit/testing';
+import { type Receiver, startReceiver, testIdentity } from '@voice/kit/testing';
+import { leadsRpc } from '@voice/proto';
 import type { Page } from 'playwright-core';
 import { blockingViolations, describeViolations } from './axe.js';
 import { type ConsoleInBrowser, startConsoleInBrowser } from './browser.js';
@@ -352,7 +353,119 @@ export function checkEveryPage(look: Look): void {
       { name: 'api-keys-in-berlin', as: 'owner', open: '/dashboard/settings/api', screenshot: true },
       { name: 'forbidden', as: 'member', open: '/dashboard/webhooks/no-such-endpoint/delete' },
       { name: 'not-found', as: 'owner', open: '/dashboard/no-such-page', screenshot: true },
+      // Sequences, workspaces and themes (made through leadsRpc, as an API key would): a sequence with a lead
+      // enrolled through its form, an enroll refused on its field, the unenroll confirmation; a workspace, an
+      // update refused on its field, the themes and a theme, the preview before applying one.
+      { name: 'sequences-empty', as: 'owner', open: '/dashboard/sequences' },
+      {
+        name: 'sequence',
+        as: 'owner',
+        open: async (page, orgId) => {
+          const identity = testIdentity({ org_id: orgId });
+          const bus = app.platform.leads.deps.bus;
+          const sequence = await bus.call(leadsRpc.createSequence, identity, {
+            name: 'New lead follow-up',
+            description: 'Call at once, text the next morning',
+            steps: [
+              { type: 'wait', delay_seconds: 90 * 86_400 },
+              { type: 'call', delay_seconds: 0 },
+              { type: 'sms', delay_seconds: 3_600, body: 'Hi {{first_name}}, thanks for your call. Reply to book a time.' },
+            ],
+          });
+          const lead = await bus.call(leadsRpc.createLead, identity, { name: 'Ada Lovelace', phone: '+14155550123' });
+          productPages.sequence = `/dashboard/sequences/${sequence.id}`;
+          await page.goto(productPages.sequence);
+          await page.getByLabel('Lead id').fill(lead.id);
+          await page.locator('#enroll-submit').click();
+          await page.getByRole('status').filter({ hasText: 'Lead enrolled.' }).waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'sequences', as: 'owner', open: '/dashboard/sequences', screenshot: true },
+      {
+        name: 'sequence-enroll-refused',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(productPages.sequence);
+          await page.getByLabel('Lead id').fill('lead-42');
+          await page.locator('#enroll-submit').click();
+          await page.locator('#enroll-lead-error').waitFor();
+        },
+      },
+      {
+        name: 'sequence-unenroll',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(productPages.sequence);
+          await page
+            .getByRole('link', { name: /^Unenroll…/ })
+            .first()
+            .click();
+          await page.locator('#unenroll-confirm').waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'sequence-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.sequence)) },
+      { name: 'workspaces-empty', as: 'owner', open: '/dashboard/workspaces' },
+      {
+        name: 'workspace',
+        as: 'owner',
+        open: async (page, orgId) => {
+          const identity = testIdentity({ org_id: orgId });
+          const bus = app.platform.leads.deps.bus;
+          const harbour = await bus.call(leadsRpc.createTheme, identity, {
+            name: 'Harbour',
+            greeting: 'Hello, you have reached the harbour office. How can I help?',
+            tone: 'professional',
+            colors: { primary: '#1F6FEB', accent: '#F59E0B', background: '#0B1020', text: '#F8FAFC' },
+          });
+          await bus.call(leadsRpc.createTheme, identity, {
+            name: 'Meadow',
+            greeting: 'Hi there! Thanks for calling.',
+            colors: { primary: '#15803D', background: '#F0FDF4', text: '#052E16' },
+            is_default: true,
+          });
+          const workspace = await bus.call(leadsRpc.createWorkspace, identity, {
+            name: 'North office',
+            timezone: 'America/New_York',
+            phone_numbers: ['+14155550100', '+14155550101'],
+            default_theme_id: harbour.id,
+          });
+          productPages.workspace = `/dashboard/workspaces/${workspace.id}`;
+          productPages.theme = `/dashboard/workspaces/themes/${harbour.id}`;
+          await page.goto(productPages.workspace);
+        },
+        screenshot: true,
+      },
+      {
+        name: 'workspace-update-refused',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(productPages.workspace);
+          await page.getByLabel('Time zone', { exact: true }).fill('Mars/Olympus');
+          await page.locator('#workspace-save').click();
+          await page.locator('#workspace-timezone-error').waitFor();
+        },
+      },
+      { name: 'workspaces', as: 'owner', open: '/dashboard/workspaces', screenshot: true },
+      { name: 'themes', as: 'owner', open: '/dashboard/workspaces/themes', screenshot: true },
+      { name: 'theme', as: 'owner', open: async (page) => void (await page.goto(productPages.theme)), screenshot: true },
+      {
+        name: 'apply-theme',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(productPages.workspace);
+          await page.getByLabel('Theme to apply', { exact: true }).selectOption({ label: 'Meadow' });
+          await page.locator('#workspace-theme-preview').click();
+          await page.locator('#apply-theme-confirm').waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'workspace-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.workspace)) },
+      { name: 'theme-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.theme)) },
     ];
+    /** The addresses of the records the sequences and workspaces pages above made, for the pages after them. */
+    const productPages = { sequence: '', workspace: '', theme: '' };
 
     let orgId = '';
     let browsers: Record<(typeof consolePages)[number]['as'], { page: Page }>;
