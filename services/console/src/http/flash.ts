@@ -21,6 +21,14 @@ export const flashMessages = {
   'sms-sent': 'Message queued for sending.',
   'dnc-added': 'Number added to the do-not-call list.',
   'dnc-removed': 'Number removed from the do-not-call list.',
+  'invoice-drafted': 'Invoice drafted.',
+  'invoice-saved': 'Draft saved.',
+  'invoice-sent': 'Invoice sent.',
+  'invoice-paid': 'Invoice marked paid.',
+  'invoice-voided': 'Invoice voided.',
+  'invoice-deleted': 'Draft deleted.',
+  'project-saved': 'Project saved.',
+  'project-delivered': 'Project delivered.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;
