@@ -26,6 +26,7 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
       { href: '/dashboard/calls', label: 'Calls' },
       { href: '/dashboard/messages', label: 'Messages' },
       { href: '/dashboard/do-not-call', label: 'Do-not-call' },
+      { href: '/dashboard/invoices', label: 'Billing' },
     ],
   },
   {
