@@ -25,6 +25,14 @@ export const flashMessages = {
   'lead-unenrolled': 'Lead unenrolled: no further steps run for it.',
   'workspace-saved': 'Workspace saved.',
   'theme-applied': 'Theme applied to the workspace.',
+  'invoice-drafted': 'Invoice drafted.',
+  'invoice-saved': 'Draft saved.',
+  'invoice-sent': 'Invoice sent.',
+  'invoice-paid': 'Invoice marked paid.',
+  'invoice-voided': 'Invoice voided.',
+  'invoice-deleted': 'Draft deleted.',
+  'project-saved': 'Project saved.',
+  'project-delivered': 'Project delivered.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

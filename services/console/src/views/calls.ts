@@ -215,13 +215,22 @@ export function recordingOrigin(call: Pick<Call, 'recording_url'>): string | und
   }
 }
 
-function eventsSection(format: Formatter, events: { data: RecordEvent[]; has_more: boolean } | undefined): Html {
+/**
+ * The events a record (a call, an invoice, a project) produced that went to webhook endpoints, each delivery
+ * with its endpoint, status, attempts and last answer; `record` names it in the sentences and prefixes the ids
+ * (`call-no-events`, `call-events-table`).
+ */
+export function recordEventsSection(
+  format: Formatter,
+  events: { data: RecordEvent[]; has_more: boolean } | undefined,
+  record: 'call' | 'invoice' | 'project',
+): Html {
   if (!events) return html`<p class="muted">The webhooks service did not answer; reload to try again.</p>`;
   if (events.data.length === 0) {
-    return html`<p class="muted" id="call-no-events">No webhook endpoint was sent this call's events. <a href="/dashboard/webhooks">Add an endpoint</a> to receive them.</p>`;
+    return html`<p class="muted" id="${record}-no-events">No webhook endpoint was sent this ${record}'s events. <a href="/dashboard/webhooks">Add an endpoint</a> to receive them.</p>`;
   }
   return dataTable({
-    id: 'call-events-table',
+    id: `${record}-events-table`,
     caption: 'Events and their webhook deliveries',
     captionHidden: true,
     head: html`<th scope="col">Event</th><th scope="col">Time</th><th scope="col">Endpoint</th><th scope="col">Delivery</th><th scope="col">Attempts</th><th scope="col">Last answer</th>`,
@@ -315,7 +324,7 @@ export function callPage(signedIn: SignedIn, view: CallView) {
       </section>
       <section aria-labelledby="call-events-heading">
         <h2 id="call-events-heading">Events and webhook deliveries</h2>
-        ${region('call-events', 'Events', eventsSection(format, view.events))}
+        ${region('call-events', 'Events', recordEventsSection(format, view.events, 'call'))}
       </section>`,
   });
 }

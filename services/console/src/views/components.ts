@@ -68,6 +68,12 @@ const tones: Record<string, Tone> = {
   withdrawn: 'neutral',
   succeeded: 'success',
   retrying: 'warning',
+  draft: 'neutral',
+  paid: 'success',
+  void: 'neutral',
+  ready: 'info',
+  done: 'success',
+  to_do: 'neutral',
 };
 
 /** A status as a badge; its words are the status itself (`text` when the page says more, e.g. until when). */

@@ -15,9 +15,13 @@ export function confirmPage(
     /** The navigation entry the page belongs to. */
     path: string;
     question: Renderable;
+    /** What the action concerns, shown in full under the question (what an invoice sends, and to whom). */
+    details?: Renderable;
     action: string;
     buttonId: string;
     buttonLabel: string;
+    /** The button's look: `danger` unless the action destroys nothing (marking an invoice paid). */
+    tone?: 'danger' | 'primary';
     cancelHref: string;
     /** The way back's words, when "Cancel" would read as the action itself. */
     cancelLabel?: string;
@@ -30,10 +34,11 @@ export function confirmPage(
     body: html`<div class="confirm">
       <h1>${options.heading}</h1>
       <p>${options.question}</p>
+      ${options.details ?? ''}
       <div class="actions">
         <form method="post" action="${options.action}" class="inline">
           ${csrfField(signedIn.csrfToken)}
-          <button type="submit" id="${options.buttonId}" class="danger">${options.buttonLabel}</button>
+          <button type="submit" id="${options.buttonId}" class="${options.tone ?? 'danger'}">${options.buttonLabel}</button>
         </form>
         <a href="${options.cancelHref}" class="button">${options.cancelLabel ?? 'Cancel'}</a>
       </div>

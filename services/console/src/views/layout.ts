@@ -27,6 +27,7 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
       { href: '/dashboard/messages', label: 'Messages' },
       { href: '/dashboard/do-not-call', label: 'Do-not-call' },
       { href: '/dashboard/sequences', label: 'Sequences' },
+      { href: '/dashboard/invoices', label: 'Billing' },
       { href: '/dashboard/workspaces', label: 'Workspaces' },
     ],
   },

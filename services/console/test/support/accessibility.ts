@@ -463,9 +463,112 @@ export function checkEveryPage(look: Look): void {
       },
       { name: 'workspace-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.workspace)) },
       { name: 'theme-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.theme)) },
+      // Billing: invoices and projects (a lead and a project made through the leads service's operations).
+      { name: 'invoices-empty', as: 'owner', open: '/dashboard/invoices' },
+      {
+        name: 'invoice-new',
+        as: 'owner',
+        open: async (page, orgId) => {
+          billing.leadId = (await app.platform.leads.deps.bus.call(leadsRpc.createLead, testIdentity({ org_id: orgId }), billingLead)).id;
+          await page.goto(`/dashboard/invoices/new?lead_id=${billing.leadId}`);
+        },
+      },
+      {
+        name: 'invoice-draft-refused',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(`/dashboard/invoices/new?lead_id=${billing.leadId}`);
+          await page.locator('#line-0').getByLabel('Description').fill('Setup');
+          await page.locator('#line-0').getByLabel('Unit price (USD)').fill('a lot');
+          await page.getByRole('button', { name: 'Save as draft' }).click();
+          await page.locator('#line-0-unit_price-error').waitFor();
+        },
+      },
+      {
+        name: 'invoice',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(`/dashboard/invoices/new?lead_id=${billing.leadId}`);
+          await page.locator('#line-0').getByLabel('Description').fill('Voice agent setup');
+          await page.locator('#line-0').getByLabel('Quantity').fill('2');
+          await page.locator('#line-0').getByLabel('Unit price (USD)').fill('150');
+          await page.locator('#line-0').getByLabel('Tax rate (%)').fill('8.25');
+          await page.getByRole('button', { name: 'Save as draft' }).click();
+          await page.getByRole('status').filter({ hasText: 'Invoice drafted.' }).waitFor();
+          billing.invoicePath = new URL(page.url()).pathname;
+        },
+        screenshot: true,
+      },
+      {
+        name: 'invoice-edit',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(`${billing.invoicePath}/edit`);
+        },
+      },
+      {
+        name: 'invoice-send',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(`${billing.invoicePath}/send`);
+        },
+        screenshot: true,
+      },
+      {
+        name: 'invoice-sent',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(`${billing.invoicePath}/send`);
+          await page.locator('#invoice-send-confirm').click();
+          await page.getByRole('status').filter({ hasText: 'Invoice sent.' }).waitFor();
+        },
+      },
+      { name: 'invoices', as: 'owner', open: '/dashboard/invoices', screenshot: true },
+      { name: 'invoices-filtered-refused', as: 'member', open: '/dashboard/invoices?status=lost' },
+      {
+        name: 'invoice-as-member',
+        as: 'member',
+        open: async (page) => {
+          await page.goto(billing.invoicePath);
+        },
+      },
+      {
+        name: 'project',
+        as: 'owner',
+        open: async (page, orgId) => {
+          const project = await app.platform.leads.deps.bus.call(leadsRpc.createProject, testIdentity({ org_id: orgId }), {
+            lead_id: billing.leadId,
+            name: 'Website redesign',
+            deliverables: [{ name: 'Mockups', url: 'https://example.com/mockups', done: true }, { name: 'Launch' }],
+            notes: 'Kick-off on Monday.',
+          });
+          billing.projectPath = `/dashboard/projects/${project.id}`;
+          await page.goto(billing.projectPath);
+        },
+        screenshot: true,
+      },
+      { name: 'projects', as: 'owner', open: '/dashboard/projects' },
+      {
+        name: 'project-edit',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(`${billing.projectPath}/edit`);
+        },
+      },
+      {
+        name: 'project-deliver',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto(`${billing.projectPath}/deliver`);
+        },
+      },
+      { name: 'projects-as-member', as: 'member', open: '/dashboard/projects?status=active' },
     ];
+    /** What the billing pages above make on the way: the lead billed, the invoice and the project. */
+    const billing = { leadId: '', invoicePath: '', projectPath: '' };
     /** The addresses of the records the sequences and workspaces pages above made, for the pages after them. */
     const productPages = { sequence: '', workspace: '', theme: '' };
+    const billingLead = { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+14155550142', company: 'Analytical Engines' };
 
     let orgId = '';
     let browsers: Record<(typeof consolePages)[number]['as'], { page: Page }>;
