@@ -1,5 +1,5 @@
 import { ApiError, type Bus, idempotent, type Logger, toApiError } from '@voice/kit';
-import { gatewayRpc, type Identity, type RpcDefinition } from '@voice/proto';
+import { gatewayRpc, type Identity } from '@voice/proto';
 import type { Redis } from 'ioredis';
 import { newToken } from './tokens.js';
 
@@ -84,15 +84,4 @@ export async function oncePerForm<T>(
     ),
   );
   return done.body;
-}
-
-/**
- * Where a person runs an operation in the console: the route (as registered under /dashboard) whose page shows
- * what it reads or whose form does what it changes. Each product area declares its own beside its operations,
- * and a test holds the MCP toolset's tools against them: a tool without its console action fails it.
- */
-export interface ConsoleAction {
-  operation: RpcDefinition;
-  method: 'GET' | 'POST';
-  route: string;
 }

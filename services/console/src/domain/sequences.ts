@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ConsoleEnv } from '../env.js';
 import { personOnGateway } from './api-keys.js';
-import { audited, type ConsoleAction, isFormKey, oncePerForm } from './console-actions.js';
+import { audited, isFormKey, oncePerForm } from './console-actions.js';
 import { cursorField } from './list-query.js';
 import type { SignedIn } from './sessions.js';
 
@@ -82,12 +82,3 @@ export async function sequencesFor(ctx: SequencesConsoleContext, signedIn: Signe
   };
 }
 export type OrganizationSequences = Awaited<ReturnType<typeof sequencesFor>>;
-
-/** The console action of each operation of MCP's `sequences` toolset (see `ConsoleAction`). */
-export const sequenceConsoleActions: ConsoleAction[] = [
-  { operation: leadsRpc.listSequences, method: 'GET', route: '/sequences' },
-  { operation: leadsRpc.getSequence, method: 'GET', route: '/sequences/:id' },
-  { operation: leadsRpc.listEnrollments, method: 'GET', route: '/sequences/:id' },
-  { operation: leadsRpc.enroll, method: 'POST', route: '/sequences/:id/enrollments' },
-  { operation: leadsRpc.unenrollLead, method: 'POST', route: '/sequences/:id/leads/:lead_id/unenroll' },
-];

@@ -1,7 +1,7 @@
 import type { Bus, Logger } from '@voice/kit';
 import { type ListThemesQuery, type ListWorkspacesQuery, leadsRpc, type UpdateWorkspace } from '@voice/proto';
 import { personOnGateway } from './api-keys.js';
-import { audited, type ConsoleAction } from './console-actions.js';
+import { audited } from './console-actions.js';
 import type { SignedIn } from './sessions.js';
 
 /** Rows of one page of the workspaces list and of the themes list. */
@@ -64,13 +64,3 @@ export async function workspacesFor(ctx: { bus: Bus; logger: Logger }, signedIn:
   };
 }
 export type OrganizationWorkspaces = Awaited<ReturnType<typeof workspacesFor>>;
-
-/** The console action of each operation of MCP's `workspace` toolset (see `ConsoleAction`). */
-export const workspaceConsoleActions: ConsoleAction[] = [
-  { operation: leadsRpc.listWorkspaces, method: 'GET', route: '/workspaces' },
-  { operation: leadsRpc.getWorkspace, method: 'GET', route: '/workspaces/:id' },
-  { operation: leadsRpc.updateWorkspace, method: 'POST', route: '/workspaces/:id' },
-  { operation: leadsRpc.listThemes, method: 'GET', route: '/workspaces/themes' },
-  { operation: leadsRpc.getTheme, method: 'GET', route: '/workspaces/themes/:id' },
-  { operation: leadsRpc.applyTheme, method: 'POST', route: '/workspaces/:id/apply-theme' },
-];

@@ -5,10 +5,10 @@ import type { Access } from './session.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * The platform operation this route runs for the person (over NATS, with their identity): what makes
-     * it the console's counterpart of the MCP tools and REST routes that run the same operation.
+     * The platform operations this route runs for the person (over NATS, with their identity): what makes
+     * it the console's counterpart of the MCP tools and REST routes that run the same operations.
      */
-    operation?: RpcDefinition;
+    operation?: RpcDefinition | readonly RpcDefinition[];
   }
 }
 
@@ -33,11 +33,10 @@ export function recordConsoleActions(pages: FastifyInstance, root: object): void
   const actions: ConsoleAction[] = [];
   actionsOf.set(root, actions);
   pages.addHook('onRoute', (route) => {
-    const operation = route.config?.operation;
-    if (!operation) return;
+    const operations = [route.config?.operation ?? []].flat();
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      actions.push({ operation, method, url: route.url, access: route.config?.access });
+      for (const operation of operations) actions.push({ operation, method, url: route.url, access: route.config?.access });
     }
   });
 }

@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { idSchema } from '@voice/proto';
+import { idSchema, leadsRpc } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -58,7 +58,7 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', `Only owners and admins can ${what}.`);
   };
 
-  app.get('/invoices', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/invoices', { config: { access: 'signed-in', operation: leadsRpc.listInvoices } }, async (request, reply) => {
     const filters = invoiceFiltersOf(request.query);
     const invoices = await (await billing(request)).listInvoices(filters);
     return sendPage(reply, 200, invoicesListPage(signedInOf(request), { filters, invoices }));
@@ -88,7 +88,7 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return draftForm(request, reply, 200, blankInvoiceForm(lead_id));
   });
 
-  app.post('/invoices', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/invoices', { config: { access: 'manager', operation: leadsRpc.draftInvoice } }, async (request, reply) => {
     const { values, more, formKey } = invoiceFormOf(formOf(request.body));
     if (!formKey) {
       throw new ApiError('invalid_request', 'This form is incomplete or out of date: open it again and draft the invoice again.', {
@@ -111,7 +111,7 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return reply.redirect(invoicePath(invoice.id), 303);
   });
 
-  app.get('/invoices/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/invoices/:id', { config: { access: 'signed-in', operation: leadsRpc.getInvoice } }, async (request, reply) => {
     const { id } = paramsOf(invoiceParams, request.params);
     const service = await billing(request);
     const invoice = await service.getInvoice(id);
@@ -132,7 +132,7 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return sendPage(reply, 200, invoiceFormPage(signedInOf(request), { invoice, values: invoiceFormValues(invoice), errors: {} }));
   });
 
-  app.post('/invoices/:id', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/invoices/:id', { config: { access: 'manager', operation: leadsRpc.updateInvoice } }, async (request, reply) => {
     const { id } = paramsOf(invoiceParams, request.params);
     const { values, more } = invoiceFormOf(formOf(request.body));
     const editForm = async (status: number, refusal: { errors?: FieldErrors; error?: string | undefined } = {}) =>
@@ -179,13 +179,17 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
       return sendPage(reply, 200, invoiceConfirmPage(signedInOf(request), action, { invoice, lead, receivers }));
     });
 
-    app.post(`/invoices/:id/${action}`, { config: { access: 'manager' } }, async (request, reply) => {
-      const { id } = paramsOf(invoiceParams, request.params);
-      // Refusals (409 once it is no longer in a status that allows it, 404 for another organization's, 400 for
-      // an invoice with no lines to send) are error pages in the service's words.
-      await (await billing(request)).invoiceAction(id, action);
-      flash(request, reply, ctx.env, actionFlash[action]);
-      return reply.redirect(action === 'delete' ? invoicesPath : invoicePath(id), 303);
-    });
+    app.post(
+      `/invoices/:id/${action}`,
+      { config: { access: 'manager', operation: invoiceActions[action].operation } },
+      async (request, reply) => {
+        const { id } = paramsOf(invoiceParams, request.params);
+        // Refusals (409 once it is no longer in a status that allows it, 404 for another organization's, 400 for
+        // an invoice with no lines to send) are error pages in the service's words.
+        await (await billing(request)).invoiceAction(id, action);
+        flash(request, reply, ctx.env, actionFlash[action]);
+        return reply.redirect(action === 'delete' ? invoicesPath : invoicePath(id), 303);
+      },
+    );
   }
 }

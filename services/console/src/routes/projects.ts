@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { idSchema } from '@voice/proto';
+import { idSchema, leadsRpc } from '@voice/proto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { billingFor, deliverableStatuses, projectFiltersOf, projectFormOf, projectInputOf } from '../domain/billing.js';
@@ -43,13 +43,13 @@ export function projectRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return project;
   };
 
-  app.get('/projects', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/projects', { config: { access: 'signed-in', operation: leadsRpc.listProjects } }, async (request, reply) => {
     const filters = projectFiltersOf(request.query);
     const projects = await (await billing(request)).listProjects(filters);
     return sendPage(reply, 200, projectsListPage(signedInOf(request), { filters, projects }));
   });
 
-  app.get('/projects/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/projects/:id', { config: { access: 'signed-in', operation: leadsRpc.getProject } }, async (request, reply) => {
     const { id } = paramsOf(projectParams, request.params);
     const service = await billing(request);
     const project = await service.getProject(id);
@@ -63,7 +63,7 @@ export function projectRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return sendPage(reply, 200, projectFormPage(signedInOf(request), { project, values: projectFormValues(project), errors: {} }));
   });
 
-  app.post('/projects/:id', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/projects/:id', { config: { access: 'manager', operation: leadsRpc.updateProject } }, async (request, reply) => {
     const { id } = paramsOf(projectParams, request.params);
     const { values, more } = projectFormOf(formOf(request.body));
     const form = async (status: number, refusal: { errors?: Record<string, string | undefined>; error?: string | undefined } = {}) =>
@@ -100,7 +100,7 @@ export function projectRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return sendPage(reply, 200, deliverProjectConfirmPage(signedInOf(request), { project, lead, receivers }));
   });
 
-  app.post('/projects/:id/deliver', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/projects/:id/deliver', { config: { access: 'manager', operation: leadsRpc.deliverProject } }, async (request, reply) => {
     const { id } = paramsOf(projectParams, request.params);
     // Refusals (409 once delivered, 404 for another organization's) are error pages in the service's words.
     await (await billing(request)).deliverProject(id);

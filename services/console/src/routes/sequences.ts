@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { idSchema } from '@voice/proto';
+import { idSchema, leadsRpc } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -46,7 +46,7 @@ const noActiveEnrollment = 'This lead has no active enrollment in this sequence 
 export function sequenceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus; redis: Redis }): void {
   const serviceFor = (request: FastifyRequest) => sequencesFor(ctx, signedInOf(request), request.id);
 
-  app.get('/sequences', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/sequences', { config: { access: 'signed-in', operation: leadsRpc.listSequences } }, async (request, reply) => {
     const { cursor } = checkedQuery(pageQuerySchema, request.query);
     const sequences = await (await serviceFor(request)).list({ limit: sequencesPageSize, ...(cursor ? { cursor } : {}) });
     return sendPage(reply, 200, sequencesListPage(signedInOf(request), { sequences, cursor }));
@@ -69,9 +69,13 @@ export function sequenceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus
     return sendPage(reply, status, sequencePage(signedIn, { sequence, filters, enrollments, form: enroll }));
   }
 
-  app.get('/sequences/:id', { config: { access: 'signed-in' } }, (request, reply) => showSequence(request, reply, 200, request.query));
+  app.get(
+    '/sequences/:id',
+    { config: { access: 'signed-in', operation: [leadsRpc.getSequence, leadsRpc.listEnrollments] } },
+    (request, reply) => showSequence(request, reply, 200, request.query),
+  );
 
-  app.post('/sequences/:id/enrollments', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/sequences/:id/enrollments', { config: { access: 'manager', operation: leadsRpc.enroll } }, async (request, reply) => {
     const { id } = paramsOf(sequenceParams, request.params);
     const parsed = enrollFormSchema.safeParse(formOf(request.body));
     if (!parsed.success) {
@@ -103,11 +107,15 @@ export function sequenceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus
     return sendPage(reply, 200, unenrollConfirmPage(signedIn, sequence, enrollment));
   });
 
-  app.post('/sequences/:id/leads/:lead_id/unenroll', { config: { access: 'manager' } }, async (request, reply) => {
-    const { id, lead_id } = paramsOf(enrollmentParams, request.params);
-    // The lead's active enrollment stops; none (another organization's ids, or stopped already) is a 404 page.
-    await notFoundAs((await serviceFor(request)).unenroll(id, lead_id), noActiveEnrollment);
-    flash(request, reply, ctx.env, 'lead-unenrolled');
-    return reply.redirect(sequencePath(id), 303);
-  });
+  app.post(
+    '/sequences/:id/leads/:lead_id/unenroll',
+    { config: { access: 'manager', operation: leadsRpc.unenrollLead } },
+    async (request, reply) => {
+      const { id, lead_id } = paramsOf(enrollmentParams, request.params);
+      // The lead's active enrollment stops; none (another organization's ids, or stopped already) is a 404 page.
+      await notFoundAs((await serviceFor(request)).unenroll(id, lead_id), noActiveEnrollment);
+      flash(request, reply, ctx.env, 'lead-unenrolled');
+      return reply.redirect(sequencePath(id), 303);
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { idSchema, type Theme, type Workspace } from '@voice/proto';
+import { idSchema, leadsRpc, type Theme, type Workspace } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleContext } from '../domain/context.js';
@@ -58,7 +58,7 @@ const firstThemes = async (service: OrganizationWorkspaces) => (await service.th
 export function workspaceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const serviceFor = (request: FastifyRequest) => workspacesFor(ctx, signedInOf(request), request.id);
 
-  app.get('/workspaces', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/workspaces', { config: { access: 'signed-in', operation: leadsRpc.listWorkspaces } }, async (request, reply) => {
     const { cursor } = checkedQuery(pageQuerySchema, request.query);
     const service = await serviceFor(request);
     const [workspaces, themes] = await Promise.all([
@@ -68,13 +68,13 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     return sendPage(reply, 200, workspacesListPage(signedInOf(request), { workspaces, themes: themesById(themes), cursor }));
   });
 
-  app.get('/workspaces/themes', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/workspaces/themes', { config: { access: 'signed-in', operation: leadsRpc.listThemes } }, async (request, reply) => {
     const { cursor } = checkedQuery(pageQuerySchema, request.query);
     const themes = await (await serviceFor(request)).themes({ limit: themesPageSize, ...(cursor ? { cursor } : {}) });
     return sendPage(reply, 200, themesListPage(signedInOf(request), { themes, cursor }));
   });
 
-  app.get('/workspaces/themes/:id', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/workspaces/themes/:id', { config: { access: 'signed-in', operation: leadsRpc.getTheme } }, async (request, reply) => {
     const { id } = paramsOf(themeParams, request.params);
     const service = await serviceFor(request);
     const [theme, workspaces] = await Promise.all([notFoundAs(service.theme(id), noTheme), service.list({ limit: 100 })]);
@@ -104,9 +104,11 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     );
   }
 
-  app.get('/workspaces/:id', { config: { access: 'signed-in' } }, (request, reply) => showWorkspace(request, reply, 200));
+  app.get('/workspaces/:id', { config: { access: 'signed-in', operation: leadsRpc.getWorkspace } }, (request, reply) =>
+    showWorkspace(request, reply, 200),
+  );
 
-  app.post('/workspaces/:id', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/workspaces/:id', { config: { access: 'manager', operation: leadsRpc.updateWorkspace } }, async (request, reply) => {
     const { id } = paramsOf(workspaceParams, request.params);
     const typed = workspaceFormOf(formOf(request.body));
     try {
@@ -139,7 +141,7 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     return sendPage(reply, 200, applyThemePage(signedInOf(request), { workspace, theme, current }));
   });
 
-  app.post('/workspaces/:id/apply-theme', { config: { access: 'manager' } }, async (request, reply) => {
+  app.post('/workspaces/:id/apply-theme', { config: { access: 'manager', operation: leadsRpc.applyTheme } }, async (request, reply) => {
     const { service, workspace, theme } = await workspaceAndTheme(request, formOf(request.body));
     await notFoundAs(service.applyTheme(workspace.id, theme.id), noWorkspace);
     flash(request, reply, ctx.env, 'theme-applied');
