@@ -99,6 +99,36 @@ describe('the messages pages, through the gateway', () => {
     assert.deepEqual(idsIn((await stranger.get(list)).body, 'sms'), [otherId]);
   });
 
+  test('a message’s page: its text, status, parts, cost and events, linked from the list and the conversation; another organization’s or a malformed id is a 404 page', async () => {
+    const { orgId } = await platform.org();
+    const other = await platform.org();
+    const [id] = await storeSms(platform.telephony.deps, orgId, [
+      { direction: 'outbound', phone: '+14155550177', body: 'Your table for <two> is booked', segments: 2, at: new Date() },
+    ]);
+    const [otherId] = await storeSms(platform.telephony.deps, other.orgId, [
+      { direction: 'outbound', phone: '+14155550177', body: 'Not yours to read', at: new Date() },
+    ]);
+    const page = `${list}/${id}`;
+    const owner = await signedIn(orgId, 'owner');
+    assert.match((await owner.get(list)).body, new RegExp(`<a href="${page}">`), 'the list links each message to its page');
+    assert.match((await owner.get(conversation('+14155550177'))).body, new RegExp(`<a href="${page}">`), 'so does the conversation');
+    const shown = await owner.get(page);
+    assert.equal(shown.statusCode, 200, shown.body);
+    assert.match(shown.body, /<h1[^>]*>Message to \+1 415 555 0177<\/h1>/);
+    assert.match(shown.body, /<p class="chat-body" id="message-body">Your table for &lt;two&gt; is booked<\/p>/);
+    assert.match(shown.body, /<dt>Parts<\/dt><dd>2 segments<\/dd>/);
+    assert.match(shown.body, /id="message-no-events"/);
+    assert.match(shown.body, /href="\/dashboard\/messages\/conversation\?phone=%2B14155550177"/);
+    assert.doesNotMatch(shown.body, /Not yours to read/);
+    const member = await signedIn(orgId, 'member');
+    assert.equal((await member.get(page)).statusCode, 200, 'members read it too');
+    for (const address of [`${list}/${otherId}`, `${list}/sms_${'x'.repeat(10)}`, `${list}/sms_${'a'.repeat(41)}`, `${list}/not-an-id`]) {
+      const refused = await owner.get(address);
+      assert.equal(refused.statusCode, 404, address);
+      assert.doesNotMatch(refused.body, /Not yours to read/);
+    }
+  });
+
   test('filters: direction, status, lead and whole days in the person’s time zone, kept by the pages; malformed values are a 400 page naming the field', async () => {
     const { orgId } = await platform.org();
     const lead = 'lead_filterlead0001';

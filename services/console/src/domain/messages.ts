@@ -7,6 +7,7 @@ import {
   smsDirections,
   smsStatuses,
   telephonyRpc,
+  webhooksRpc,
 } from '@voice/proto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -123,6 +124,9 @@ export async function telephonyFor(ctx: TelephonyConsoleContext, signedIn: Signe
   return {
     identity,
     listSms: (query: ListSmsQuery) => ctx.bus.call(telephonyRpc.listSms, identity, query),
+    getSms: (id: string) => ctx.bus.call(telephonyRpc.getSms, identity, { id }),
+    /** The events the message produced that went to webhook endpoints, with their deliveries. */
+    smsEvents: (id: string) => ctx.bus.call(webhooksRpc.listRecordEvents, identity, { record_id: id }),
     /**
      * Sends as the API does, once per form: the form's key, tied to the person, is the operation's
      * idempotency key, so a second submit of the form returns the first message instead of sending again.

@@ -19,9 +19,10 @@ import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
 import { type FieldErrors, formatFor } from '../views/components.js';
-import { conversationPage, conversationPath, messagesPage, newMessagePage, type SendForm } from '../views/messages.js';
+import { conversationPage, conversationPath, messagePage, messagesPage, newMessagePage, type SendForm } from '../views/messages.js';
 
 const conversationQuery = z.object({
   phone: z.string().optional(),
@@ -30,6 +31,8 @@ const conversationQuery = z.object({
     z.string().max(512, 'The cursor is not one this conversation gave; start again without it.').optional(),
   ),
 });
+/** A message's id in the address; anything no id can match is a 404 page. */
+const messageParams = z.object({ id: z.string().regex(/^sms_[0-9A-Za-z]{8,40}$/) });
 const newMessageQuery = z.object({ to: z.string().max(64, 'The to number is at most 64 characters.').optional() });
 
 /** A number from the address (`?phone=`): absent, or not a number, is a 400 page naming the parameter. */
@@ -127,6 +130,20 @@ export function messageRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
   });
 
   // The form is a page of its own (`?to=` fills the number in); members get no such page.
+  app.get('/messages/:id', { config: { access: 'signed-in', operation: telephonyRpc.getSms } }, async (request, reply) => {
+    const { id } = paramsOf(messageParams, request.params);
+    const tel = await telephony(request);
+    const [sms, events] = await Promise.all([
+      tel.getSms(id),
+      // The page stands without the webhooks log: its section says the service did not answer.
+      tel.smsEvents(id).catch((error: unknown) => {
+        request.log.warn({ err: error, sms_id: id }, 'webhook events of the message not read');
+        return undefined;
+      }),
+    ]);
+    return sendPage(reply, 200, messagePage(signedInOf(request), { sms, events }));
+  });
+
   app.get('/messages/new', { config: { access: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request);
     if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can send messages.');

@@ -216,14 +216,14 @@ export function recordingOrigin(call: Pick<Call, 'recording_url'>): string | und
 }
 
 /**
- * The events a record (a call, an invoice, a project) produced that went to webhook endpoints, each delivery
+ * The events a record (a call, a message, an invoice, a project) produced that went to webhook endpoints, each delivery
  * with its endpoint, status, attempts and last answer; `record` names it in the sentences and prefixes the ids
  * (`call-no-events`, `call-events-table`).
  */
 export function recordEventsSection(
   format: Formatter,
   events: { data: RecordEvent[]; has_more: boolean } | undefined,
-  record: 'call' | 'invoice' | 'project',
+  record: 'call' | 'message' | 'invoice' | 'project',
 ): Html {
   if (!events) return html`<p class="muted">The webhooks service did not answer; reload to try again.</p>`;
   if (events.data.length === 0) {

@@ -1,7 +1,8 @@
-import { type DncCheck, type Sms, type SmsStatus, smsMaxBodyLength, smsStatuses, type TwoWayPage } from '@voice/proto';
+import { type DncCheck, type RecordEvent, type Sms, type SmsStatus, smsMaxBodyLength, smsStatuses, type TwoWayPage } from '@voice/proto';
 import { type MessageFilters, messageQueryString } from '../domain/messages.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
+import { recordEventsSection } from './calls.js';
 import { badge, dataTable, emptyState, type FieldErrors, field, formatFor, pageHeader, pager, time } from './components.js';
 import type { Formatter } from './format.js';
 import { type Html, html } from './html.js';
@@ -9,6 +10,7 @@ import { csrfField, notice, page } from './layout.js';
 
 export const messagesPath = '/dashboard/messages';
 export const newMessagePath = `${messagesPath}/new`;
+export const messagePath = (id: string) => `${messagesPath}/${id}`;
 export const conversationPath = (phone: string, cursor?: string | null) =>
   `${messagesPath}/conversation?${new URLSearchParams({ phone, ...(cursor ? { cursor } : {}) }).toString()}`;
 
@@ -94,7 +96,7 @@ function filterForm(filters: MessageFilters, timeZone: string): Html {
 
 function messageRow(format: Formatter, sms: Sms): Html {
   return html`<tr id="sms-${sms.id}">
-    <td class="nowrap">${time(format, sms.created_at)}</td>
+    <td class="nowrap"><a href="${messagePath(sms.id)}">${time(format, sms.created_at)}</a></td>
     <td>${sms.direction === 'inbound' ? 'Received' : 'Sent'}</td>
     <td class="nowrap">${format.phone(sms.from)}</td>
     <td class="nowrap">${format.phone(sms.to)}</td>
@@ -230,7 +232,7 @@ function chatMessage(format: Formatter, sms: Sms): Html {
   return html`<li class="chat-message ${inbound ? 'inbound' : 'outbound'}" id="sms-${sms.id}">
     <p class="chat-who">${inbound ? `${format.phone(sms.from)} wrote` : `Sent from ${format.phone(sms.from)}`}</p>
     <p class="chat-body">${sms.body === '' ? html`<em>(no text)</em>` : sms.body}</p>
-    <p class="chat-meta">${time(format, sms.created_at)} ${smsBadge(sms)}${
+    <p class="chat-meta"><a href="${messagePath(sms.id)}">${time(format, sms.created_at)}</a> ${smsBadge(sms)}${
       sms.direction === 'outbound'
         ? html` <span>${format.number(sms.segments)} ${sms.segments === 1 ? 'segment' : 'segments'}, ${moneyOf(format, sms.cost)}</span>`
         : ''
@@ -325,5 +327,42 @@ export function newMessagePage(signedIn: SignedIn, form: SendForm) {
         ${bodyField(form, 'Message')}
         <button type="submit" id="message-send">Send</button>
       </form>`,
+  });
+}
+
+export interface MessageView {
+  sms: Sms;
+  events: { data: RecordEvent[]; has_more: boolean } | undefined;
+}
+
+/** One message: who wrote to whom, its text, status, parts and cost, and the events it sent to webhook endpoints. */
+export function messagePage(signedIn: SignedIn, view: MessageView) {
+  const { sms } = view;
+  const format = formatFor(signedIn);
+  const inbound = sms.direction === 'inbound';
+  const title = inbound ? `Message from ${format.phone(sms.from)}` : `Message to ${format.phone(sms.to)}`;
+  return page({
+    title,
+    signedIn,
+    path: messagesPath,
+    live: true,
+    body: html`<p><a href="${conversationPath(otherParty(sms))}">← Conversation with ${format.phone(otherParty(sms))}</a></p>
+      <div id="message-overview" data-live="sms" data-live-resource="${sms.id}" data-live-label="Message status">
+        ${pageHeader({ title, lead: html`${smsBadge(sms)} <code>${sms.id}</code>` })}
+        <p class="chat-body" id="message-body">${sms.body === '' ? html`<em>(no text)</em>` : sms.body}</p>
+        ${sms.error ? html`<p class="chat-error" id="message-error">${sms.error.message}</p>` : ''}
+        <dl id="message-facts">
+          <dt>Direction</dt><dd>${inbound ? 'received' : 'sent'}</dd>
+          <dt>From</dt><dd>${format.phone(sms.from)}</dd>
+          <dt>To</dt><dd>${format.phone(sms.to)}</dd>
+          <dt>Time</dt><dd>${time(format, sms.created_at)}</dd>
+          <dt>Parts</dt><dd>${format.number(sms.segments)} ${sms.segments === 1 ? 'segment' : 'segments'}</dd>
+          <dt>Cost</dt><dd>${moneyOf(format, sms.cost)}</dd>
+        </dl>
+      </div>
+      <section aria-labelledby="message-events-heading">
+        <h2 id="message-events-heading">Events and webhook deliveries</h2>
+        ${recordEventsSection(format, view.events, 'message')}
+      </section>`,
   });
 }
