@@ -1,12 +1,23 @@
-import { afterPosition, createdBetween, decodeCursor, keysetOrder, notFound, toPage } from '@voice/kit';
+import {
+  afterPosition,
+  createdBetween,
+  decodeCursor,
+  decodeTwoWayCursor,
+  keysetOrder,
+  keysetWindow,
+  notFound,
+  toPage,
+  toTwoWayPage,
+} from '@voice/kit';
 import type { LeadCountsQuery, ListLeadsQuery, RecentLeadsQuery } from '@voice/proto';
 import { toLead, toLeadNote } from '../domain/records.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
-/** Leads of one organization, newest first, by keyset, with the list's filters. */
+/** Leads of one organization, newest first, by keyset both ways (Older and Newer), with the list's filters. */
 export async function listLeads(prisma: PrismaClient, orgId: string, query: ListLeadsQuery) {
   const { limit, cursor, ...filters } = query;
-  const position = decodeCursor(cursor, filters);
+  const position = decodeTwoWayCursor(cursor, filters);
+  const window = keysetWindow(position);
   const text = filters.q;
   const rows = await prisma.lead.findMany({
     where: {
@@ -16,25 +27,18 @@ export async function listLeads(prisma: PrismaClient, orgId: string, query: List
       ...(filters.tag ? { tags: { has: filters.tag } } : {}),
       ...(filters.owner ? { owner: filters.owner } : {}),
       ...(filters.source ? { source: filters.source } : {}),
+      ...(filters.qualified === undefined ? {} : { qualifiedAt: filters.qualified ? { not: null } : null }),
       ...createdBetween(filters.created_after, filters.created_before),
       AND: [
-        afterPosition(position),
-        text
-          ? {
-              OR: [
-                { name: { contains: text, mode: 'insensitive' as const } },
-                { email: { contains: text, mode: 'insensitive' as const } },
-                { phone: { contains: text } },
-                { company: { contains: text, mode: 'insensitive' as const } },
-              ],
-            }
-          : {},
+        window.where,
+        // One trigram index serves it: `search_text` is the four fields in lower case (see its migration).
+        text ? { searchText: { contains: text.toLowerCase() } } : {},
       ],
     },
-    orderBy: keysetOrder,
+    orderBy: window.orderBy,
     take: limit + 1,
   });
-  return toPage(rows, limit, filters, toLead);
+  return toTwoWayPage(rows, limit, filters, position, toLead);
 }
 
 /**
