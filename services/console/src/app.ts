@@ -12,6 +12,7 @@ import { callRoutes } from './routes/calls.js';
 import { doNotCallRoutes } from './routes/do-not-call.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
+import { leadRoutes } from './routes/leads.js';
 import { liveRoutes } from './routes/live.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
@@ -60,6 +61,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       usageAuditRoutes(pages, deps);
       messageRoutes(pages, deps);
       doNotCallRoutes(pages, deps);
+      leadRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);
       liveRoutes(pages, deps);

@@ -21,6 +21,12 @@ export const flashMessages = {
   'sms-sent': 'Message queued for sending.',
   'dnc-added': 'Number added to the do-not-call list.',
   'dnc-removed': 'Number removed from the do-not-call list.',
+  'lead-created': 'Lead added.',
+  'lead-saved': 'Lead saved.',
+  'lead-deleted': 'Lead deleted.',
+  'note-added': 'Note added.',
+  'lead-enrolled': 'Enrolled in the sequence.',
+  'leads-enrolled': 'The chosen leads are enrolled in the sequence.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

@@ -28,6 +28,7 @@ import { confirmPage } from './confirm.js';
 import type { Formatter } from './format.js';
 import { type Html, html, type Renderable } from './html.js';
 import { page } from './layout.js';
+import { leadHref } from './list-links.js';
 
 export const callsPath = '/dashboard/calls';
 export const callPath = (id: string) => `${callsPath}/${id}`;
@@ -36,15 +37,13 @@ export const newCallPath = `${callsPath}/new`;
 /** The statuses a person may cancel a call in (telephony's rule; a page only offers the button then). */
 export const cancelableStatuses: readonly CallStatus[] = ['queued', 'ringing'];
 
-/**
- * A lead as the calls pages show it: its id, for now. Leads get pages of their own next; this is the one
- * place that then turns it into a link.
- */
+/** A lead as the calls pages show it: its id, linking to its page. */
 export function leadRef(leadId: string | null): Html | string {
-  return leadId ? html`<code class="lead-ref">${leadId}</code>` : '—';
+  return leadId ? html`<a href="${leadHref(leadId)}"><code class="lead-ref">${leadId}</code></a>` : '—';
 }
 
-const words = (value: string) => value.replaceAll('_', ' ');
+/** A status or reason in words: `in_progress` as `in progress`. */
+export const words = (value: string) => value.replaceAll('_', ' ');
 
 /** Seconds as minutes and seconds, e.g. `4:05`; calls are minutes long. */
 export function callDuration(seconds: number | null): string {
@@ -57,10 +56,12 @@ export function callDuration(seconds: number | null): string {
 
 const cost = (format: Formatter, value: Call['cost']) => (value ? format.money(value.amount / 100, value.currency) : '—');
 
-const option = (value: string, label: string, current: string | undefined) =>
+/** An `<option>`, selected when it is the current value (empty: the "any" choice). */
+export const option = (value: string, label: string, current: string | undefined) =>
   html`<option value="${value}" ${value === (current ?? '') ? html`selected` : ''}>${label}</option>`;
 
-const filterField = (id: string, label: string, control: Html) =>
+/** One labelled control of a list's filter form. */
+export const filterField = (id: string, label: string, control: Html) =>
   html`<div class="filter-field"><label for="${id}">${label}</label>${control}</div>`;
 
 function filterForm(filters: CallFilters, timeZone: string): Html {
@@ -215,13 +216,18 @@ export function recordingOrigin(call: Pick<Call, 'recording_url'>): string | und
   }
 }
 
-function eventsSection(format: Formatter, events: { data: RecordEvent[]; has_more: boolean } | undefined): Html {
+/** A record's events that went to webhook endpoints, with each delivery: a call's or a lead's page. */
+export function eventsSection(
+  format: Formatter,
+  events: { data: RecordEvent[]; has_more: boolean } | undefined,
+  record: 'call' | 'lead' = 'call',
+): Html {
   if (!events) return html`<p class="muted">The webhooks service did not answer; reload to try again.</p>`;
   if (events.data.length === 0) {
-    return html`<p class="muted" id="call-no-events">No webhook endpoint was sent this call's events. <a href="/dashboard/webhooks">Add an endpoint</a> to receive them.</p>`;
+    return html`<p class="muted" id="${record}-no-events">No webhook endpoint was sent this ${record}'s events. <a href="/dashboard/webhooks">Add an endpoint</a> to receive them.</p>`;
   }
   return dataTable({
-    id: 'call-events-table',
+    id: `${record}-events-table`,
     caption: 'Events and their webhook deliveries',
     captionHidden: true,
     head: html`<th scope="col">Event</th><th scope="col">Time</th><th scope="col">Endpoint</th><th scope="col">Delivery</th><th scope="col">Attempts</th><th scope="col">Last answer</th>`,

@@ -68,6 +68,14 @@ const tones: Record<string, Tone> = {
   withdrawn: 'neutral',
   succeeded: 'success',
   retrying: 'warning',
+  // Leads
+  new: 'info',
+  contacted: 'info',
+  qualified: 'success',
+  unqualified: 'neutral',
+  won: 'success',
+  lost: 'danger',
+  stopped: 'neutral',
 };
 
 /** A status as a badge; its words are the status itself (`text` when the page says more, e.g. until when). */

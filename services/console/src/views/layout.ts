@@ -29,6 +29,10 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
     ],
   },
   {
+    heading: 'Sales',
+    items: [{ href: '/dashboard/leads', label: 'Leads' }],
+  },
+  {
     heading: 'Developers',
     items: [
       { href: '/dashboard/settings/api', label: 'API keys' },
