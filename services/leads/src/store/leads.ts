@@ -29,16 +29,37 @@ export async function listLeads(prisma: PrismaClient, orgId: string, query: List
       ...(filters.source ? { source: filters.source } : {}),
       ...(filters.qualified === undefined ? {} : { qualifiedAt: filters.qualified ? { not: null } : null }),
       ...createdBetween(filters.created_after, filters.created_before),
-      AND: [
-        window.where,
-        // One trigram index serves it: `search_text` is the four fields in lower case (see its migration).
-        text ? { searchText: { contains: text.toLowerCase() } } : {},
-      ],
+      AND: [window.where, text ? searchWhere(text) : {}],
     },
     orderBy: window.orderBy,
     take: limit + 1,
   });
   return toTwoWayPage(rows, limit, filters, position, toLead);
+}
+
+/**
+ * "The name, e-mail, phone or company contains this text, in any case" (`q`). One trigram index serves it:
+ * `search_text` is the four in lower case (see its migration). The index is asked for a number's last 7
+ * digits only, where numbers differ: the trigrams every number shares (`+1`, the area code) have posting
+ * lists as long as the table, which cost ~200 ms on a million leads; the whole text is then checked on the
+ * few rows found, on the columns themselves.
+ */
+function searchWhere(text: string) {
+  const digits = text.replace(/^\+/, '');
+  const indexed = /^[0-9]{8,}$/.test(digits) ? digits.slice(-7) : text.toLowerCase();
+  return {
+    AND: [
+      { searchText: { contains: indexed } },
+      {
+        OR: [
+          { name: { contains: text, mode: 'insensitive' as const } },
+          { email: { contains: text, mode: 'insensitive' as const } },
+          { phone: { contains: text } },
+          { company: { contains: text, mode: 'insensitive' as const } },
+        ],
+      },
+    ],
+  };
 }
 
 /**
