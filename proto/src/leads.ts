@@ -11,7 +11,7 @@ import {
   timestampSchema,
 } from './common.js';
 import { idSchema } from './ids.js';
-import { listQuerySchema, pageSchema } from './pagination.js';
+import { listQuerySchema, pageSchema, twoWayListQuerySchema, twoWayPageSchema } from './pagination.js';
 import { defineRpc, nameOperations } from './rpc.js';
 import { callListItemSchema } from './telephony.js';
 
@@ -184,6 +184,8 @@ export const applyThemeSchema = z.object({ workspace_id: idSchema('workspace') }
 
 export const leadStatuses = ['new', 'contacted', 'qualified', 'unqualified', 'won', 'lost'] as const;
 export const leadSources = ['api', 'mcp', 'inbound_call', 'web', 'import', 'referral', 'other'] as const;
+export type LeadStatus = (typeof leadStatuses)[number];
+export type LeadSource = (typeof leadSources)[number];
 
 const tagSchema = z
   .string()
@@ -274,8 +276,11 @@ export const updateLeadSchema = z
   .strict();
 export type UpdateLead = z.infer<typeof updateLeadSchema>;
 
-export const listLeadsQuerySchema = listQuerySchema.extend({
+export const listLeadsQuerySchema = twoWayListQuerySchema.extend({
   status: z.enum(leadStatuses).optional(),
+  qualified: queryBooleanSchema
+    .optional()
+    .describe('true: only leads that were ever qualified (qualified_at set); false: only those never qualified'),
   workspace_id: idSchema('workspace').optional(),
   tag: tagSchema.optional(),
   owner: z.string().min(1).max(200).optional(),
@@ -294,6 +299,9 @@ export const recentLeadsQuerySchema = listQuerySchema.extend({
 export type RecentLeadsQuery = z.infer<typeof recentLeadsQuerySchema>;
 
 export const leadPageSchema = pageSchema(leadSchema).meta({ id: 'LeadPage' });
+
+/** The leads list pages both ways (Newer and Older), as the console's table does. */
+export const leadListPageSchema = twoWayPageSchema(leadSchema).meta({ id: 'LeadListPage' });
 
 /** How many leads a period brought: for the console's overview. */
 export const leadCountsQuerySchema = z
@@ -654,7 +662,7 @@ export const leadsRpc = nameOperations({
   deleteTheme: defineRpc('svc.leads.themes.delete', byId('theme'), deletedSchema('theme'), 'read-write'),
   applyTheme: defineRpc('svc.leads.themes.apply', byId('theme').extend(applyThemeSchema.shape), workspaceSchema, 'read-write'),
 
-  listLeads: defineRpc('svc.leads.leads.list', listLeadsQuerySchema, leadPageSchema, 'read'),
+  listLeads: defineRpc('svc.leads.leads.list', listLeadsQuerySchema, leadListPageSchema, 'read'),
   recentLeads: defineRpc('svc.leads.leads.recent', recentLeadsQuerySchema, leadPageSchema, 'read'),
   /** Leads created and qualified in a period: the console's overview. */
   countLeads: defineRpc('svc.leads.leads.count', leadCountsQuerySchema, leadCountsSchema, 'read'),
@@ -662,7 +670,12 @@ export const leadsRpc = nameOperations({
   createLead: defineRpc('svc.leads.leads.create', createLeadSchema.extend(idempotencyField), leadSchema, 'read-write'),
   updateLead: defineRpc('svc.leads.leads.update', byId('lead').extend(updateLeadSchema.shape), leadSchema, 'read-write'),
   deleteLead: defineRpc('svc.leads.leads.delete', byId('lead'), deletedSchema('lead'), 'read-write', { approval: true }),
-  addLeadNote: defineRpc('svc.leads.notes.create', byId('lead').extend(createLeadNoteSchema.shape), leadNoteSchema, 'read-write'),
+  addLeadNote: defineRpc(
+    'svc.leads.notes.create',
+    byId('lead').extend(createLeadNoteSchema.shape).extend(idempotencyField),
+    leadNoteSchema,
+    'read-write',
+  ),
   listLeadNotes: defineRpc('svc.leads.notes.list', byId('lead').extend(listLeadNotesQuerySchema.shape), leadNotePageSchema, 'read'),
 
   listSequences: defineRpc('svc.leads.sequences.list', listSequencesQuerySchema, sequencePageSchema, 'read'),

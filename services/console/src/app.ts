@@ -14,6 +14,7 @@ import { doNotCallRoutes } from './routes/do-not-call.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { invoiceRoutes } from './routes/invoices.js';
+import { leadRoutes } from './routes/leads.js';
 import { liveRoutes } from './routes/live.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
@@ -68,6 +69,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       doNotCallRoutes(pages, deps);
       invoiceRoutes(pages, deps);
       projectRoutes(pages, deps);
+      leadRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);
       liveRoutes(pages, deps);

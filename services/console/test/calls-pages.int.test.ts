@@ -104,7 +104,7 @@ describe('the calls pages, through the gateway', () => {
     assert.equal(all.body.includes(theirs as string), false, "another organization's call is not listed");
     assert.match(all.body, /data-live="call"/);
     assert.match(all.body, /<script src="\/dashboard\/static\/live.js" defer><\/script>/);
-    assert.match(all.body, new RegExp(`<code class="lead-ref">${lead}</code>`));
+    assert.match(all.body, new RegExp(`<a href="/dashboard/leads/${lead}"><code class="lead-ref">${lead}</code></a>`));
     assert.match(all.body, /\+1 415 555 0111/);
 
     const filtered = async (query: string) => rowIds((await browser.get(`${list}?${query}`)).body);

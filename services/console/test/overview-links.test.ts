@@ -21,7 +21,16 @@ describe('the overview’s links, days and words', () => {
       '/dashboard/messages?direction=outbound&status=delivered&from=2026-11-27&to=2026-11-27',
     );
     assert.equal(approvalsListHref({ status: 'pending' }), '/dashboard/approvals?status=pending');
-    assert.equal(leadsHref({ lead: 'lead_1' }), undefined, 'no leads pages yet');
+    assert.equal(leadsHref({ lead: 'lead_1' }), '/dashboard/leads/lead_1');
+    assert.equal(
+      leadsHref({ leads: 'created', days: { from: '2026-11-21', to: '2026-11-27' } }),
+      '/dashboard/leads?from=2026-11-21&to=2026-11-27',
+    );
+    assert.equal(
+      leadsHref({ leads: 'qualified', days: { from: '2026-11-21', to: '2026-11-27' } }),
+      undefined,
+      'the list filters by creation day, not by the day a lead was qualified',
+    );
   });
 
   test('a period’s days are the person’s, both included', () => {

@@ -15,8 +15,8 @@ export const callsPageSize = 25;
  * `from` and `to` (days, YYYY-MM-DD, whole days in the person's time zone, both included) and `cursor`.
  * Empty values mean "any"; a malformed one is a 400 page naming the field.
  */
-const blankIsAny = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-const trimmed = (value: unknown) => (typeof value === 'string' ? value.trim() : value);
+export const blankIsAny = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+export const trimmed = (value: unknown) => (typeof value === 'string' ? value.trim() : value);
 const day = (what: string) =>
   z.preprocess(
     blankIsAny,
@@ -25,6 +25,17 @@ const day = (what: string) =>
       .refine((value) => Number(value.slice(0, 4)) >= 1970, `Enter the ${what} day from 1970 on.`)
       .optional(),
   );
+/** A list page's cursor, as its Newer and Older links carry it. */
+export const pageCursor = z.preprocess(
+  blankIsAny,
+  z.string().max(512, 'The page link is damaged; start again from the first page.').optional(),
+);
+/** The fields every list filtered by days has: the first and last day (both included) and the page. */
+export const daysAndPage = { from: day('first'), to: day('last'), cursor: pageCursor };
+/** Whether a list's day range reads forwards; with `firstDayFirstRefusal`, the filters' `.refine`. */
+export const firstDayFirst = (filters: { from?: string | undefined; to?: string | undefined }) =>
+  !filters.from || !filters.to || filters.from <= filters.to;
+export const firstDayFirstRefusal = { message: 'The first day must not be after the last day.', path: ['from'] };
 export const callFilterSchema = z
   .object({
     direction: z.preprocess(blankIsAny, z.enum(callDirections, 'Choose inbound or outbound.').optional()),
@@ -44,14 +55,9 @@ export const callFilterSchema = z
         .regex(/^\+?[0-9]{3,15}$/, 'Enter 3 to 15 digits of the number, e.g. 5550123.')
         .optional(),
     ),
-    from: day('first'),
-    to: day('last'),
-    cursor: z.preprocess(blankIsAny, z.string().max(512, 'The page link is damaged; start again from the first page.').optional()),
+    ...daysAndPage,
   })
-  .refine((filters) => !filters.from || !filters.to || filters.from <= filters.to, {
-    message: 'The first day must not be after the last day.',
-    path: ['from'],
-  });
+  .refine(firstDayFirst, firstDayFirstRefusal);
 export type CallFilters = z.output<typeof callFilterSchema>;
 
 /** The filter names in the order the form shows them (and links write them). */

@@ -2,13 +2,13 @@ import type { RpcDefinition } from '@voice/proto';
 import type { FastifyInstance } from 'fastify';
 import type { Access } from './session.js';
 
+// A route declares the platform operation it runs for the person (over NATS, with their identity) as
+// `config.operation`, the same field the services' REST routes declare theirs with (kit's service-auth):
+// what makes it the console's counterpart of the MCP tools and REST routes that run that operation. A page
+// that shows what several operations read names the others in `alsoRuns`.
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /**
-     * The platform operations this route runs for the person (over NATS, with their identity): what makes
-     * it the console's counterpart of the MCP tools and REST routes that run the same operations.
-     */
-    operation?: RpcDefinition | readonly RpcDefinition[];
+    alsoRuns?: readonly RpcDefinition[];
   }
 }
 
@@ -33,7 +33,7 @@ export function recordConsoleActions(pages: FastifyInstance, root: object): void
   const actions: ConsoleAction[] = [];
   actionsOf.set(root, actions);
   pages.addHook('onRoute', (route) => {
-    const operations = [route.config?.operation ?? []].flat();
+    const operations = [...(route.config?.operation ? [route.config.operation] : []), ...(route.config?.alsoRuns ?? [])];
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
       for (const operation of operations) actions.push({ operation, method, url: route.url, access: route.config?.access });

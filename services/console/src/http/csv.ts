@@ -10,3 +10,27 @@ export function csvCell(value: string | number | null): string {
 }
 
 export const csvLine = (cells: (string | number | null)[]) => `${cells.map(csvCell).join(',')}\r\n`;
+
+/** A download reads a list's pages of 100 until this many rows, so one click cannot read a year unbounded. */
+export const csvMaxRows = 10_000;
+
+/**
+ * A list as CSV text: the header, then the rows of its pages read one after the other (at most `csvMaxRows`),
+ * each page asked for with the previous page's cursor.
+ */
+export async function csvOfPages<Item>(
+  columns: readonly string[],
+  readPage: (cursor: string | undefined, limit: number) => Promise<{ data: Item[]; next_cursor: string | null }>,
+  cells: (item: Item) => (string | number | null)[],
+): Promise<string> {
+  let text = csvLine([...columns]);
+  let cursor: string | undefined;
+  for (let rows = 0; rows < csvMaxRows; ) {
+    const page = await readPage(cursor, Math.min(100, csvMaxRows - rows));
+    for (const item of page.data) text += csvLine(cells(item));
+    rows += page.data.length;
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return text;
+}

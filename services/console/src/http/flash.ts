@@ -33,6 +33,11 @@ export const flashMessages = {
   'invoice-deleted': 'Draft deleted.',
   'project-saved': 'Project saved.',
   'project-delivered': 'Project delivered.',
+  'lead-created': 'Lead added.',
+  'lead-saved': 'Lead saved.',
+  'lead-deleted': 'Lead deleted.',
+  'note-added': 'Note added.',
+  'leads-enrolled': 'The chosen leads are enrolled in the sequence.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

@@ -49,5 +49,20 @@ export function refuseRepeatedQueryParameters(app: FastifyInstance): void {
 /** A posted form's fields (see `fieldsOf`). */
 export const formOf = (body: unknown): FormFields => fieldsOf(body, 'form');
 
+/**
+ * A posted form with one field that may come many times: a list of checkboxes sharing a name (the leads
+ * list's "choose" boxes), the one form that sends a name repeatedly. That name is always a list (one box
+ * checked arrives as text, none as nothing); every other name is checked as `formOf` checks it.
+ */
+export function formWithListOf(body: unknown, listName: string): { fields: FormFields; list: string[] } {
+  const source = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const { [listName]: listed, ...rest } = source;
+  const values = listed === undefined ? [] : Array.isArray(listed) ? listed : [listed];
+  if (!values.every((value): value is string => typeof value === 'string')) {
+    throw new ApiError('invalid_request', `The form field ${shown(listName)} is not text.`, { param: listName });
+  }
+  return { fields: fieldsOf(rest, 'form'), list: values };
+}
+
 /** A name as the error message quotes it: short, since the name is the sender's. */
 const shown = (name: string) => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);

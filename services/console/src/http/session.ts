@@ -9,7 +9,7 @@ import { newToken, sameSecret } from '../domain/tokens.js';
 import { localeFrom } from '../views/format.js';
 import { formCookie, readToken, sessionCookie, setCookie } from './cookies.js';
 import { takeFlash } from './flash.js';
-import { formOf } from './forms.js';
+import { formOf, formWithListOf } from './forms.js';
 
 /**
  * Who may use a route: `public` (sign-in, invitations), `signed-in` (any member: everything is visible to
@@ -24,6 +24,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
+    /** The one field the route's form may send many times (a list of checkboxes), see `formWithListOf`. */
+    repeatedField?: string;
   }
 }
 
@@ -66,7 +68,8 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
     // A done action's message, from the POST that redirected here (http/flash.ts).
     if (request.signedIn && request.method === 'GET') request.signedIn.toast = takeFlash(request, reply, ctx.env);
     const changes = stateChanging.has(request.method);
-    const posted = formOf(request.body)._csrf;
+    const repeated = request.routeOptions.config.repeatedField;
+    const posted = (repeated ? formWithListOf(request.body, repeated).fields : formOf(request.body))._csrf;
     if (access === 'public') {
       const expected = readToken(request, formCookie);
       if (changes && !(expected && sameSecret(posted, expected))) throw formTokenError();

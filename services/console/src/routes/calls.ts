@@ -7,7 +7,7 @@ import { callFiltersOf, callQueryOf, callsFor, callsPageSize, type QueueForm, qu
 import { newFormKey } from '../domain/console-actions.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { canManage } from '../domain/roles.js';
-import { csvLine } from '../http/csv.js';
+import { csvOfPages } from '../http/csv.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { contentSecurityPolicy, sendPage } from '../http/pages.js';
@@ -26,8 +26,6 @@ import type { FieldErrors } from '../views/components.js';
 
 const callParams = z.object({ id: z.string().regex(/^call_[0-9A-Za-z]{8,40}$/) });
 
-/** A download reads telephony's pages of 100 until this many rows, so one click cannot read a year unbounded. */
-export const callsCsvMaxRows = 10_000;
 const csvColumns = [
   'created_at',
   'id',
@@ -96,15 +94,11 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
     const { cursor: _ignored, ...filters } = callFiltersOf(request.query);
     const service = await serviceFor(request);
     const timeZone = signedInOf(request).user.timeZone;
-    let text = csvLine([...csvColumns]);
-    let cursor: string | undefined;
-    for (let rows = 0; rows < callsCsvMaxRows; ) {
-      const page = await service.list(callQueryOf({ ...filters, cursor }, timeZone, Math.min(100, callsCsvMaxRows - rows)));
-      for (const call of page.data) text += csvLine(csvCells(call));
-      rows += page.data.length;
-      if (!page.next_cursor) break;
-      cursor = page.next_cursor;
-    }
+    const text = await csvOfPages(
+      csvColumns,
+      (cursor, limit) => service.list(callQueryOf({ ...filters, cursor }, timeZone, limit)),
+      csvCells,
+    );
     return reply
       .status(200)
       .type('text/csv; charset=utf-8')

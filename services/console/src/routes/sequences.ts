@@ -71,7 +71,7 @@ export function sequenceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus
 
   app.get(
     '/sequences/:id',
-    { config: { access: 'signed-in', operation: [leadsRpc.getSequence, leadsRpc.listEnrollments] } },
+    { config: { access: 'signed-in', operation: leadsRpc.getSequence, alsoRuns: [leadsRpc.listEnrollments] } },
     (request, reply) => showSequence(request, reply, 200, request.query),
   );
 

@@ -28,6 +28,7 @@ import { confirmPage } from './confirm.js';
 import type { Formatter } from './format.js';
 import { type Html, html, type Renderable } from './html.js';
 import { page } from './layout.js';
+import { leadHref } from './list-links.js';
 
 export const callsPath = '/dashboard/calls';
 export const callPath = (id: string) => `${callsPath}/${id}`;
@@ -36,15 +37,13 @@ export const newCallPath = `${callsPath}/new`;
 /** The statuses a person may cancel a call in (telephony's rule; a page only offers the button then). */
 export const cancelableStatuses: readonly CallStatus[] = ['queued', 'ringing'];
 
-/**
- * A lead as the calls pages show it: its id, for now. Leads get pages of their own next; this is the one
- * place that then turns it into a link.
- */
+/** A lead as the calls pages show it: its id, linking to its page. */
 export function leadRef(leadId: string | null): Html | string {
-  return leadId ? html`<code class="lead-ref">${leadId}</code>` : '—';
+  return leadId ? html`<a href="${leadHref(leadId)}"><code class="lead-ref">${leadId}</code></a>` : '—';
 }
 
-const words = (value: string) => value.replaceAll('_', ' ');
+/** A status or reason in words: `in_progress` as `in progress`. */
+export const words = (value: string) => value.replaceAll('_', ' ');
 
 /** Seconds as minutes and seconds, e.g. `4:05`; calls are minutes long. */
 export function callDuration(seconds: number | null): string {
@@ -57,10 +56,12 @@ export function callDuration(seconds: number | null): string {
 
 const cost = (format: Formatter, value: Call['cost']) => (value ? format.money(value.amount / 100, value.currency) : '—');
 
-const option = (value: string, label: string, current: string | undefined) =>
+/** An `<option>`, selected when it is the current value (empty: the "any" choice). */
+export const option = (value: string, label: string, current: string | undefined) =>
   html`<option value="${value}" ${value === (current ?? '') ? html`selected` : ''}>${label}</option>`;
 
-const filterField = (id: string, label: string, control: Html) =>
+/** One labelled control of a list's filter form. */
+export const filterField = (id: string, label: string, control: Html) =>
   html`<div class="filter-field"><label for="${id}">${label}</label>${control}</div>`;
 
 function filterForm(filters: CallFilters, timeZone: string): Html {
@@ -216,14 +217,14 @@ export function recordingOrigin(call: Pick<Call, 'recording_url'>): string | und
 }
 
 /**
- * The events a record (a call, a message, an invoice, a project) produced that went to webhook endpoints, each delivery
+ * The events a record (a call, a message, a lead, an invoice, a project) produced that went to webhook endpoints, each delivery
  * with its endpoint, status, attempts and last answer; `record` names it in the sentences and prefixes the ids
  * (`call-no-events`, `call-events-table`).
  */
 export function recordEventsSection(
   format: Formatter,
   events: { data: RecordEvent[]; has_more: boolean } | undefined,
-  record: 'call' | 'message' | 'invoice' | 'project',
+  record: 'call' | 'message' | 'lead' | 'invoice' | 'project',
 ): Html {
   if (!events) return html`<p class="muted">The webhooks service did not answer; reload to try again.</p>`;
   if (events.data.length === 0) {

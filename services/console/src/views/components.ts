@@ -74,6 +74,14 @@ const tones: Record<string, Tone> = {
   ready: 'info',
   done: 'success',
   to_do: 'neutral',
+  // Leads
+  new: 'info',
+  contacted: 'info',
+  qualified: 'success',
+  unqualified: 'neutral',
+  won: 'success',
+  lost: 'danger',
+  stopped: 'neutral',
 };
 
 /** A status as a badge; its words are the status itself (`text` when the page says more, e.g. until when). */

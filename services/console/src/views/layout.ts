@@ -20,16 +20,26 @@ interface NavItem {
 
 /** The sidebar, grouped by what people come to do. A new page is one more entry. */
 const navigation: Array<{ heading?: string; items: NavItem[] }> = [
+  { items: [{ href: '/dashboard', label: 'Overview' }] },
   {
+    heading: 'Phone',
     items: [
-      { href: '/dashboard', label: 'Overview' },
       { href: '/dashboard/calls', label: 'Calls' },
       { href: '/dashboard/messages', label: 'Messages' },
       { href: '/dashboard/do-not-call', label: 'Do-not-call' },
+    ],
+  },
+  {
+    heading: 'Sales',
+    items: [
+      { href: '/dashboard/leads', label: 'Leads' },
       { href: '/dashboard/sequences', label: 'Sequences' },
       { href: '/dashboard/invoices', label: 'Billing' },
-      { href: '/dashboard/workspaces', label: 'Workspaces' },
     ],
+  },
+  {
+    heading: 'Agent',
+    items: [{ href: '/dashboard/workspaces', label: 'Workspaces' }],
   },
   {
     heading: 'Developers',

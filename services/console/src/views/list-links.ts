@@ -1,5 +1,5 @@
 import { dayIn } from '@voice/kit';
-import type { ApprovalStatus, CallDirection, CallOutcome, CallStatus, SmsStatus } from '@voice/proto';
+import type { ApprovalStatus, CallDirection, CallOutcome, CallStatus, LeadSource, LeadStatus, SmsStatus } from '@voice/proto';
 
 /**
  * The addresses of the console's lists with their filters set: every page that links to a list (the
@@ -35,11 +35,22 @@ export interface CallsFilters extends Partial<DayRange> {
 export interface MessagesFilters extends Partial<DayRange> {
   direction?: CallDirection;
   status?: SmsStatus;
+  lead_id?: string;
+}
+
+export interface LeadsFilters extends Partial<DayRange> {
+  /** Text in the name, e-mail, phone or company. */
+  q?: string;
+  status?: LeadStatus;
+  qualified?: 'yes' | 'no';
+  source?: LeadSource;
+  workspace_id?: string;
 }
 
 export const callsPath = '/dashboard/calls';
 export const messagesPath = '/dashboard/messages';
 export const approvalsPath = '/dashboard/approvals';
+export const leadsPath = '/dashboard/leads';
 
 /** `path?key=value…` in the order given, leaving out what is not set. */
 function withQuery(path: string, filters: Record<string, string | undefined>, order: readonly string[]): string {
@@ -62,9 +73,16 @@ export const callHref = (callId: string) => `${callsPath}/${encodeURIComponent(c
 /** Where a new call is queued by hand. */
 export const newCallHref = `${callsPath}/new`;
 
-/** The messages list: `/dashboard/messages?direction=&status=&from=&to=`. */
+/** The messages list: `/dashboard/messages?direction=&status=&lead_id=&from=&to=`. */
 export const messagesListHref = (filters: MessagesFilters = {}) =>
-  withQuery(messagesPath, { ...filters }, ['direction', 'status', 'from', 'to']);
+  withQuery(messagesPath, { ...filters }, ['direction', 'status', 'lead_id', 'from', 'to']);
+
+/** The leads list: `/dashboard/leads?q=&status=&qualified=&source=&workspace_id=&from=&to=`. */
+export const leadsListHref = (filters: LeadsFilters = {}) =>
+  withQuery(leadsPath, { ...filters }, ['q', 'status', 'qualified', 'source', 'workspace_id', 'from', 'to']);
+
+/** One lead's page. */
+export const leadHref = (leadId: string) => `${leadsPath}/${encodeURIComponent(leadId)}`;
 
 /** The approvals list: `/dashboard/approvals?status=`. */
 export const approvalsListHref = (filters: { status?: ApprovalStatus } = {}) => withQuery(approvalsPath, { ...filters }, ['status']);
@@ -73,16 +91,11 @@ export const approvalsListHref = (filters: { status?: ApprovalStatus } = {}) => 
 export type LeadsTarget = { lead: string } | { leads: 'qualified' | 'created'; days: DayRange };
 
 /**
- * Where a lead figure or name links to: nowhere yet, so pages show them as text. The leads pages come
- * later; that change answers an address here, and every lead figure and name the console shows becomes a
- * link at once.
+ * Where a lead figure or name links to: the lead's page, or the leads created in some days. Leads
+ * *qualified* in some days have no list (the list filters by the day a lead was created, and a lead
+ * created last month may be qualified today), so that figure stays text.
  */
-export function leadsHref(_target: LeadsTarget): string | undefined {
-  return undefined;
+export function leadsHref(target: LeadsTarget): string | undefined {
+  if ('lead' in target) return leadHref(target.lead);
+  return target.leads === 'created' ? leadsListHref(target.days) : undefined;
 }
-
-/**
- * One lead's page (the leads pages' address): what an enrollment's lead links to. Kept beside `leadsHref`,
- * which makes every other lead figure and name a link once those pages are built.
- */
-export const leadHref = (leadId: string) => `/dashboard/leads/${encodeURIComponent(leadId)}`;

@@ -563,6 +563,74 @@ export function checkEveryPage(look: Look): void {
         },
       },
       { name: 'projects-as-member', as: 'member', open: '/dashboard/projects?status=active' },
+      // Leads: the list empty, the add form refused, a lead's page (a note, a sequence to enroll in), the list
+      // with its checkboxes, the saved view, the edit form, the delete confirmation, and a member's list.
+      { name: 'leads-empty', as: 'owner', open: '/dashboard/leads' },
+      {
+        name: 'lead-new-refused',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/leads/new');
+          await page.getByLabel('Name', { exact: true }).fill('Hedy Lamarr');
+          // A number the browser lets through (an e-mail field checks itself) and the leads service refuses.
+          await page.getByLabel('Phone').fill('0415 555');
+          await page.getByRole('button', { name: 'Add the lead' }).click();
+          await page.locator('#lead-phone-error').waitFor();
+        },
+      },
+      {
+        name: 'lead',
+        as: 'owner',
+        open: async (page, orgId) => {
+          await app.platform.leads.deps.bus.call(leadsRpc.createSequence, testIdentity({ org_id: orgId }), {
+            name: `Follow-up ${look.name}`,
+            steps: [{ type: 'wait', delay_seconds: 86_400 }],
+          });
+          await page.goto('/dashboard/leads/new');
+          await page.getByLabel('Name', { exact: true }).fill('Hedy Lamarr');
+          await page.getByLabel('Phone').fill('+14155550606');
+          await page.getByLabel('E-mail').fill('hedy@example.com');
+          await page.getByLabel('Company').fill('Frequency Hopping Inc.');
+          await page.getByRole('button', { name: 'Add the lead' }).click();
+          await page.waitForURL(/\/dashboard\/leads\/lead_/);
+          await page.getByLabel('Add a note').fill('Wants a quote for the spring.');
+          await page.getByRole('button', { name: 'Add the note' }).click();
+          await page.locator('#lead-notes').waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'leads', as: 'owner', open: '/dashboard/leads', screenshot: true },
+      { name: 'leads-filtered', as: 'member', open: '/dashboard/leads?q=hedy&status=new&qualified=no&source=web' },
+      { name: 'leads-recent-qualified', as: 'owner', open: '/dashboard/leads/recent-qualified' },
+      {
+        name: 'lead-edit',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/leads');
+          await page.locator('#leads-table tbody a').first().click();
+          await page.locator('#lead-edit').click();
+          await page.locator('#lead-form').waitFor();
+        },
+      },
+      {
+        name: 'lead-delete',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/leads');
+          await page.locator('#leads-table tbody a').first().click();
+          await page.locator('#lead-delete').click();
+          await page.locator('#lead-delete-confirm').waitFor();
+        },
+      },
+      {
+        name: 'lead-as-member',
+        as: 'member',
+        open: async (page) => {
+          await page.goto('/dashboard/leads');
+          await page.locator('#leads-table tbody a').first().click();
+          await page.locator('#lead-facts').waitFor();
+        },
+      },
     ];
     /** What the billing pages above make on the way: the lead billed, the invoice and the project. */
     const billing = { leadId: '', invoicePath: '', projectPath: '' };

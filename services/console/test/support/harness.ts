@@ -113,10 +113,19 @@ export class Browser {
     );
   }
 
-  /** Posts a form; with the last page's form token unless `csrf` says otherwise (`false`: none). */
-  async post(url: string, fields: Record<string, string>, options: { csrf?: string | false } = {}): Promise<LightMyRequestResponse> {
+  /**
+   * Posts a form; with the last page's form token unless `csrf` says otherwise (`false`: none). Fields as
+   * pairs may repeat a name, as a list of checkboxes does.
+   */
+  async post(
+    url: string,
+    fields: Record<string, string> | Array<[string, string]>,
+    options: { csrf?: string | false } = {},
+  ): Promise<LightMyRequestResponse> {
     const token = options.csrf === undefined ? this.formToken : options.csrf;
-    const body = new URLSearchParams({ ...fields, ...(token ? { _csrf: token } : {}) }).toString();
+    const form = new URLSearchParams(fields);
+    if (token) form.set('_csrf', token);
+    const body = form.toString();
     return this.remember(
       await this.app.inject({
         method: 'POST',

@@ -63,7 +63,9 @@ export function serveLeadsRpc(deps: LeadsDeps): void {
   bus.serve(leadsRpc.createLead, (input, identity) => create('leads.create', identity, input, (body) => createLead(deps, identity, body)));
   bus.serve(leadsRpc.updateLead, ({ id, ...input }, identity) => updateLead(deps, identity, id, input));
   bus.serve(leadsRpc.deleteLead, (input, identity) => deleteLead(deps, identity, input.id));
-  bus.serve(leadsRpc.addLeadNote, ({ id, ...input }, identity) => addLeadNote(deps, identity, id, input));
+  bus.serve(leadsRpc.addLeadNote, (input, identity) =>
+    create('leads.notes.create', identity, input, ({ id, ...body }) => addLeadNote(deps, identity, id, body)),
+  );
   bus.serve(leadsRpc.listLeadNotes, ({ id, ...input }, identity) => getLeadNotes(deps, identity, id, input));
 
   bus.serve(leadsRpc.listSequences, (input, identity) => listSequences(prisma, identity.org_id, input));

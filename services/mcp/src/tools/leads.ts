@@ -5,6 +5,7 @@ import {
   idSchema,
   leadSources,
   leadsRpc,
+  listLeadsQuerySchema,
   recentLeadsQuerySchema,
   updateLeadSchema,
 } from '@voice/proto';
@@ -33,6 +34,9 @@ export const leadTools = [
     title: 'List leads',
     description: 'Leads filtered by status, workspace, tag, owner, source, creation time or text (`q`).',
     operation: leadsRpc.listLeads,
+    // The console's "qualified" filter stays out of the tool: agents ask `service_recent_leads` for
+    // qualified leads, and the catalogue keeps within its size budget.
+    input: listLeadsQuerySchema.omit({ qualified: true }),
   }),
   defineTool({
     name: 'service_get_lead',
