@@ -26,14 +26,21 @@ export interface Look {
 /** `CONSOLE_SCREENS_DIR=/some/dir` photographs the pages marked `screenshot` in each look, to judge the design. */
 const screensDir = process.env.CONSOLE_SCREENS_DIR;
 
-export function checkEveryPage(look: Look): void {
+/**
+ * The pages are checked in parts, each part's file within the runner's per-file time limit in every look: `core`
+ * (the frame, calls, messages, settings), `product` (sequences, workspaces) and `sales` (leads, billing). A page names its part; the
+ * ones that do not are `core`. A part's pages make their own records, so a part needs no other's.
+ */
+export type PagesPart = 'core' | 'product' | 'sales';
+
+export function checkEveryPage(look: Look, part: PagesPart = 'core'): void {
   /** `CONSOLE_SCREENSHOTS=1 npm test -- browser-accessibility` refreshes the README's pictures (light, desktop); CI leaves the tree alone. */
   const screenshotDir =
     process.env.CONSOLE_SCREENSHOTS === '1' && look.name === 'light'
       ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
       : null;
 
-  describe(`every console page in a browser, ${look.name}`, () => {
+  describe(`every console page in a browser, ${look.name}${part === 'core' ? '' : `, ${part}`}`, () => {
     let app: ConsoleInBrowser;
     let receiver: Receiver;
     const steps = browserSteps(() => app);
@@ -64,6 +71,7 @@ export function checkEveryPage(look: Look): void {
     const consolePages: Array<{
       name: string;
       as: 'visitor' | 'owner' | 'member' | 'lite';
+      part?: PagesPart;
       open: string | ((page: Page, orgId: string) => Promise<void>);
       screenshot?: boolean;
     }> = [
@@ -356,10 +364,11 @@ export function checkEveryPage(look: Look): void {
       // Sequences, workspaces and themes (made through leadsRpc, as an API key would): a sequence with a lead
       // enrolled through its form, an enroll refused on its field, the unenroll confirmation; a workspace, an
       // update refused on its field, the themes and a theme, the preview before applying one.
-      { name: 'sequences-empty', as: 'owner', open: '/dashboard/sequences' },
+      { name: 'sequences-empty', as: 'owner', part: 'product', open: '/dashboard/sequences' },
       {
         name: 'sequence',
         as: 'owner',
+        part: 'product',
         open: async (page, orgId) => {
           const identity = testIdentity({ org_id: orgId });
           const bus = app.platform.leads.deps.bus;
@@ -381,10 +390,11 @@ export function checkEveryPage(look: Look): void {
         },
         screenshot: true,
       },
-      { name: 'sequences', as: 'owner', open: '/dashboard/sequences', screenshot: true },
+      { name: 'sequences', as: 'owner', part: 'product', open: '/dashboard/sequences', screenshot: true },
       {
         name: 'sequence-enroll-refused',
         as: 'owner',
+        part: 'product',
         open: async (page) => {
           await page.goto(productPages.sequence);
           await page.getByLabel('Lead id').fill('lead-42');
@@ -395,6 +405,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'sequence-unenroll',
         as: 'owner',
+        part: 'product',
         open: async (page) => {
           await page.goto(productPages.sequence);
           await page
@@ -405,11 +416,12 @@ export function checkEveryPage(look: Look): void {
         },
         screenshot: true,
       },
-      { name: 'sequence-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.sequence)) },
-      { name: 'workspaces-empty', as: 'owner', open: '/dashboard/workspaces' },
+      { name: 'sequence-as-member', as: 'member', part: 'product', open: async (page) => void (await page.goto(productPages.sequence)) },
+      { name: 'workspaces-empty', as: 'owner', part: 'product', open: '/dashboard/workspaces' },
       {
         name: 'workspace',
         as: 'owner',
+        part: 'product',
         open: async (page, orgId) => {
           const identity = testIdentity({ org_id: orgId });
           const bus = app.platform.leads.deps.bus;
@@ -440,6 +452,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'workspace-update-refused',
         as: 'owner',
+        part: 'product',
         open: async (page) => {
           await page.goto(productPages.workspace);
           await page.getByLabel('Time zone', { exact: true }).fill('Mars/Olympus');
@@ -447,12 +460,13 @@ export function checkEveryPage(look: Look): void {
           await page.locator('#workspace-timezone-error').waitFor();
         },
       },
-      { name: 'workspaces', as: 'owner', open: '/dashboard/workspaces', screenshot: true },
-      { name: 'themes', as: 'owner', open: '/dashboard/workspaces/themes', screenshot: true },
-      { name: 'theme', as: 'owner', open: async (page) => void (await page.goto(productPages.theme)), screenshot: true },
+      { name: 'workspaces', as: 'owner', part: 'product', open: '/dashboard/workspaces', screenshot: true },
+      { name: 'themes', as: 'owner', part: 'product', open: '/dashboard/workspaces/themes', screenshot: true },
+      { name: 'theme', as: 'owner', part: 'product', open: async (page) => void (await page.goto(productPages.theme)), screenshot: true },
       {
         name: 'apply-theme',
         as: 'owner',
+        part: 'product',
         open: async (page) => {
           await page.goto(productPages.workspace);
           await page.getByLabel('Theme to apply', { exact: true }).selectOption({ label: 'Meadow' });
@@ -461,13 +475,14 @@ export function checkEveryPage(look: Look): void {
         },
         screenshot: true,
       },
-      { name: 'workspace-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.workspace)) },
-      { name: 'theme-as-member', as: 'member', open: async (page) => void (await page.goto(productPages.theme)) },
+      { name: 'workspace-as-member', as: 'member', part: 'product', open: async (page) => void (await page.goto(productPages.workspace)) },
+      { name: 'theme-as-member', as: 'member', part: 'product', open: async (page) => void (await page.goto(productPages.theme)) },
       // Billing: invoices and projects (a lead and a project made through the leads service's operations).
-      { name: 'invoices-empty', as: 'owner', open: '/dashboard/invoices' },
+      { name: 'invoices-empty', as: 'owner', part: 'sales', open: '/dashboard/invoices' },
       {
         name: 'invoice-new',
         as: 'owner',
+        part: 'sales',
         open: async (page, orgId) => {
           billing.leadId = (await app.platform.leads.deps.bus.call(leadsRpc.createLead, testIdentity({ org_id: orgId }), billingLead)).id;
           await page.goto(`/dashboard/invoices/new?lead_id=${billing.leadId}`);
@@ -476,6 +491,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'invoice-draft-refused',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto(`/dashboard/invoices/new?lead_id=${billing.leadId}`);
           await page.locator('#line-0').getByLabel('Description').fill('Setup');
@@ -487,6 +503,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'invoice',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto(`/dashboard/invoices/new?lead_id=${billing.leadId}`);
           await page.locator('#line-0').getByLabel('Description').fill('Voice agent setup');
@@ -502,6 +519,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'invoice-edit',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto(`${billing.invoicePath}/edit`);
         },
@@ -509,6 +527,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'invoice-send',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto(`${billing.invoicePath}/send`);
         },
@@ -517,17 +536,19 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'invoice-sent',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto(`${billing.invoicePath}/send`);
           await page.locator('#invoice-send-confirm').click();
           await page.getByRole('status').filter({ hasText: 'Invoice sent.' }).waitFor();
         },
       },
-      { name: 'invoices', as: 'owner', open: '/dashboard/invoices', screenshot: true },
-      { name: 'invoices-filtered-refused', as: 'member', open: '/dashboard/invoices?status=lost' },
+      { name: 'invoices', as: 'owner', part: 'sales', open: '/dashboard/invoices', screenshot: true },
+      { name: 'invoices-filtered-refused', as: 'member', part: 'sales', open: '/dashboard/invoices?status=lost' },
       {
         name: 'invoice-as-member',
         as: 'member',
+        part: 'sales',
         open: async (page) => {
           await page.goto(billing.invoicePath);
         },
@@ -535,6 +556,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'project',
         as: 'owner',
+        part: 'sales',
         open: async (page, orgId) => {
           const project = await app.platform.leads.deps.bus.call(leadsRpc.createProject, testIdentity({ org_id: orgId }), {
             lead_id: billing.leadId,
@@ -547,10 +569,11 @@ export function checkEveryPage(look: Look): void {
         },
         screenshot: true,
       },
-      { name: 'projects', as: 'owner', open: '/dashboard/projects' },
+      { name: 'projects', as: 'owner', part: 'sales', open: '/dashboard/projects' },
       {
         name: 'project-edit',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto(`${billing.projectPath}/edit`);
         },
@@ -558,17 +581,19 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'project-deliver',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto(`${billing.projectPath}/deliver`);
         },
       },
-      { name: 'projects-as-member', as: 'member', open: '/dashboard/projects?status=active' },
+      { name: 'projects-as-member', as: 'member', part: 'sales', open: '/dashboard/projects?status=active' },
       // Leads: the list empty, the add form refused, a lead's page (a note, a sequence to enroll in), the list
       // with its checkboxes, the saved view, the edit form, the delete confirmation, and a member's list.
-      { name: 'leads-empty', as: 'owner', open: '/dashboard/leads' },
+      { name: 'leads-empty', as: 'owner', part: 'sales', open: '/dashboard/leads' },
       {
         name: 'lead-new-refused',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto('/dashboard/leads/new');
           await page.getByLabel('Name', { exact: true }).fill('Hedy Lamarr');
@@ -581,6 +606,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'lead',
         as: 'owner',
+        part: 'sales',
         open: async (page, orgId) => {
           await app.platform.leads.deps.bus.call(leadsRpc.createSequence, testIdentity({ org_id: orgId }), {
             name: `Follow-up ${look.name}`,
@@ -599,12 +625,13 @@ export function checkEveryPage(look: Look): void {
         },
         screenshot: true,
       },
-      { name: 'leads', as: 'owner', open: '/dashboard/leads', screenshot: true },
-      { name: 'leads-filtered', as: 'member', open: '/dashboard/leads?q=hedy&status=new&qualified=no&source=web' },
-      { name: 'leads-recent-qualified', as: 'owner', open: '/dashboard/leads/recent-qualified' },
+      { name: 'leads', as: 'owner', part: 'sales', open: '/dashboard/leads', screenshot: true },
+      { name: 'leads-filtered', as: 'member', part: 'sales', open: '/dashboard/leads?q=hedy&status=new&qualified=no&source=web' },
+      { name: 'leads-recent-qualified', as: 'owner', part: 'sales', open: '/dashboard/leads/recent-qualified' },
       {
         name: 'lead-edit',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto('/dashboard/leads');
           await page.locator('#leads-table tbody a').first().click();
@@ -615,6 +642,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'lead-delete',
         as: 'owner',
+        part: 'sales',
         open: async (page) => {
           await page.goto('/dashboard/leads');
           await page.locator('#leads-table tbody a').first().click();
@@ -625,6 +653,7 @@ export function checkEveryPage(look: Look): void {
       {
         name: 'lead-as-member',
         as: 'member',
+        part: 'sales',
         open: async (page) => {
           await page.goto('/dashboard/leads');
           await page.locator('#leads-table tbody a').first().click();
@@ -662,7 +691,7 @@ export function checkEveryPage(look: Look): void {
     });
 
     // One test per page, in order (later pages build on what earlier ones did).
-    for (const consolePage of consolePages) {
+    for (const consolePage of consolePages.filter((candidate) => (candidate.part ?? 'core') === part)) {
       test(`${consolePage.name}: no serious or critical accessibility violations (axe-core)${look.width === 375 ? ', nothing scrolls sideways' : ''}`, async () => {
         const { page } = browsers[consolePage.as];
         // Forms are filled in the desktop layout; then the page is looked at as this file's look says.
