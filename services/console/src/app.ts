@@ -6,6 +6,7 @@ import { acceptCookies } from './http/cookies.js';
 import { acceptForms, refuseRepeatedQueryParameters } from './http/forms.js';
 import { answerRouterError, installPageHandling, pagesPrefix } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
+import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { callRoutes } from './routes/calls.js';
@@ -17,6 +18,7 @@ import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthPageRoutes } from './routes/oauth-pages.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
 import { preferenceRoutes } from './routes/preferences.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { staticRoutes } from './routes/static.js';
@@ -63,6 +65,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);
       liveRoutes(pages, deps);
+      accountRoutes(pages, deps);
+      passwordResetRoutes(pages, deps);
     },
     { prefix: pagesPrefix },
   );

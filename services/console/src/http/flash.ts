@@ -21,6 +21,10 @@ export const flashMessages = {
   'sms-sent': 'Message queued for sending.',
   'dnc-added': 'Number added to the do-not-call list.',
   'dnc-removed': 'Number removed from the do-not-call list.',
+  'name-saved': 'Name saved.',
+  'password-changed': 'Password changed. Your other sessions have ended.',
+  'session-ended': 'Session signed out.',
+  'organization-renamed': 'Organization renamed.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;
