@@ -9,7 +9,17 @@ import { linkIn, startMailServer, type TestMailServer } from './support/smtp.js'
 describe('password reset in a browser', () => {
   let app: ConsoleInBrowser;
   let mail: TestMailServer;
-  const { openBrowser, acceptInvitation, signIn } = browserSteps(() => app);
+  const steps = browserSteps(() => app);
+  const { acceptInvitation, signIn } = steps;
+  /**
+   * A person's browser whose steps wait up to a minute: each step here includes scrypt (accepting, signing
+   * in, resetting), which on a loaded 2-core machine took over the journey's 10 s; the limit is for a hang.
+   */
+  async function openBrowser() {
+    const opened = await steps.openBrowser();
+    opened.context.setDefaultTimeout(60_000);
+    return opened;
+  }
 
   before(async () => {
     mail = await startMailServer();

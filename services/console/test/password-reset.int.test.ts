@@ -175,6 +175,21 @@ describe('password reset by e-mail', () => {
     assert.equal(past.statusCode, 429, 'past the per-address limit, for any address asked for');
   });
 
+  test('an SMTP server that refuses the connection changes nothing in the answer', async () => {
+    // A port nothing listens on: nodemailer's connection is refused at once, the failure is logged.
+    const unreachable = await startHarness({ SMTP_URL: 'smtp://127.0.0.1:9' });
+    try {
+      const person = await unreachable.person(newOrgId(), 'member');
+      const browser = unreachable.browser({ address: '198.51.100.90' });
+      await browser.get('/dashboard/forgot-password');
+      const answer = await browser.post('/dashboard/forgot-password', { email: person.email });
+      assert.equal(answer.statusCode, 200);
+      assert.ok(answer.body.includes(resetRequestedMessage));
+    } finally {
+      await unreachable.close();
+    }
+  });
+
   test('the sign-in page links to it', async () => {
     const page = await harness.browser().get('/dashboard/sign-in');
     assert.match(page.body, /href="\/dashboard\/forgot-password"[^>]*>Forgot password\?/);
