@@ -24,6 +24,7 @@ import {
   keysFor,
   organizationFor,
   recordConsoleActionFor,
+  renameOrganizationFor,
   revokeKeyFor,
   rotateKeyFor,
   usageHistoryFor,
@@ -119,6 +120,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   deps.bus.serve(gatewayRpc.keyStanding, (input, identity) => keyStanding(deps.prisma, identity.org_id, input.key_id, deps.now()));
   deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
   deps.bus.serve(gatewayRpc.getOrganization, (_input, identity) => organizationFor(deps, identity));
+  deps.bus.serve(gatewayRpc.renameOrganization, (input, identity) => renameOrganizationFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.getUsageHistory, (_input, identity) => usageHistoryFor(deps, identity));
   deps.bus.serve(gatewayRpc.listKeys, (input, identity) => keysFor(deps, identity, input));
   deps.bus.serve(gatewayRpc.getKey, (input, identity) => keyFor(deps, identity, input));

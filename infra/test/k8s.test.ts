@@ -197,7 +197,14 @@ const deployables: Record<string, Expected> = {
     requiredWithoutDefault: [],
     productionSecrets: [...backing, 'WEBHOOK_SECRET_ENCRYPTION_KEY'],
   },
-  console: { dir: 'services/console', port: 8086, schema: envSchemas.console, requiredWithoutDefault: [], productionSecrets: backing },
+  console: {
+    dir: 'services/console',
+    port: 8086,
+    schema: envSchemas.console,
+    requiredWithoutDefault: [],
+    // Password reset links and invitations go out by e-mail: production has an SMTP server or does not start.
+    productionSecrets: [...backing, 'SMTP_URL'],
+  },
 };
 
 /** Realistic values for the Secret's keys, to parse each deployable's environment with its real schema. */
@@ -207,6 +214,7 @@ const secretValues: Record<string, string> = {
   NATS_URL: 'nats://voice:password@nats.internal:4222',
   INTERNAL_SIGNING_SECRET: 'a'.repeat(64),
   WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  SMTP_URL: 'smtp://voice:password@smtp.internal:587',
   // Recall in production needs at least one model provider (services/recall/src/env.ts).
   OPENAI_API_KEY: 'sk-example',
 };

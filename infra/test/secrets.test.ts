@@ -16,6 +16,7 @@ const production: Record<string, string> = {
   INTERNAL_SIGNING_SECRET: 'p'.repeat(48),
   WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
   OPENAI_API_KEY: 'sk-test-production',
+  SMTP_URL: 'smtp://mail.internal:587',
 };
 
 function without(name: string, environment: Record<string, string> = production): Record<string, string> {
@@ -63,6 +64,12 @@ describe('production refuses to start without its secrets', () => {
       'sk-ant-test',
     );
     assert.equal(parseEnv(envSchemas.recall, { NODE_ENV: 'test' }).OPENAI_API_KEY, undefined);
+  });
+
+  test('console: production needs an SMTP server (password reset links would only reach the log); development logs them', () => {
+    refuses(envSchemas.console, without('SMTP_URL'), 'SMTP_URL');
+    assert.equal(parseEnv(envSchemas.console, { NODE_ENV: 'development' }).SMTP_URL, undefined);
+    refuses(envSchemas.console, { ...production, SMTP_URL: 'http://mail.internal' }, 'SMTP_URL');
   });
 
   test('telephony: the Twilio carrier needs its credentials', () => {

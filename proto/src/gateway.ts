@@ -189,6 +189,16 @@ export const gatewayRpc = nameOperations({
   listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read'),
   getUsageHistory: defineRpc('svc.gateway.usage.history', z.object({}), usageHistorySchema, 'read'),
   getOrganization: defineRpc('svc.gateway.organization.get', z.object({}), organizationLimitsSchema, 'read'),
+  /**
+   * Renames the identity's organization (a person in the console; the console lets owners only). Names as
+   * the operator's `org create` takes them: 1 to 200 characters, trimmed.
+   */
+  renameOrganization: defineRpc(
+    'svc.gateway.organization.rename',
+    z.object({ name: z.string().max(1000) }),
+    organizationSchema,
+    'read-write',
+  ),
   // Without `limit`, all keys (the usage and audit log pages name every key); with it, one page, newest first.
   listKeys: defineRpc(
     'svc.gateway.keys.list',

@@ -6,7 +6,7 @@ import type { GatewayDeps } from '../deps.js';
 import type { ApiKey } from '../generated/prisma/client.js';
 import { quotaKeys, readUsage, recordKeyEnd } from '../quota/quota.js';
 import { createAnnouncedKey, type KeyChanges, revokeEverywhere, rotateEverywhere } from './lifecycle.js';
-import { getOrganization, toOrganizationRecord } from './organizations.js';
+import { getOrganization, renameOrganization, toOrganizationRecord } from './organizations.js';
 import { countedKeys, findOrgKey, listKeyRows, toConsoleKey } from './store.js';
 
 /**
@@ -64,6 +64,12 @@ export async function recordConsoleActionFor(
 ): Promise<{ recorded: true }> {
   await auditAction(deps, personOf(identity), input.path, input.status, Date.now() - input.latency_ms);
   return { recorded: true };
+}
+
+/** Renames the person's organization (always the identity's); the console lets owners only, and audits it. */
+export async function renameOrganizationFor(deps: GatewayDeps, identity: Identity, input: { name: string }) {
+  const { orgId } = personOf(identity);
+  return renameOrganization(deps.prisma, orgId, input.name);
 }
 
 export async function organizationFor(deps: GatewayDeps, identity: Identity) {

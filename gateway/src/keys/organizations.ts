@@ -6,12 +6,25 @@ export function toOrganizationRecord(row: Organization) {
   return { id: row.id, object: 'organization' as const, name: row.name, plan: row.plan, created_at: row.createdAt.toISOString() };
 }
 
-export async function createOrganization(prisma: PrismaClient, input: { name: string; plan: Plan }) {
-  const name = input.name.trim();
+/** An organization's name as given (the operator's `org create`, an owner's rename): trimmed, 1 to 200 characters. */
+function organizationName(given: string): string {
+  const name = given.trim();
   if (name.length === 0 || name.length > 200)
     throw new ApiError('invalid_request', 'The name must be 1 to 200 characters.', { param: 'name' });
+  return name;
+}
+
+export async function createOrganization(prisma: PrismaClient, input: { name: string; plan: Plan }) {
+  const name = organizationName(input.name);
   const row = await prisma.organization.create({ data: { id: newId('org'), name, plan: input.plan } });
   return toOrganizationRecord(row);
+}
+
+export async function renameOrganization(prisma: PrismaClient, orgId: string, givenName: string) {
+  const name = organizationName(givenName);
+  const renamed = await prisma.organization.updateMany({ where: { id: orgId }, data: { name } });
+  if (renamed.count === 0) throw new ApiError('not_found', `No organization ${orgId}.`, { param: 'org' });
+  return toOrganizationRecord(await getOrganization(prisma, orgId));
 }
 
 export async function listOrganizations(prisma: PrismaClient) {

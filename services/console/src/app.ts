@@ -7,6 +7,7 @@ import { acceptCookies } from './http/cookies.js';
 import { acceptForms, refuseRepeatedQueryParameters } from './http/forms.js';
 import { answerRouterError, installPageHandling, pagesPrefix } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
+import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { callRoutes } from './routes/calls.js';
@@ -20,6 +21,7 @@ import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthPageRoutes } from './routes/oauth-pages.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
 import { preferenceRoutes } from './routes/preferences.js';
 import { projectRoutes } from './routes/projects.js';
 import { sequenceRoutes } from './routes/sequences.js';
@@ -75,6 +77,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       liveRoutes(pages, deps);
       sequenceRoutes(pages, deps);
       workspaceRoutes(pages, deps);
+      accountRoutes(pages, deps);
+      passwordResetRoutes(pages, deps);
     },
     { prefix: pagesPrefix },
   );

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ConsoleContext } from './domain/context.js';
 import type { ConsoleEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
+import { createMailer } from './mail/mailer.js';
 
 /**
  * Everything the console talks to, made once per process (or per test) and closed in order. NATS is
@@ -28,6 +29,7 @@ export async function connectDeps(env: ConsoleEnv, logger: Logger = createLogger
   });
   const limiter = (name: string, limit: number) =>
     new FixedWindowLimiter(redis, { prefix: env.REDIS_PREFIX, name, limit, windowSeconds: env.SIGN_IN_WINDOW_SECONDS });
+  const mailer = createMailer(env, logger);
   return {
     env,
     logger,
@@ -38,8 +40,14 @@ export async function connectDeps(env: ConsoleEnv, logger: Logger = createLogger
       byAddress: limiter('console-sign-in-address', env.SIGN_IN_ADDRESS_LIMIT),
       byAccount: limiter('console-sign-in-account', env.SIGN_IN_ACCOUNT_LIMIT),
     },
+    resetLimits: {
+      byAddress: limiter('console-reset-address', env.SIGN_IN_ADDRESS_LIMIT),
+      byAccount: limiter('console-reset-account', env.SIGN_IN_ACCOUNT_LIMIT),
+    },
+    mailer,
     now: () => new Date(),
     async close() {
+      await mailer.close();
       await bus.drain();
       await redis.quit().catch(() => redis.disconnect());
       await prisma.$disconnect();

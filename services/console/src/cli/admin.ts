@@ -7,11 +7,12 @@ import { parseArgs } from 'node:util';
 import { ApiError, Bus, createLogger, parseEnv, prismaAdapter, publicAddress } from '@voice/kit';
 import { idSchema } from '@voice/proto';
 import { z } from 'zod';
-import { createInvitation } from '../domain/invitations.js';
+import { type CreatedInvitation, createInvitation, mailInvitation } from '../domain/invitations.js';
 import { organizationSeenBy } from '../domain/organizations.js';
 import { roles } from '../domain/roles.js';
 import { envSchema } from '../env.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { createMailer } from '../mail/mailer.js';
 
 const usage = `usage:
   admin user invite --org ORG_ID --email E --role owner|admin|member`;
@@ -79,14 +80,30 @@ async function knownOrganization(orgId: string) {
   }
 }
 
-await knownOrganization(parsed.data.org);
+/**
+ * Sends the invitation's e-mail and waits for the SMTP server's answer. Its logger is silent: stdout is this
+ * command's JSON, and `emailed: false` there says the message did not go out.
+ */
+async function mailed(invitation: CreatedInvitation, organizationName: string): Promise<boolean> {
+  const mailer = createMailer(env, createLogger('console-admin', 'silent'));
+  try {
+    return await mailInvitation(mailer, invitation, { organizationName });
+  } finally {
+    await mailer.close();
+  }
+}
+
+const organization = await knownOrganization(parsed.data.org);
 const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'console', { maxConnections: 2 }) });
 try {
   const invitation = await createInvitation(
     { env, prisma, now: () => new Date() },
     { orgId: parsed.data.org, email: parsed.data.email, role: parsed.data.role, invitedBy: null },
   );
-  process.stdout.write(`${JSON.stringify(invitation, null, 2)}\n`);
+  // With an SMTP server the link is e-mailed too (`emailed` says whether it was taken); without one the
+  // printed link is the only copy, as the log fallback would only repeat it among this JSON.
+  const emailed = env.SMTP_URL ? await mailed(invitation, organization.name) : undefined;
+  process.stdout.write(`${JSON.stringify({ ...invitation, ...(emailed === undefined ? {} : { emailed }) }, null, 2)}\n`);
 } catch (error) {
   fail('internal', (error as Error).message, 1);
 } finally {

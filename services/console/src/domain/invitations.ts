@@ -1,10 +1,11 @@
 import { newId } from '@voice/kit';
 import type { Role } from '../generated/prisma/enums.js';
+import type { Mailer } from '../mail/mailer.js';
 import { claimInvitation, findInvitationByTokenHash } from '../store/invitations.js';
 import { findUserByEmail, normalizeEmail } from '../store/users.js';
 import type { ConsoleContext } from './context.js';
 import { hashPassword } from './passwords.js';
-import { startSession } from './sessions.js';
+import { type Device, startSession } from './sessions.js';
 import { checkPassword, type PasswordCheck } from './sign-in.js';
 import { hashToken, newToken } from './tokens.js';
 
@@ -49,6 +50,31 @@ export async function createInvitation(
   };
 }
 
+/**
+ * E-mails an invitation's link to the invited address. The page (or the CLI) that made it shows the link
+ * too, as before: whoever uses it first joins, so it may be handed over another way.
+ */
+export function mailInvitation(
+  mailer: Mailer,
+  invitation: CreatedInvitation,
+  from: { organizationName: string; invitedBy?: string },
+): Promise<boolean> {
+  const who = from.invitedBy ? `${from.invitedBy} invited you` : 'You are invited';
+  return mailer.send({
+    to: invitation.email,
+    subject: `Join ${from.organizationName} on the Voice console`,
+    link: invitation.link,
+    text: [
+      `${who} to join ${from.organizationName} on the Voice console as ${invitation.role}. To accept, open:`,
+      '',
+      invitation.link,
+      '',
+      `The link works once, until ${invitation.expires_at.slice(0, 16).replace('T', ' ')} UTC.`,
+      'If you did not expect this invitation, ignore this message.',
+    ].join('\n'),
+  });
+}
+
 export type InvitationState =
   | { state: 'usable'; id: string; orgId: string; email: string; role: Role; hasAccount: boolean; invitedBy: string | null }
   | { state: 'expired' | 'used' | 'unknown' };
@@ -84,7 +110,7 @@ export type AcceptResult =
 export async function acceptInvitation(
   ctx: ConsoleContext,
   token: string,
-  input: { name?: string; password: string; clientAddress: string },
+  input: { name?: string; password: string } & Device,
 ): Promise<AcceptResult> {
   const invitation = await inspectInvitation(ctx, token);
   if (invitation.state !== 'usable') return { outcome: 'gone' };
@@ -110,5 +136,5 @@ export async function acceptInvitation(
     return id;
   });
   if (!userId) return { outcome: 'gone' };
-  return { outcome: 'accepted', sessionToken: await startSession(ctx, userId, invitation.orgId) };
+  return { outcome: 'accepted', sessionToken: await startSession(ctx, userId, invitation.orgId, input) };
 }

@@ -2,8 +2,9 @@ import { ApiError, type Bus } from '@voice/kit';
 import type { Role } from '../generated/prisma/enums.js';
 import { deleteMembership, findOrgMembership, lockOwnerIds, setMembershipRole } from '../store/memberships.js';
 import type { ConsoleContext } from './context.js';
-import { type CreatedInvitation, createInvitation } from './invitations.js';
+import { type CreatedInvitation, createInvitation, mailInvitation } from './invitations.js';
 import { revokeGrantsOfPerson } from './oauth-grants.js';
+import { organizationLabel } from './organizations.js';
 import { canChangeRole, canManage } from './roles.js';
 import type { SignedIn } from './sessions.js';
 
@@ -13,11 +14,13 @@ function requireManager(actor: SignedIn): void {
   if (!canManage(actor.role)) throw new ApiError('forbidden', 'Only owners and admins can change members.');
 }
 
-/** Invites someone to the actor's current organization; only an owner may invite an owner. */
+/** Invites someone to the actor's current organization (the link is e-mailed too); only an owner may invite an owner. */
 export async function inviteMember(ctx: ConsoleContext, actor: SignedIn, input: { email: string; role: Role }): Promise<CreatedInvitation> {
   requireManager(actor);
   if (input.role === 'owner' && actor.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can invite an owner.');
-  return createInvitation(ctx, { orgId: actor.orgId, email: input.email, role: input.role, invitedBy: actor.user.id });
+  const invitation = await createInvitation(ctx, { orgId: actor.orgId, email: input.email, role: input.role, invitedBy: actor.user.id });
+  void mailInvitation(ctx.mailer, invitation, { organizationName: organizationLabel(actor), invitedBy: actor.user.name });
+  return invitation;
 }
 
 type MembersContext = ConsoleContext & { bus: Bus };

@@ -28,8 +28,20 @@ export interface SignedIn {
 /** Writing `last_seen_at` on every page view would be a write per request; within a minute is precise enough. */
 const touchEveryMs = 60_000;
 
-/** Starts a session in the user's first organization; returns the cookie's token (kept only as a hash). */
-export async function startSession(ctx: ConsoleContext, userId: string, orgId?: string): Promise<string> {
+/** Where a session was started, so the person recognizes it on the account page. */
+export interface Device {
+  clientAddress: string;
+  userAgent?: string | undefined;
+}
+
+/** A User-Agent is the sender's text: kept short enough for a table cell and a row. */
+const userAgentMaxLength = 512;
+
+/**
+ * Starts a session in the given organization or the user's first; returns the cookie's token (kept only as a
+ * hash).
+ */
+export async function startSession(ctx: ConsoleContext, userId: string, orgId?: string, device?: Device): Promise<string> {
   const memberships = await listUserMemberships(ctx.prisma, userId);
   const current = memberships.find((membership) => membership.orgId === orgId) ?? memberships[0];
   if (!current) throw new ApiError('forbidden', 'This account belongs to no organization any more.');
@@ -42,6 +54,8 @@ export async function startSession(ctx: ConsoleContext, userId: string, orgId?: 
       userId,
       currentOrgId: current.orgId,
       csrfSecret: newToken(),
+      clientAddress: device?.clientAddress ?? null,
+      userAgent: device?.userAgent?.slice(0, userAgentMaxLength) ?? null,
       createdAt: now,
       lastSeenAt: now,
       idleExpiresAt: earliest(new Date(now.getTime() + ctx.env.SESSION_IDLE_TIMEOUT_MS), absoluteExpiresAt),

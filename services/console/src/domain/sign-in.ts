@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { findUserByEmail, normalizeEmail } from '../store/users.js';
 import type { ConsoleContext } from './context.js';
 import { decoyHash, verifyPassword } from './passwords.js';
-import { startSession } from './sessions.js';
+import { type Device, startSession } from './sessions.js';
 
 export type PasswordCheck =
   | { outcome: 'correct'; userId: string }
@@ -13,7 +13,7 @@ export type PasswordCheck =
 export type SignInResult = Exclude<PasswordCheck, { outcome: 'correct' }> | { outcome: 'signed_in'; token: string };
 
 /** The account's throttle subject: a digest, so Redis holds no e-mail addresses. */
-const accountSubject = (email: string) => createHash('sha256').update(normalizeEmail(email)).digest('hex').slice(0, 32);
+export const accountSubject = (email: string) => createHash('sha256').update(normalizeEmail(email)).digest('hex').slice(0, 32);
 
 /**
  * Checks an e-mail address and password, wherever a password is asked for. Attempts are counted per client
@@ -38,11 +38,8 @@ export async function checkPassword(
   return { outcome: 'correct', userId: user.id };
 }
 
-export async function signIn(
-  ctx: ConsoleContext,
-  input: { email: string; password: string; clientAddress: string },
-): Promise<SignInResult> {
+export async function signIn(ctx: ConsoleContext, input: { email: string; password: string } & Device): Promise<SignInResult> {
   const check = await checkPassword(ctx, input);
   if (check.outcome !== 'correct') return check;
-  return { outcome: 'signed_in', token: await startSession(ctx, check.userId) };
+  return { outcome: 'signed_in', token: await startSession(ctx, check.userId, undefined, input) };
 }

@@ -59,3 +59,8 @@ export function setCookie(
 export function clearCookie(request: FastifyRequest, reply: FastifyReply, env: ConsoleEnv, name: string): void {
   setCookie(request, reply, env, { name, value: '', maxAgeSeconds: 0 });
 }
+
+/** The cookie of a session just started (sign-in, an accepted invitation, a reset password), kept as long as the session lasts. */
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, env: ConsoleEnv, token: string): void {
+  setCookie(request, reply, env, { name: sessionCookie, value: token, maxAgeSeconds: Math.floor(env.SESSION_ABSOLUTE_TIMEOUT_MS / 1000) });
+}

@@ -38,6 +38,10 @@ export const flashMessages = {
   'lead-deleted': 'Lead deleted.',
   'note-added': 'Note added.',
   'leads-enrolled': 'The chosen leads are enrolled in the sequence.',
+  'name-saved': 'Name saved.',
+  'password-changed': 'Password changed. Your other sessions have ended.',
+  'session-ended': 'Session signed out.',
+  'organization-renamed': 'Organization renamed.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

@@ -1,12 +1,14 @@
-import { type Bus, clientAddress } from '@voice/kit';
+import type { Bus } from '@voice/kit';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleContext } from '../domain/context.js';
 import { acceptInvitation, inspectInvitation, invitationPath } from '../domain/invitations.js';
 import { invitedOrganizationName } from '../domain/organizations.js';
-import { sessionCookie, setCookie } from '../http/cookies.js';
+import { setSessionCookie } from '../http/cookies.js';
+import { deviceOf } from '../http/device.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
+import { differentPasswordsMessage, newPasswordShape, personName, samePasswords } from '../http/password-form.js';
 import { preSessionFormToken } from '../http/session.js';
 import { acceptInvitationPage, invitationGonePage } from '../views/invitation.js';
 
@@ -16,14 +18,10 @@ const tokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{20,100}$/
 export function invitationRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const newAccountForm = z
     .object({
-      name: z.string().trim().min(1, 'Enter your name.').max(100, 'A name has at most 100 characters.'),
-      password: z
-        .string()
-        .min(ctx.env.PASSWORD_MIN_LENGTH, `Choose a password of at least ${ctx.env.PASSWORD_MIN_LENGTH} characters.`)
-        .max(1024, 'A password has at most 1024 characters.'),
-      password_confirmation: z.string(),
+      name: personName,
+      ...newPasswordShape(ctx.env.PASSWORD_MIN_LENGTH),
     })
-    .refine((form) => form.password === form.password_confirmation, 'The two passwords differ.');
+    .refine(samePasswords, differentPasswordsMessage);
   const existingAccountForm = z.object({ password: z.string().min(1, 'Enter your password.').max(1024) });
 
   app.get('/invitations/:token', { config: { access: 'public' } }, async (request, reply) => {
@@ -71,18 +69,14 @@ export function invitationRoutes(app: FastifyInstance, ctx: ConsoleContext & { b
       );
     const form = (invitation.hasAccount ? existingAccountForm : newAccountForm).safeParse(fields);
     if (!form.success) return retry(form.error.issues[0]?.message ?? 'Check the form.');
-    const result = await acceptInvitation(ctx, token, { ...form.data, clientAddress: clientAddress(request.ip, undefined) });
+    const result = await acceptInvitation(ctx, token, { ...form.data, ...deviceOf(request) });
     if (result.outcome === 'wrong_credentials') return retry('That password is wrong.', 401);
     if (result.outcome === 'throttled') {
       void reply.header('retry-after', String(result.retryAfterSeconds));
       return retry(`Too many attempts. Try again in ${result.retryAfterSeconds} seconds.`, 429);
     }
     if (result.outcome === 'gone') return sendPage(reply, 410, invitationGonePage('used'));
-    setCookie(request, reply, ctx.env, {
-      name: sessionCookie,
-      value: result.sessionToken,
-      maxAgeSeconds: Math.floor(ctx.env.SESSION_ABSOLUTE_TIMEOUT_MS / 1000),
-    });
+    setSessionCookie(request, reply, ctx.env, result.sessionToken);
     return reply.redirect('/dashboard', 303);
   });
 }

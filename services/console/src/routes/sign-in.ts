@@ -1,10 +1,10 @@
-import { clientAddress } from '@voice/kit';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleContext } from '../domain/context.js';
 import { signOut, signOutEverywhere } from '../domain/sessions.js';
 import { signIn } from '../domain/sign-in.js';
-import { clearCookie, sessionCookie, setCookie } from '../http/cookies.js';
+import { clearCookie, sessionCookie, setSessionCookie } from '../http/cookies.js';
+import { deviceOf } from '../http/device.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { preSessionFormToken, signedInOf } from '../http/session.js';
@@ -44,14 +44,10 @@ export function signInRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
     const form = signInForm.safeParse(formOf(request.body));
     if (!form.success) return sendPage(reply, 400, signInPage({ csrfToken, next, error: 'Enter your e-mail address and password.' }));
     const { email, password } = form.data;
-    const result = await signIn(ctx, { email, password, clientAddress: clientAddress(request.ip, undefined) });
+    const result = await signIn(ctx, { email, password, ...deviceOf(request) });
     switch (result.outcome) {
       case 'signed_in':
-        setCookie(request, reply, ctx.env, {
-          name: sessionCookie,
-          value: result.token,
-          maxAgeSeconds: Math.floor(ctx.env.SESSION_ABSOLUTE_TIMEOUT_MS / 1000),
-        });
+        setSessionCookie(request, reply, ctx.env, result.token);
         return reply.redirect(next ?? '/dashboard', 303);
       case 'throttled':
         void reply.header('retry-after', String(result.retryAfterSeconds));

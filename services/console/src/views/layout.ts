@@ -57,6 +57,7 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
       { href: '/dashboard/members', label: 'Members' },
       { href: '/dashboard/approvals', label: 'Approvals' },
       { href: preferencesPath, label: 'Preferences' },
+      { href: '/dashboard/settings/account', label: 'Account' },
     ],
   },
 ];
@@ -129,6 +130,7 @@ function personMenu(signedIn: SignedIn): Html {
       <summary><span class="avatar" aria-hidden="true">${initials(signedIn.user.name)}</span><span class="person-name">${signedIn.user.name}</span></summary>
       <div class="menu-panel">
         <p class="menu-who">${signedIn.user.name}<br><span class="muted">${signedIn.user.email}</span></p>
+        <a href="/dashboard/settings/account">Account</a>
         <a href="${preferencesPath}">Time zone and preferences</a>
       </div>
     </details>

@@ -1,5 +1,6 @@
 import { html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
+import { forgotPasswordPath } from './password-reset.js';
 
 export function signInPage(options: { csrfToken: string; email?: string; error?: string; info?: string; next?: string | undefined }) {
   return page({
@@ -14,6 +15,7 @@ export function signInPage(options: { csrfToken: string; email?: string; error?:
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required>
         <button type="submit">Sign in</button>
-      </form>`,
+      </form>
+      <p><a href="${forgotPasswordPath}" id="forgot-password">Forgot password?</a></p>`,
   });
 }

@@ -9,6 +9,7 @@ import { newId } from '@voice/kit';
 import { type Receiver, startReceiver, testIdentity } from '@voice/kit/testing';
 import { leadsRpc } from '@voice/proto';
 import type { Page } from 'playwright-core';
+import { hashToken, newToken } from '../../src/domain/tokens.js';
 import { blockingViolations, describeViolations } from './axe.js';
 import { type ConsoleInBrowser, startConsoleInBrowser } from './browser.js';
 import { browserSteps } from './journey.js';
@@ -660,6 +661,49 @@ export function checkEveryPage(look: Look, part: PagesPart = 'core'): void {
           await page.locator('#lead-facts').waitFor();
         },
       },
+      // The account page and password reset.
+      { name: 'account', as: 'owner', open: '/dashboard/settings/account', screenshot: true },
+      {
+        name: 'account-password-refused',
+        as: 'owner',
+        open: async (page) => {
+          await page.goto('/dashboard/settings/account');
+          await page.getByLabel('Current password').fill('not the password at all');
+          await page.getByLabel('New password', { exact: true }).fill('a new long passphrase');
+          await page.getByLabel('Repeat the new password').fill('a different passphrase');
+          await page.getByRole('button', { name: 'Change password' }).click();
+          await page.locator('.field-error').first().waitFor();
+        },
+      },
+      { name: 'account-as-member', as: 'member', open: '/dashboard/settings/account' },
+      { name: 'forgot-password', as: 'visitor', open: '/dashboard/forgot-password', screenshot: true },
+      {
+        name: 'forgot-password-sent',
+        as: 'visitor',
+        open: async (page) => {
+          await page.goto('/dashboard/forgot-password');
+          await page.getByLabel('E-mail address').fill('nobody@example.com');
+          await page.getByRole('button', { name: 'Send the link' }).click();
+          await page.getByRole('status').waitFor();
+        },
+      },
+      {
+        name: 'reset-password',
+        as: 'visitor',
+        open: async (page) => {
+          // A link as the e-mail carries it (this platform has no SMTP server: the token is made here, its hash stored).
+          const { prisma } = app.platform.console.deps;
+          const user = await prisma.user.findUniqueOrThrow({ where: { email: 'max@example.com' } });
+          const token = newToken();
+          const now = new Date();
+          await prisma.passwordReset.create({
+            data: { tokenHash: hashToken(token), userId: user.id, createdAt: now, expiresAt: new Date(now.getTime() + 60_000) },
+          });
+          await page.goto(`/dashboard/reset-password/${token}`);
+        },
+        screenshot: true,
+      },
+      { name: 'reset-password-unknown', as: 'visitor', open: '/dashboard/reset-password/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
     ];
     /** What the billing pages above make on the way: the lead billed, the invoice and the project. */
     const billing = { leadId: '', invoicePath: '', projectPath: '' };

@@ -35,7 +35,7 @@ export type BrowserServices = 'telephony' | 'leads' | 'mcp' | 'webhooks' | 'cons
  * to the telephony service's environment, e.g. a slower `SANDBOX_TIME_SCALE` to watch a call ring.
  */
 export async function startConsoleInBrowser(
-  options: { telephony?: Record<string, string> } = {},
+  options: { telephony?: Record<string, string>; console?: Record<string, string> } = {},
 ): Promise<ConsoleInBrowser<BrowserServices>> {
   let platform: Platform<BrowserServices> | undefined;
   let chromium: SharedChromium | undefined;
@@ -48,6 +48,7 @@ export async function startConsoleInBrowser(
     platform = await startPlatform({
       services: ['telephony', 'leads', 'mcp', 'webhooks', 'console'],
       ...(options.telephony ? { telephony: options.telephony } : {}),
+      ...(options.console ? { console: options.console } : {}),
       auditWorker: true,
     });
     chromium = await sharedChromium();
