@@ -8,10 +8,12 @@ import { answerRouterError, installPageHandling, pagesPrefix } from './http/page
 import { installSessionCheck } from './http/session.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { brandScoreRoutes } from './routes/brand-score.js';
 import { callRoutes } from './routes/calls.js';
 import { doNotCallRoutes } from './routes/do-not-call.js';
 import { homeRoutes } from './routes/home.js';
 import { invitationRoutes } from './routes/invitations.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
 import { liveRoutes } from './routes/live.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
@@ -60,6 +62,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       usageAuditRoutes(pages, deps);
       messageRoutes(pages, deps);
       doNotCallRoutes(pages, deps);
+      knowledgeRoutes(pages, deps);
+      brandScoreRoutes(pages, deps);
       oauthPageRoutes(pages, deps);
       preferenceRoutes(pages, deps);
       liveRoutes(pages, deps);

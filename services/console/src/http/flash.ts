@@ -21,6 +21,9 @@ export const flashMessages = {
   'sms-sent': 'Message queued for sending.',
   'dnc-added': 'Number added to the do-not-call list.',
   'dnc-removed': 'Number removed from the do-not-call list.',
+  'document-added': 'Document added to the knowledge base.',
+  'document-saved': 'Document saved.',
+  'document-deleted': 'Document deleted.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

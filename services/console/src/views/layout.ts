@@ -26,6 +26,8 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
       { href: '/dashboard/calls', label: 'Calls' },
       { href: '/dashboard/messages', label: 'Messages' },
       { href: '/dashboard/do-not-call', label: 'Do-not-call' },
+      { href: '/dashboard/knowledge', label: 'Knowledge' },
+      { href: '/dashboard/brand-score', label: 'Brand score' },
     ],
   },
   {
