@@ -113,7 +113,7 @@ export function scoreCard(result: BrandScoreResponse, format: Formatter): Html {
             ) => html`<ul class="recommendations" id="recommendations-${group.severity}" aria-label="${group.severity} recommendations">
               ${group.items.map(
                 (item) =>
-                  html`<li>${toned(severityTones[group.severity], group.severity)} <strong>${item.title}</strong><p>${item.body}</p></li>`,
+                  html`<li class="recommendation">${toned(severityTones[group.severity], group.severity)} <strong>${item.title}</strong><p>${item.body}</p></li>`,
               )}
             </ul>`,
           )

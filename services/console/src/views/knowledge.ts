@@ -266,7 +266,7 @@ function answerSection(result: RecallResponse): Html {
         ? html`<h2 id="sources-heading">Sources</h2>
           <ol class="sources" id="sources" aria-labelledby="sources-heading">
             ${result.results.map(
-              (passage) => html`<li id="source-${passage.passage_id}">
+              (passage) => html`<li class="source" id="source-${passage.passage_id}">
                 <a href="${documentHref(passage.document_id)}">${passage.title}</a>
                 <p>${snippetMarkup(passage.snippet)}</p>
               </li>`,
