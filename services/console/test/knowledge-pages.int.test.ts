@@ -210,6 +210,121 @@ describe('the knowledge and brand score pages, through the gateway', () => {
     assert.match(nothing.body, /id="answer-none">No passage of your documents matches this question/);
   });
 
+  test('uploading a .txt or .md file adds it once per form (its name the title when none is given); other files, larger ones and broken forms are 4xx pages that add nothing', async () => {
+    const { orgId } = await platform.org();
+    const owner = await signedIn(orgId, 'owner');
+    const uploadKey = async () => {
+      const page = await owner.get(`${knowledge}/new`);
+      const keys = [...page.body.matchAll(/name="form_key" value="([^"]+)"/g)].map((match) => match[1] as string);
+      assert.equal(keys.length, 2, 'one key for the paste form, one for the upload form');
+      assert.match(page.body, /<form method="post" action="\/dashboard\/knowledge\/upload" enctype="multipart\/form-data"/);
+      return keys[1] as string;
+    };
+    const upload = (key: string, file: File | undefined, fields: Record<string, string> = {}) => {
+      const form = new FormData();
+      form.set('form_key', key);
+      for (const [name, value] of Object.entries(fields)) form.set(name, value);
+      if (file) form.set('file', file);
+      return owner.postMultipart(`${knowledge}/upload`, form);
+    };
+
+    const key = await uploadKey();
+    const markdown = new File(['# Returns\n\nReturns are accepted within **30 days**.'], 'returns-policy.md', { type: 'text/markdown' });
+    const [first, second] = await Promise.all([upload(key, markdown), upload(key, markdown)]);
+    assert.equal(first.statusCode, 303, first.body.slice(0, 400));
+    const id = documentIdOf(first.headers.location);
+    assert.ok(id);
+    assert.equal(documentIdOf(second.headers.location), id, 'a double submit uploads once');
+    const [stored] = await documentsOf(orgId);
+    assert.equal(stored?.title, 'returns-policy');
+    assert.equal(stored?.text, '# Returns\n\nReturns are accepted within **30 days**.');
+
+    const text = new File(['Shipping takes three days.'], 'shipping.txt', { type: 'text/plain' });
+    const titled = await upload(await uploadKey(), text, { title: 'Shipping', source_url: 'https://example.com/shipping' });
+    assert.equal(titled.statusCode, 303, titled.body.slice(0, 400));
+    const shipping = await platform.recall.deps.prisma.document.findUniqueOrThrow({ where: { id: documentIdOf(titled.headers.location) } });
+    assert.deepEqual([shipping.title, shipping.sourceUrl], ['Shipping', 'https://example.com/shipping']);
+
+    const refusals: Array<[string, File | undefined, Record<string, string>, number, RegExp]> = [
+      [
+        'a PDF',
+        new File(['%PDF-1.4'], 'manual.pdf', { type: 'application/pdf' }),
+        {},
+        400,
+        /Upload a text \(\.txt\) or Markdown \(\.md\) file/,
+      ],
+      ['an image named .txt', new File(['GIF89a'], 'photo.txt', { type: 'image/gif' }), {}, 400, /Upload a text/],
+      ['not UTF-8', new File([new Uint8Array([0xff, 0xfe, 0x41])], 'latin.txt', { type: 'text/plain' }), {}, 400, /not text in UTF-8/],
+      [
+        'too large',
+        new File(['x'.repeat(knowledgeLimits.textMaxLength * 4 + 1)], 'big.txt', { type: 'text/plain' }),
+        {},
+        413,
+        /The file is larger than 800 kB/,
+      ],
+      ['no file', undefined, {}, 400, /Choose a text \(\.txt\) or Markdown \(\.md\) file/],
+      [
+        'an empty file',
+        new File(['  '], 'empty.txt', { type: 'text/plain' }),
+        {},
+        400,
+        /id="upload-file-error" class="field-error">The file holds no text/,
+      ],
+      [
+        'too many characters',
+        new File(['x'.repeat(knowledgeLimits.textMaxLength + 1)], 'long.txt', { type: 'text/plain' }),
+        {},
+        400,
+        /id="upload-file-error" class="field-error">The text is longer than 200,000/,
+      ],
+      [
+        'a bad source',
+        new File(['Fine text.'], 'fine.txt', { type: 'text/plain' }),
+        { source_url: 'ftp://x' },
+        400,
+        /id="upload-source-url-error"/,
+      ],
+    ];
+    for (const [what, file, fields, status, words] of refusals) {
+      const refused = await upload(await uploadKey(), file, fields);
+      assert.equal(refused.statusCode, status, `${what}: ${refused.body.slice(0, 400)}`);
+      assert.match(refused.body, words, what);
+    }
+    const twoFiles = new FormData();
+    twoFiles.set('form_key', await uploadKey());
+    twoFiles.append('file', text);
+    twoFiles.append('other', text);
+    assert.equal((await owner.postMultipart(`${knowledge}/upload`, twoFiles)).statusCode, 413, 'a second file');
+    const noKey = await upload('', text);
+    assert.equal(noKey.statusCode, 400);
+    assert.match(noKey.body, /reload the page and upload the file again/);
+    // A broken multipart body (cut short) and a multipart post to another page.
+    await owner.get(`${knowledge}/new`);
+    const cut = await platform.gateway.app.inject({
+      method: 'POST',
+      url: `${knowledge}/upload`,
+      headers: {
+        cookie: [...owner.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        'content-type': 'multipart/form-data; boundary=xyz',
+      },
+      payload: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhalf',
+    });
+    assert.ok(cut.statusCode >= 400 && cut.statusCode < 500, `cut short: ${cut.statusCode}`);
+    const elsewhere = new FormData();
+    elsewhere.set('title', 'x');
+    assert.equal((await owner.postMultipart(knowledge, elsewhere)).statusCode, 400, 'only the upload route takes multipart');
+    assert.deepEqual((await documentsOf(orgId)).map((document) => document.title).sort(), ['Shipping', 'returns-policy']);
+
+    // A member's upload is refused like any write.
+    const member = await signedIn(orgId, 'member');
+    await member.get(knowledge);
+    const form = new FormData();
+    form.set('form_key', 'k'.repeat(43));
+    form.set('file', text);
+    assert.equal((await member.postMultipart(`${knowledge}/upload`, form)).statusCode, 403);
+    assert.equal((await documentsOf(orgId)).length, 2);
+  });
+
   test('another organization’s document is 404 on every page and action; malformed ids are 404 too', async () => {
     const theirs = await platform.org();
     const theirOwner = await signedIn(theirs.orgId, 'owner');

@@ -12,6 +12,7 @@ import { type FormFields, formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { paramsOf } from '../http/params.js';
 import { signedInOf } from '../http/session.js';
+import { acceptTextUpload, uploadedFileName } from '../http/uploads.js';
 import {
   askPage,
   type DocumentForm,
@@ -22,6 +23,7 @@ import {
   knowledgeListPage,
   knowledgePath,
   newDocumentPage,
+  uploadMaxBytes,
 } from '../views/knowledge.js';
 
 /** The fields of a document form the recall service names in a refusal (`param`; `changes.…` for an update). */
@@ -78,7 +80,11 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
 
   app.get(knowledgeRoute('/new'), { config: { access: 'signed-in' } }, async (request, reply) => {
     managerOnly(request, 'add documents');
-    return sendPage(reply, 200, newDocumentPage(signedInOf(request), { formKey: newFormKey() }));
+    return sendPage(
+      reply,
+      200,
+      newDocumentPage(signedInOf(request), { paste: { formKey: newFormKey() }, upload: { formKey: newFormKey() } }),
+    );
   });
 
   app.post(knowledgeRoute(''), documentForm, async (request, reply) => {
@@ -98,13 +104,48 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
       const param = refusedField(error);
       if (!param) throw error;
       // The same key again: the person corrects the field and submits this form once more.
-      const form: DocumentForm & { formKey: string } = {
+      const paste: DocumentForm & { formKey: string } = {
         ...typed,
         formKey: fields.form_key,
         errors: { [param]: refusalWords(param, (error as ApiError).message) },
       };
-      return sendPage(reply, 400, newDocumentPage(signedInOf(request), form));
+      return sendPage(reply, 400, newDocumentPage(signedInOf(request), { paste, upload: { formKey: newFormKey() } }));
     }
+  });
+
+  // An uploaded file: multipart in this route's scope only (the console's other pages take urlencoded forms).
+  app.register(async (uploads) => {
+    await acceptTextUpload(uploads, { fileField: 'file', maxBytes: uploadMaxBytes });
+    uploads.post(knowledgeRoute('/upload'), documentForm, async (request, reply) => {
+      const fields = formOf(request.body);
+      if (!isFormKey(fields.form_key)) {
+        throw new ApiError('invalid_request', 'This form is incomplete or out of date: reload the page and upload the file again.', {
+          param: 'form_key',
+        });
+      }
+      const fileName = uploadedFileName(request);
+      if (fileName === undefined || fields.file === undefined) {
+        throw new ApiError('invalid_request', 'Choose a text (.txt) or Markdown (.md) file to upload.', { param: 'file' });
+      }
+      const { source_url, title } = typedDocument(fields);
+      // Without a title, the file's name without its extension (as long as a title may be).
+      const named = title.trim() || fileName.replace(/\.[^.]+$/, '').slice(0, knowledgeLimits.titleMaxLength);
+      try {
+        const document = { title: named, text: fields.file, ...(source_url ? { source_url } : {}) };
+        const added = await (await recall(request)).add(document, fields.form_key);
+        flash(request, reply, ctx.env, 'document-added');
+        return reply.redirect(documentHref(added.id), 303);
+      } catch (error) {
+        const param = refusedField(error);
+        if (!param) throw error;
+        // The text's refusal is the file's: a file input cannot be given back, so the person chooses it again.
+        const words = refusalWords(param, (error as ApiError).message);
+        const errors =
+          param === 'text' ? { file: words.replace('Paste the document’s text', 'The file holds no text') } : { [param]: words };
+        const upload = { title, source_url, formKey: fields.form_key, errors };
+        return sendPage(reply, 400, newDocumentPage(signedInOf(request), { paste: { formKey: newFormKey() }, upload }));
+      }
+    });
   });
 
   app.get(knowledgeRoute('/ask'), { config: { access: 'signed-in' } }, async (request, reply) => {

@@ -9,6 +9,7 @@ import { csrfField, notice, page } from './layout.js';
 export const knowledgePath = '/dashboard/knowledge';
 export const newDocumentPath = `${knowledgePath}/new`;
 export const askPath = `${knowledgePath}/ask`;
+export const uploadPath = `${knowledgePath}/upload`;
 export const documentHref = (id: string) => `${knowledgePath}/${encodeURIComponent(id)}`;
 export const editDocumentHref = (id: string) => `${documentHref(id)}/edit`;
 export const deleteDocumentHref = (id: string) => `${documentHref(id)}/delete`;
@@ -107,23 +108,76 @@ function documentFields(form: DocumentForm, textRequired: boolean): Html {
     })}`;
 }
 
-/** Adding a document by pasting its text (owners and admins); one key per rendered form. */
-export function newDocumentPage(signedIn: SignedIn, form: DocumentForm & { formKey: string }) {
+/** The largest file the upload form takes (`routes/knowledge.ts` holds the parser to it). */
+export const uploadMaxBytes = knowledgeLimits.textMaxLength * 4;
+
+/** The upload form's state: the file's text, if refused, is not sent back (a file input cannot be filled). */
+export interface UploadForm {
+  title?: string | undefined;
+  source_url?: string | undefined;
+  errors?: FieldErrors;
+}
+
+function uploadForm(signedIn: SignedIn, form: UploadForm & { formKey: string }): Html {
+  return html`<section class="panel" aria-labelledby="upload-heading">
+    <h2 id="upload-heading">Upload a file</h2>
+    <form method="post" action="${uploadPath}" enctype="multipart/form-data" class="stack">
+      ${csrfField(signedIn.csrfToken)}
+      <input type="hidden" name="form_key" value="${form.formKey}">
+      ${field({
+        id: 'upload-file',
+        name: 'file',
+        label: 'File',
+        type: 'file',
+        hint: `A text (.txt) or Markdown (.md) file in UTF-8, up to ${knowledgeLimits.textMaxLength.toLocaleString('en')} characters.`,
+        error: form.errors?.file,
+        attributes: html`required accept=".txt,.md,.markdown,text/plain,text/markdown"`,
+      })}
+      ${field({
+        id: 'upload-title',
+        name: 'title',
+        label: 'Title (optional)',
+        value: form.title ?? '',
+        hint: 'The file’s name when left empty.',
+        error: form.errors?.title,
+        attributes: html`maxlength="${knowledgeLimits.titleMaxLength}"`,
+      })}
+      ${field({
+        id: 'upload-source-url',
+        name: 'source_url',
+        label: 'Source address (optional)',
+        type: 'url',
+        value: form.source_url ?? '',
+        error: form.errors?.source_url,
+        attributes: html`maxlength="${knowledgeLimits.urlMaxLength}"`,
+      })}
+      <button type="submit" id="document-upload">Upload the document</button>
+    </form>
+  </section>`;
+}
+
+/** Adding a document (owners and admins), by pasting its text or uploading a file; one key per rendered form. */
+export function newDocumentPage(
+  signedIn: SignedIn,
+  forms: { paste: DocumentForm & { formKey: string }; upload: UploadForm & { formKey: string } },
+) {
+  const { paste } = forms;
   return page({
     title: 'Add a document',
     signedIn,
     path: knowledgePath,
-    body: html`${pageHeader({ title: 'Add a document', lead: html`Paste its text. <a href="${knowledgePath}">All documents</a>` })}
+    body: html`${pageHeader({ title: 'Add a document', lead: html`Paste its text or upload a file. <a href="${knowledgePath}">All documents</a>` })}
       <section class="panel" aria-labelledby="paste-heading">
         <h2 id="paste-heading">Paste text</h2>
-        ${notice('error', form.error)}
+        ${notice('error', paste.error)}
         <form method="post" action="${knowledgePath}" class="stack">
           ${csrfField(signedIn.csrfToken)}
-          <input type="hidden" name="form_key" value="${form.formKey}">
-          ${documentFields(form, true)}
+          <input type="hidden" name="form_key" value="${paste.formKey}">
+          ${documentFields(paste, true)}
           <button type="submit" id="document-add">Add the document</button>
         </form>
-      </section>`,
+      </section>
+      ${uploadForm(signedIn, forms.upload)}`,
   });
 }
 
