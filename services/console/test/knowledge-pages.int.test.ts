@@ -382,6 +382,39 @@ describe('the knowledge and brand score pages, through the gateway', () => {
     assert.equal(scored.statusCode, 200, scored.body.slice(0, 300));
   });
 
+  test('earlier brand scores: newest first, 25 a page with Older, kept per organization, for members too', async () => {
+    const { orgId } = await platform.org();
+    const other = await platform.org();
+    const month = 30 * 24 * 3_600_000;
+    // A year of monthly scores, rising, and one of another organization.
+    const rows = Array.from({ length: 27 }, (_, n) => ({
+      id: `bsc_${String(n).padStart(12, '0')}`,
+      orgId,
+      brand: knownBrand,
+      url: 'https://acmevoice.example/',
+      score: 40 + n,
+      verdict: 'emerging',
+      partial: n === 0,
+      createdAt: new Date(Date.now() - (27 - n) * month),
+    }));
+    await platform.recall.deps.prisma.brandScore.createMany({
+      data: [...rows, { ...rows[0], id: 'bsc_theirs000000', orgId: other.orgId, brand: 'Their brand' }] as typeof rows,
+    });
+    const member = await signedIn(orgId, 'member');
+    const first = await member.get('/dashboard/brand-score');
+    assert.equal(first.statusCode, 200, first.body.slice(0, 300));
+    const scoreIds = (body: string) => [...body.matchAll(/<tr id="score-(bsc_[0-9A-Za-z]+)">/g)].map((match) => match[1]);
+    const newestFirst = rows.map((row) => row.id).reverse();
+    assert.deepEqual(scoreIds(first.body), newestFirst.slice(0, 25));
+    assert.doesNotMatch(first.body, /Their brand/);
+    const older = await follow(member, first.body, 'brand-history-older');
+    assert.deepEqual(scoreIds(older.body), newestFirst.slice(25));
+    assert.match(older.body, /one provider/);
+    assert.equal((await member.get('/dashboard/brand-score?cursor=garbage')).statusCode, 400);
+    const empty = await signedIn((await platform.org()).orgId, 'owner');
+    assert.match((await empty.get('/dashboard/brand-score')).body, /id="brand-history-empty">No brand scored yet\./);
+  });
+
   test('a brand scored: the card with its score, verdict, zinger, each provider’s probe and recommendations; refusals on their fields', async () => {
     const { orgId } = await platform.org();
     const owner = await signedIn(orgId, 'owner');
@@ -399,8 +432,18 @@ describe('the knowledge and brand score pages, through the gateway', () => {
     assert.match(scored.body, /Anthropic <span class="muted">claude-test<\/span>/);
     assert.match(scored.body, /Named #1 among 3 brands of “AI voice agents”/);
     assert.match(scored.body, /<h3>Recommendations<\/h3>/);
-    // The form stays for another try, with the brand typed.
+    // The form stays for another try, with the brand typed; the score is first among the earlier ones.
     assert.match(scored.body, /id="brand-name" name="brand" type="text" value="Acme Voice"/);
+    const [kept] = await platform.recall.deps.prisma.brandScore.findMany({ where: { orgId } });
+    assert.ok(kept);
+    assert.deepEqual(
+      [kept.brand, kept.url, kept.score, kept.verdict, kept.partial],
+      [knownBrand, 'https://acmevoice.example/', 98, 'prominent', false],
+    );
+    assert.match(
+      scored.body,
+      new RegExp(`<tr id="score-${kept.id}">[\\s\\S]*?<th scope="row">Acme Voice</th>[\\s\\S]*?<td class="numeric">98</td>`),
+    );
 
     const refusals: Array<[Record<string, string>, RegExp]> = [
       [{ brand: '', url: 'https://acmevoice.example/' }, /id="brand-name-error" class="field-error">Enter the brand’s name/],

@@ -5,8 +5,9 @@ import { personOnGateway } from './api-keys.js';
 import { afterTheFirst, audited } from './console-actions.js';
 import type { SignedIn } from './sessions.js';
 
-/** Documents on one page of the knowledge list. */
+/** Documents on one page of the knowledge list; earlier brand scores on one page of the history. */
 export const documentsPageSize = 25;
+export const brandScoresPageSize = 25;
 
 /**
  * How long a page waits for an answer that waits on model providers (a grounded answer, a brand score): as
@@ -18,8 +19,8 @@ export const providersDeadlineMs = 55_000;
 /** A document id as the recall service makes them; anything else names no document (a 404 page). */
 export const documentParams = z.object({ id: idSchema('document') });
 
-/** The list's page cursor (opaque, the recall service's); empty means the first page. */
-export const documentListQuery = z.object({
+/** A list's page cursor (opaque, the recall service's); empty means the first page. */
+export const pageQuery = z.object({
   cursor: z.preprocess(
     (value) => (value === '' ? undefined : value),
     z.string().max(512, 'The page link is damaged; start again from the first page.').optional(),
@@ -75,6 +76,9 @@ export async function recallFor(ctx: RecallConsoleContext, signedIn: SignedIn, r
       ),
     ask: (query: string) => ctx.bus.call(recallRpc.recall, identity, { query, limit: 5 }, slow),
     scoreBrand: (input: BrandScoreInput) => ctx.bus.call(recallRpc.brandScore, identity, input, slow),
+    /** The organization's earlier scores, newest first, a page at a time. */
+    brandScores: (cursor: string | undefined) =>
+      ctx.bus.call(recallRpc.listBrandScores, identity, { limit: brandScoresPageSize, ...(cursor ? { cursor } : {}) }),
   };
 }
 export type OrganizationRecall = Awaited<ReturnType<typeof recallFor>>;

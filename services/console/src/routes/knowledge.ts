@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isFormKey, newFormKey } from '../domain/console-actions.js';
 import type { ConsoleContext } from '../domain/context.js';
-import { documentListQuery, documentParams, recallFor } from '../domain/knowledge.js';
+import { documentParams, pageQuery, recallFor } from '../domain/knowledge.js';
 import { checkedQuery } from '../domain/messages.js';
 import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
@@ -51,6 +51,12 @@ function refusedField(error: unknown): DocumentField | undefined {
   return documentFields.find((name) => name === param);
 }
 
+/** The form's key (`domain/console-actions.ts`), or a 400 page saying what to do again. */
+function formKeyOf(fields: FormFields, again: string): string {
+  if (isFormKey(fields.form_key)) return fields.form_key;
+  throw new ApiError('invalid_request', `This form is incomplete or out of date: reload the page and ${again}.`, { param: 'form_key' });
+}
+
 /** The document as the form typed it; an empty source is none (left out on add, removed on update). */
 const typedDocument = (fields: FormFields) => ({
   title: fields.title ?? '',
@@ -73,7 +79,7 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
   const documentForm = { config: { access: 'manager' as const }, bodyLimit: consoleDocumentBodyLimitBytes };
 
   app.get(knowledgeRoute(''), { config: { access: 'signed-in' } }, async (request, reply) => {
-    const { cursor } = checkedQuery(documentListQuery, request.query);
+    const { cursor } = checkedQuery(pageQuery, request.query);
     const documents = await (await recall(request)).list(cursor);
     return sendPage(reply, 200, knowledgeListPage(signedInOf(request), { documents, firstPage: cursor === undefined }));
   });
@@ -89,15 +95,11 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
 
   app.post(knowledgeRoute(''), documentForm, async (request, reply) => {
     const fields = formOf(request.body);
-    if (!isFormKey(fields.form_key)) {
-      throw new ApiError('invalid_request', 'This form is incomplete or out of date: reload the page and add the document again.', {
-        param: 'form_key',
-      });
-    }
+    const formKey = formKeyOf(fields, 'add the document again');
     const typed = typedDocument(fields);
     const { source_url, ...document } = typed;
     try {
-      const added = await (await recall(request)).add({ ...document, ...(source_url ? { source_url } : {}) }, fields.form_key);
+      const added = await (await recall(request)).add({ ...document, ...(source_url ? { source_url } : {}) }, formKey);
       flash(request, reply, ctx.env, 'document-added');
       return reply.redirect(documentHref(added.id), 303);
     } catch (error) {
@@ -106,7 +108,7 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
       // The same key again: the person corrects the field and submits this form once more.
       const paste: DocumentForm & { formKey: string } = {
         ...typed,
-        formKey: fields.form_key,
+        formKey: formKey,
         errors: { [param]: refusalWords(param, (error as ApiError).message) },
       };
       return sendPage(reply, 400, newDocumentPage(signedInOf(request), { paste, upload: { formKey: newFormKey() } }));
@@ -118,11 +120,7 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     await acceptTextUpload(uploads, { fileField: 'file', maxBytes: uploadMaxBytes });
     uploads.post(knowledgeRoute('/upload'), documentForm, async (request, reply) => {
       const fields = formOf(request.body);
-      if (!isFormKey(fields.form_key)) {
-        throw new ApiError('invalid_request', 'This form is incomplete or out of date: reload the page and upload the file again.', {
-          param: 'form_key',
-        });
-      }
+      const formKey = formKeyOf(fields, 'upload the file again');
       const fileName = uploadedFileName(request);
       if (fileName === undefined || fields.file === undefined) {
         throw new ApiError('invalid_request', 'Choose a text (.txt) or Markdown (.md) file to upload.', { param: 'file' });
@@ -132,7 +130,7 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
       const named = title.trim() || fileName.replace(/\.[^.]+$/, '').slice(0, knowledgeLimits.titleMaxLength);
       try {
         const document = { title: named, text: fields.file, ...(source_url ? { source_url } : {}) };
-        const added = await (await recall(request)).add(document, fields.form_key);
+        const added = await (await recall(request)).add(document, formKey);
         flash(request, reply, ctx.env, 'document-added');
         return reply.redirect(documentHref(added.id), 303);
       } catch (error) {
@@ -142,7 +140,7 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
         const words = refusalWords(param, (error as ApiError).message);
         const errors =
           param === 'text' ? { file: words.replace('Paste the document’s text', 'The file holds no text') } : { [param]: words };
-        const upload = { title, source_url, formKey: fields.form_key, errors };
+        const upload = { title, source_url, formKey: formKey, errors };
         return sendPage(reply, 400, newDocumentPage(signedInOf(request), { paste: { formKey: newFormKey() }, upload }));
       }
     });

@@ -1,13 +1,15 @@
 import {
   type BrandProbe,
+  type BrandScoreRecord,
   type BrandScoreResponse,
   type BrandVerdict,
   knowledgeLimits,
+  type Page,
   type RecommendationSeverity,
   recommendationSeverities,
 } from '@voice/proto';
 import type { SignedIn } from '../domain/sessions.js';
-import { badge, type FieldErrors, field, formatFor, pageHeader, type Tone } from './components.js';
+import { badge, dataTable, emptyState, type FieldErrors, field, formatFor, pageHeader, pager, type Tone, time } from './components.js';
 import type { Formatter } from './format.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
@@ -121,8 +123,55 @@ export function scoreCard(result: BrandScoreResponse, format: Formatter): Html {
   </section>`;
 }
 
-/** The brand score: its form, and after scoring, the card. */
-export function brandScorePage(signedIn: SignedIn, view: { form?: BrandScoreForm; result?: BrandScoreResponse }) {
+/** The organization's earlier scores, newest first: to compare this month's with last month's. */
+function historySection(history: ScoreHistory, format: Formatter): Html {
+  const { page: scores } = history;
+  return html`<section aria-labelledby="history-heading">
+    <h2 id="history-heading">Earlier scores</h2>
+    ${
+      scores.data.length === 0
+        ? emptyState({
+            id: 'brand-history-empty',
+            title: history.firstPage ? 'No brand scored yet.' : 'No older scores.',
+            next: 'Each score is kept here, so you can compare one month with another.',
+          })
+        : dataTable({
+            id: 'brand-history',
+            caption: 'Earlier brand scores, newest first',
+            captionHidden: true,
+            head: html`<th scope="col">Scored</th><th scope="col">Brand</th><th scope="col">Website</th><th scope="col">Score</th><th scope="col">Verdict</th>`,
+            rows: scores.data.map(
+              (score) => html`<tr id="score-${score.id}">
+                <td class="nowrap">${time(format, score.created_at)}</td>
+                <th scope="row">${score.brand}</th>
+                <td><code>${score.url}</code></td>
+                <td class="numeric">${format.number(score.score)}</td>
+                <td>${toned(verdictTones[score.verdict], score.verdict)}${score.partial ? html` ${badge('partial', 'one provider')}` : ''}</td>
+              </tr>`,
+            ),
+          })
+    }
+    ${pager({
+      label: 'Pages of earlier scores',
+      newest: history.firstPage ? undefined : brandScorePath,
+      older: scores.next_cursor
+        ? {
+            href: `${brandScorePath}?${new URLSearchParams({ cursor: scores.next_cursor })}`,
+            id: 'brand-history-older',
+            text: 'Older scores',
+          }
+        : undefined,
+    })}
+  </section>`;
+}
+
+export interface ScoreHistory {
+  page: Page<BrandScoreRecord>;
+  firstPage: boolean;
+}
+
+/** The brand score: its form, after scoring the card, and the organization's earlier scores. */
+export function brandScorePage(signedIn: SignedIn, view: { form?: BrandScoreForm; result?: BrandScoreResponse; history: ScoreHistory }) {
   const format = formatFor(signedIn);
   return page({
     title: view.result ? `Brand score: ${view.result.brand}` : 'Brand score',
@@ -133,6 +182,7 @@ export function brandScorePage(signedIn: SignedIn, view: { form?: BrandScoreForm
       lead: 'How well two large language models know a brand: a score out of 100, each model’s answers, and what to do about it.',
     })}
       ${view.result ? scoreCard(view.result, format) : ''}
-      ${scoreForm(signedIn, view.form ?? (view.result ? { brand: view.result.brand } : {}))}`,
+      ${scoreForm(signedIn, view.form ?? (view.result ? { brand: view.result.brand } : {}))}
+      ${historySection(view.history, format)}`,
   });
 }

@@ -77,6 +77,19 @@ export interface DocumentForm {
   error?: string | undefined;
 }
 
+/** Where a document comes from: an optional address, shown with the document and its recalled passages. */
+const sourceField = (id: string, form: { source_url?: string | undefined; errors?: FieldErrors }) =>
+  field({
+    id,
+    name: 'source_url',
+    label: 'Source address (optional)',
+    type: 'url',
+    value: form.source_url ?? '',
+    hint: 'Where the text comes from (http or https); answers link to it.',
+    error: form.errors?.source_url,
+    attributes: html`maxlength="${knowledgeLimits.urlMaxLength}"`,
+  });
+
 function documentFields(form: DocumentForm, textRequired: boolean): Html {
   return html`${field({
     id: 'document-title',
@@ -87,16 +100,7 @@ function documentFields(form: DocumentForm, textRequired: boolean): Html {
     error: form.errors?.title,
     attributes: html`required maxlength="${knowledgeLimits.titleMaxLength}"`,
   })}
-    ${field({
-      id: 'document-source-url',
-      name: 'source_url',
-      label: 'Source address (optional)',
-      type: 'url',
-      value: form.source_url ?? '',
-      hint: 'Where the text comes from (http or https); answers link to it.',
-      error: form.errors?.source_url,
-      attributes: html`maxlength="${knowledgeLimits.urlMaxLength}"`,
-    })}
+    ${sourceField('document-source-url', form)}
     ${field({
       id: 'document-text',
       name: 'text',
@@ -142,15 +146,7 @@ function uploadForm(signedIn: SignedIn, form: UploadForm & { formKey: string }):
         error: form.errors?.title,
         attributes: html`maxlength="${knowledgeLimits.titleMaxLength}"`,
       })}
-      ${field({
-        id: 'upload-source-url',
-        name: 'source_url',
-        label: 'Source address (optional)',
-        type: 'url',
-        value: form.source_url ?? '',
-        error: form.errors?.source_url,
-        attributes: html`maxlength="${knowledgeLimits.urlMaxLength}"`,
-      })}
+      ${sourceField('upload-source-url', form)}
       <button type="submit" id="document-upload">Upload the document</button>
     </form>
   </section>`;
