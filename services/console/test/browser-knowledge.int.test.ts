@@ -33,7 +33,7 @@ describe('knowledge and brand score in a browser', () => {
     await page.locator('#knowledge-empty').waitFor();
     await page.locator('#knowledge-add').click();
     await page.getByLabel('Title', { exact: true }).fill('Support hours');
-    await page.getByLabel('Source address (optional)').fill('https://example.com/hours');
+    await page.locator('#document-source-url').fill('https://example.com/hours');
     await page
       .getByLabel('Text', { exact: true })
       .fill('Our support team answers phone calls from 8am to 6pm, Monday to Friday. Outside those hours the agent takes a message.');
