@@ -17,6 +17,7 @@ export const idPrefixes = {
   project: 'prj',
   document: 'doc',
   passage: 'psg',
+  brandScore: 'bsc',
   approval: 'apr',
   webhook: 'whk',
   delivery: 'dlv',

@@ -14,4 +14,12 @@ export const requestBodyLimitBytes = {
   console: 64 * 1024,
 } as const;
 
+/**
+ * The console's one larger form: a knowledge document of `knowledgeLimits.textMaxLength` (200,000) characters,
+ * percent-encoded (up to 9 bytes for a character of 3 UTF-8 bytes), with its title and source. Only the
+ * document routes take it; the gateway reads console bodies up to it, the console's other routes keep
+ * `requestBodyLimitBytes.console`.
+ */
+export const consoleDocumentBodyLimitBytes = 2 * 1024 * 1024;
+
 export type ServiceName = keyof typeof requestBodyLimitBytes;

@@ -267,6 +267,28 @@ export const brandScoreResponseSchema = z
   .meta({ id: 'BrandScoreResponse' });
 export type BrandScoreResponse = z.infer<typeof brandScoreResponseSchema>;
 
+/**
+ * A brand score as the organization keeps it: what was asked, the figure and verdict, and when, so a person
+ * can compare this month's score with last month's. The providers' answers stay in the scoring's response.
+ */
+export const brandScoreRecordSchema = z
+  .object({
+    id: idSchema('brandScore'),
+    object: z.literal('brand_score'),
+    brand: z.string(),
+    url: z.string(),
+    score: z.number().int().min(0).max(100),
+    verdict: z.enum(brandVerdicts),
+    partial: z.boolean(),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'BrandScoreRecord' });
+export type BrandScoreRecord = z.infer<typeof brandScoreRecordSchema>;
+
+export const brandScoreRecordPageSchema = pageSchema(brandScoreRecordSchema).meta({ id: 'BrandScoreRecordPage' });
+export const listBrandScoresQuerySchema = listQuerySchema;
+export type ListBrandScoresQuery = z.infer<typeof listBrandScoresQuerySchema>;
+
 /** The data of the `recall.brand_scored` event. */
 export const brandScoredEventDataSchema = z.object({
   brand: z.string(),
@@ -326,4 +348,6 @@ export const recallRpc = nameOperations({
     'read-write',
   ),
   deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema, 'read-write'),
+  /** The organization's earlier brand scores, newest first (for the console's history). */
+  listBrandScores: defineRpc('svc.recall.brand_scores.list', listBrandScoresQuerySchema, brandScoreRecordPageSchema, 'read'),
 });

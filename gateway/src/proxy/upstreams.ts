@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import proxy from '@fastify/http-proxy';
 import { ApiError, envelope, type HttpApp, injectUnsampledTrace, propagateTraceTo, signIdentity } from '@voice/kit';
-import { requestBodyLimitBytes, type ServiceName } from '@voice/proto';
+import { consoleDocumentBodyLimitBytes, requestBodyLimitBytes, type ServiceName } from '@voice/proto';
 import type { GatewayEnv } from '../env.js';
 
 export interface UpstreamRoute {
@@ -78,9 +78,9 @@ export async function registerProxies(app: HttpApp, env: GatewayEnv): Promise<vo
       // parses what it receives.
       scope.removeAllContentTypeParsers();
       // Handed on as a stream: reply-from would re-encode a Buffer sent as application/json.
-      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: requestBodyLimitBytes[route.service] }, (_request, body, done) =>
-        done(null, Readable.from([body])),
-      );
+      // The console's limit is its largest form's (a knowledge document); the console holds each route to its own.
+      const bodyLimit = isConsole ? consoleDocumentBodyLimitBytes : requestBodyLimitBytes[route.service];
+      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, Readable.from([body])));
       await scope.register(proxy, {
         upstream: route.upstream,
         // No parser of the proxy's own: the one above is the only one.

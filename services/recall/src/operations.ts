@@ -5,6 +5,7 @@ import type { AddDocumentInput, BrandScoreInput, BrandScoreResponse, Identity, R
 import type { RecallDeps } from './deps.js';
 import { scoreBrandWithProviders } from './domain/brand-score.js';
 import { recall } from './domain/recall.js';
+import { recordBrandScore } from './store/brand-scores.js';
 import { createDocument } from './store/documents.js';
 
 /** The key's monthly count after this request, as the gateway's Lua call left it. */
@@ -36,9 +37,9 @@ export async function brandScoreOperation(deps: RecallDeps, identity: Identity, 
     partial: parts.partial,
     api: usageOf(identity),
   };
-  // A score changes no record, but it is paid for in model calls and subscribers count on its event: the
-  // event row is the one write, so it survives a NATS outage and the answer does not wait for NATS. If even
-  // that write fails, the score is still answered and the loss logged.
+  // A score is paid for in model calls, subscribers count on its event, and people compare it with earlier
+  // ones: the organization's record of it and its event row are written together, so the answer does not
+  // wait for NATS. If that write fails, the score is still answered and the loss logged.
   const events = new PendingEvents();
   events.add('recall.brand_scored', identity.org_id, {
     brand: input.brand,
@@ -53,10 +54,16 @@ export async function brandScoreOperation(deps: RecallDeps, identity: Identity, 
       signal_score: probe.signal_score,
     })),
   });
-  await insertOutboxRows(deps.prisma, events.entries).then(
-    () => deps.outbox.nudge(),
-    (error: unknown) => deps.logger.error({ err: error }, 'recall.brand_scored not recorded'),
-  );
+  const kept = { brand: input.brand, url: input.url, score: parts.score, verdict: parts.verdict, partial: parts.partial };
+  await deps.prisma
+    .$transaction(async (tx) => {
+      await recordBrandScore(tx, identity.org_id, kept);
+      await insertOutboxRows(tx, events.entries);
+    })
+    .then(
+      () => deps.outbox.nudge(),
+      (error: unknown) => deps.logger.error({ err: error }, 'brand score and recall.brand_scored not recorded'),
+    );
   return response;
 }
 

@@ -243,6 +243,34 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
     assert.equal(event?.data.brand, 'Acme Voice');
   });
 
+  test('each score is kept for its organization and listed newest first over NATS (svc.recall.brand_scores.list)', async () => {
+    reset();
+    const mine = testIdentity({ scope: 'read' });
+    const theirs = testIdentity({ scope: 'read' });
+    await deps.bus.call(recallRpc.brandScore, mine, { brand: 'Acme Voice', url: 'https://acmevoice.example' }, { timeoutMs: 5_000 });
+    anthropic.behaviour = unawareAnswers();
+    openai.behaviour = unawareAnswers();
+    await deps.bus.call(recallRpc.brandScore, mine, { brand: 'Nobody Co', url: 'https://nobody.example' }, { timeoutMs: 5_000 });
+    await deps.bus.call(recallRpc.brandScore, theirs, { brand: 'Theirs', url: 'https://theirs.example' }, { timeoutMs: 5_000 });
+    const page = await deps.bus.call(recallRpc.listBrandScores, mine, { limit: 1 });
+    assert.deepEqual(
+      page.data.map((score) => [score.brand, score.url, score.verdict]),
+      [['Nobody Co', 'https://nobody.example', 'invisible']],
+    );
+    assert.ok(page.next_cursor);
+    const next = await deps.bus.call(recallRpc.listBrandScores, mine, { limit: 10, cursor: page.next_cursor });
+    assert.deepEqual(
+      next.data.map((score) => [score.brand, score.score]),
+      [['Acme Voice', 98]],
+    );
+    assert.equal(next.next_cursor, null);
+    const other = await deps.bus.call(recallRpc.listBrandScores, theirs, { limit: 10 });
+    assert.deepEqual(
+      other.data.map((score) => score.brand),
+      ['Theirs'],
+    );
+  });
+
   test('without a provider configured the brand score is 503 naming the variables to set', async (t) => {
     const bare = await connectDeps(parseEnv(envSchema, { ...h.ctx.env, BRAND_PAGE_CHECK: 'false' }));
     const bareApp = await buildApp(bare);

@@ -42,6 +42,9 @@ export const flashMessages = {
   'password-changed': 'Password changed. Your other sessions have ended.',
   'session-ended': 'Session signed out.',
   'organization-renamed': 'Organization renamed.',
+  'document-added': 'Document added to the knowledge base.',
+  'document-saved': 'Document saved.',
+  'document-deleted': 'Document deleted.',
 } as const;
 
 export type FlashCode = keyof typeof flashMessages;

@@ -39,7 +39,11 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
   },
   {
     heading: 'Agent',
-    items: [{ href: '/dashboard/workspaces', label: 'Workspaces' }],
+    items: [
+      { href: '/dashboard/workspaces', label: 'Workspaces' },
+      { href: '/dashboard/knowledge', label: 'Knowledge' },
+      { href: '/dashboard/brand-score', label: 'Brand score' },
+    ],
   },
   {
     heading: 'Developers',

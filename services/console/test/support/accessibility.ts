@@ -704,6 +704,98 @@ export function checkEveryPage(look: Look, part: PagesPart = 'core'): void {
         screenshot: true,
       },
       { name: 'reset-password-unknown', as: 'visitor', open: '/dashboard/reset-password/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      // Knowledge and brand score: the empty knowledge base, a paste refused on its field, a document added, the
+      // list, its edit and delete pages, a question answered with citations; a brand scored, the form refused.
+      { name: 'knowledge-empty', as: 'owner', part: 'product', open: '/dashboard/knowledge' },
+      {
+        name: 'knowledge-new-refused',
+        as: 'owner',
+        part: 'product',
+        open: async (page) => {
+          await page.goto('/dashboard/knowledge/new');
+          await page.getByLabel('Title', { exact: true }).fill('Support hours');
+          await page.locator('#document-source-url').fill('ftp://example.com/hours');
+          await page.getByLabel('Text', { exact: true }).fill('Calls are answered from 8am to 6pm, Monday to Friday.');
+          await page.locator('#document-add').click();
+          await page.locator('#document-source-url-error').waitFor();
+        },
+      },
+      {
+        name: 'knowledge-document',
+        as: 'owner',
+        part: 'product',
+        open: async (page) => {
+          await page.goto('/dashboard/knowledge/new');
+          await page.getByLabel('Title', { exact: true }).fill('Support hours');
+          await page.locator('#document-source-url').fill('https://example.com/hours');
+          await page
+            .getByLabel('Text', { exact: true })
+            .fill(
+              '# Support hours\n\nOur support team answers phone calls from 8am to 6pm, Monday to Friday.\n\nOutside those hours the voice agent takes a message.',
+            );
+          await page.locator('#document-add').click();
+          await page.getByRole('status').filter({ hasText: 'Document added to the knowledge base.' }).waitFor();
+        },
+        screenshot: true,
+      },
+      { name: 'knowledge', as: 'owner', part: 'product', open: '/dashboard/knowledge', screenshot: true },
+      {
+        name: 'knowledge-edit',
+        as: 'owner',
+        part: 'product',
+        open: async (page) => {
+          await page.goto('/dashboard/knowledge');
+          await page.locator('#documents').getByRole('link', { name: 'Support hours' }).first().click();
+          await page.locator('#document-edit').click();
+          await page.locator('#document-save').waitFor();
+        },
+      },
+      {
+        name: 'knowledge-delete',
+        as: 'owner',
+        part: 'product',
+        open: async (page) => {
+          await page.goto('/dashboard/knowledge');
+          await page.locator('#documents').getByRole('link', { name: 'Support hours' }).first().click();
+          await page.locator('#document-delete').click();
+          await page.locator('#document-delete-confirm').waitFor();
+        },
+      },
+      {
+        name: 'knowledge-ask',
+        as: 'member',
+        part: 'product',
+        open: '/dashboard/knowledge/ask?q=When+do+you+answer+phone+calls%3F',
+        screenshot: true,
+      },
+      { name: 'knowledge-as-member', as: 'member', part: 'product', open: '/dashboard/knowledge' },
+      {
+        name: 'brand-score',
+        as: 'owner',
+        part: 'product',
+        open: async (page) => {
+          await page.goto('/dashboard/brand-score');
+          await page.getByLabel('Brand', { exact: true }).fill('Acme Voice');
+          await page.getByLabel('Website', { exact: true }).fill('https://acmevoice.example/');
+          await page.locator('#brand-score-submit').click();
+          await page.locator('#score-card').waitFor();
+        },
+        screenshot: true,
+      },
+      {
+        name: 'brand-score-refused',
+        as: 'member',
+        part: 'product',
+        open: async (page) => {
+          await page.goto('/dashboard/brand-score');
+          await page.getByLabel('Brand', { exact: true }).fill('Acme Voice');
+          await page.getByLabel('Website', { exact: true }).fill('acmevoice');
+          // The browser's own check of a url field would stop the form; the operation's refusal is the one looked at.
+          await page.locator('#brand-url').evaluate((input) => input.setAttribute('type', 'text'));
+          await page.locator('#brand-score-submit').click();
+          await page.locator('#brand-url-error').waitFor();
+        },
+      },
     ];
     /** What the billing pages above make on the way: the lead billed, the invoice and the project. */
     const billing = { leadId: '', invoicePath: '', projectPath: '' };

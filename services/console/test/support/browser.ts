@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-
 import { createInvitation } from '../../src/domain/invitations.js';
 import type { Role } from '../../src/domain/roles.js';
 import { type SharedChromium, sharedChromium } from './chromium.js';
+import { type FakeRecallProviders, startFakeRecallProviders } from './recall.js';
 
 export { chromiumArgs, chromiumPath } from './chromium.js';
 
@@ -27,11 +28,11 @@ export interface ConsoleInBrowser<S extends ServiceName = BrowserServices> {
 }
 
 /** The services behind the console in a browser test: every one whose data a console page shows (mcp: the approvals count of every page). */
-export type BrowserServices = 'telephony' | 'leads' | 'mcp' | 'webhooks' | 'console';
+export type BrowserServices = 'telephony' | 'leads' | 'recall' | 'mcp' | 'webhooks' | 'console';
 
 /**
- * Starts the gateway (with its audit writer) with telephony (the sandbox carrier), leads, mcp, webhooks and the
- * console behind it, and Chromium; close it in `after` (it closes itself if starting fails). `telephony` adds
+ * Starts the gateway (with its audit writer) with telephony (the sandbox carrier), leads, recall (with fake model
+ * providers), mcp, webhooks and the console behind it, and Chromium; close it in `after` (it closes itself if starting fails). `telephony` adds
  * to the telephony service's environment, e.g. a slower `SANDBOX_TIME_SCALE` to watch a call ring.
  */
 export async function startConsoleInBrowser(
@@ -39,14 +40,19 @@ export async function startConsoleInBrowser(
 ): Promise<ConsoleInBrowser<BrowserServices>> {
   let platform: Platform<BrowserServices> | undefined;
   let chromium: SharedChromium | undefined;
+  // Recall's model providers: local servers speaking OpenAI's and Anthropic's protocols (support/recall.ts).
+  let providers: FakeRecallProviders | undefined;
   // The browser first (its connections end before the servers close), then the platform.
   const close = async () => {
     await chromium?.release();
     await platform?.close();
+    await providers?.close();
   };
   try {
+    providers = await startFakeRecallProviders();
     platform = await startPlatform({
-      services: ['telephony', 'leads', 'mcp', 'webhooks', 'console'],
+      services: ['telephony', 'leads', 'recall', 'mcp', 'webhooks', 'console'],
+      recall: providers.env,
       ...(options.telephony ? { telephony: options.telephony } : {}),
       ...(options.console ? { console: options.console } : {}),
       auditWorker: true,

@@ -128,7 +128,7 @@ async function inParallel<T>(items: T[], width: number, work: (item: T) => Promi
   );
 }
 
-type FuzzService = 'telephony' | 'leads' | 'console' | 'webhooks' | 'mcp';
+type FuzzService = 'telephony' | 'leads' | 'recall' | 'console' | 'webhooks' | 'mcp';
 
 export interface FuzzPlatform {
   platform: Platform<FuzzService>;
@@ -152,11 +152,11 @@ export interface FuzzPlatform {
 }
 
 /**
- * The gateway with the console and the services its pages call (webhooks, mcp, telephony, leads: signed-in pages need them;
+ * The gateway with the console and the services its pages call (webhooks, mcp, telephony, leads, recall: signed-in pages need them;
  * before sign-in the console alone answers), and an owner to sign in as.
  */
 export async function startFuzzPlatform(
-  services: FuzzService[] = ['telephony', 'leads', 'console', 'webhooks', 'mcp'],
+  services: FuzzService[] = ['telephony', 'leads', 'recall', 'console', 'webhooks', 'mcp'],
 ): Promise<FuzzPlatform> {
   const platform = (await startPlatform({ services })) as Platform<FuzzService>;
   const { orgId } = await platform.org({ plan: 'pro' });

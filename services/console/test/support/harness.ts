@@ -137,6 +137,22 @@ export class Browser {
     );
   }
 
+  /** Posts a form with files (`multipart/form-data`, as a browser encodes it), with the last page's form token. */
+  async postMultipart(url: string, form: FormData): Promise<LightMyRequestResponse> {
+    if (this.formToken && !form.has('_csrf')) form.set('_csrf', this.formToken);
+    const encoded = new Response(form);
+    const payload = Buffer.from(await encoded.arrayBuffer());
+    return this.remember(
+      await this.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: this.address,
+        headers: { ...this.cookieHeader(), 'content-type': encoded.headers.get('content-type') ?? '' },
+        payload,
+      }),
+    );
+  }
+
   /** Signs in through the form, as a person would; returns the sign-in POST's response. */
   async signIn(email: string, password: string): Promise<LightMyRequestResponse> {
     await this.get('/dashboard/sign-in');

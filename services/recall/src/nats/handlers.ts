@@ -1,6 +1,7 @@
 import { recallRpc } from '@voice/proto';
 import type { RecallDeps } from '../deps.js';
 import { addDocumentOperation, brandScoreOperation, recallOperation } from '../operations.js';
+import { listBrandScores } from '../store/brand-scores.js';
 import { deleteDocument, getDocument, listDocuments, updateDocument } from '../store/documents.js';
 
 /**
@@ -16,4 +17,5 @@ export function serveRecallRpc(deps: RecallDeps): void {
   bus.serve(recallRpc.getDocument, (input, identity) => getDocument(prisma, identity.org_id, input.id));
   bus.serve(recallRpc.updateDocument, (input, identity) => updateDocument(prisma, identity.org_id, input.id, input.changes));
   bus.serve(recallRpc.deleteDocument, (input, identity) => deleteDocument(prisma, identity.org_id, input.id));
+  bus.serve(recallRpc.listBrandScores, (input, identity) => listBrandScores(prisma, identity.org_id, input));
 }
