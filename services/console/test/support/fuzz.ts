@@ -128,7 +128,7 @@ async function inParallel<T>(items: T[], width: number, work: (item: T) => Promi
   );
 }
 
-type FuzzService = 'telephony' | 'console' | 'webhooks' | 'mcp';
+type FuzzService = 'telephony' | 'leads' | 'console' | 'webhooks' | 'mcp';
 
 export interface FuzzPlatform {
   platform: Platform<FuzzService>;
@@ -152,10 +152,12 @@ export interface FuzzPlatform {
 }
 
 /**
- * The gateway with the console and the services its pages call (webhooks, mcp, telephony: signed-in pages need them;
+ * The gateway with the console and the services its pages call (webhooks, mcp, telephony, leads: signed-in pages need them;
  * before sign-in the console alone answers), and an owner to sign in as.
  */
-export async function startFuzzPlatform(services: FuzzService[] = ['telephony', 'console', 'webhooks', 'mcp']): Promise<FuzzPlatform> {
+export async function startFuzzPlatform(
+  services: FuzzService[] = ['telephony', 'leads', 'console', 'webhooks', 'mcp'],
+): Promise<FuzzPlatform> {
   const platform = (await startPlatform({ services })) as Platform<FuzzService>;
   const { orgId } = await platform.org({ plan: 'pro' });
   const { userId } = await invitePerson(platform.console.deps, orgId, 'owner');
