@@ -22,6 +22,7 @@ export const flashMessages = {
   'dnc-added': 'Number added to the do-not-call list.',
   'dnc-removed': 'Number removed from the do-not-call list.',
   'lead-enrolled': 'Lead enrolled.',
+  'enrolled-in-sequence': 'Enrolled in the sequence.',
   'lead-unenrolled': 'Lead unenrolled: no further steps run for it.',
   'workspace-saved': 'Workspace saved.',
   'theme-applied': 'Theme applied to the workspace.',

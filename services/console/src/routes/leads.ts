@@ -279,7 +279,7 @@ export function leadRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
       if (!isRefusal(error) || error.param === 'lead_ids' || isMissingLead(error)) throw error;
       return showLead(request, reply, id, error.status, { enrollError: error.message });
     }
-    flash(request, reply, ctx.env, 'lead-enrolled');
+    flash(request, reply, ctx.env, 'enrolled-in-sequence');
     return reply.redirect(`${leadHref(id)}#lead-sequences-heading`, 303);
   });
 

@@ -35,7 +35,7 @@ import {
 import { confirmPage } from './confirm.js';
 import type { Formatter } from './format.js';
 import { type Html, html, type Renderable } from './html.js';
-import { invoicePath } from './invoices.js';
+import { invoicePath, newInvoiceHref } from './invoices.js';
 import { page } from './layout.js';
 import { callHref, callsListHref, leadHref, leadsPath, messagesListHref } from './list-links.js';
 import { moneyOf, smsStatusLabels } from './messages.js';
@@ -475,7 +475,12 @@ export function leadPage(signedIn: SignedIn, view: LeadView) {
         'Sequences',
         html`${manager ? enrollForm(signedIn, view) : ''}${enrollmentsTable(format, lead.enrollments, sequenceNames)}`,
       )}
-      ${section('lead-invoices', 'Invoices', invoicesTable(format, view.invoices))}
+      ${section(
+        'lead-invoices',
+        'Invoices',
+        invoicesTable(format, view.invoices),
+        manager ? html`<a id="lead-draft-invoice" href="${newInvoiceHref(lead.id)}">Draft an invoice for this lead</a>` : undefined,
+      )}
       ${section('lead-projects', 'Projects', projectsTable(view.projects))}
       ${section('lead-events', 'Events and webhook deliveries', recordEventsSection(format, view.events, 'lead'))}`,
   });
