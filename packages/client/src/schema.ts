@@ -1475,6 +1475,13 @@ export interface components {
             has_more: boolean;
             next_cursor: string | null;
         };
+        LeadListPage: {
+            data: components["schemas"]["Lead"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @description Cursor of the newer items before this page; null on the first page */
+            prev_cursor: string | null;
+        };
         LeadNotePage: {
             data: components["schemas"]["LeadNote"][];
             has_more: boolean;
@@ -4627,6 +4634,8 @@ export interface operations {
                 /** @description A previous page’s next_cursor; only with the same filters. */
                 cursor?: string;
                 status?: "new" | "contacted" | "qualified" | "unqualified" | "won" | "lost";
+                /** @description true: only leads that were ever qualified (qualified_at set); false: only those never qualified */
+                qualified?: boolean | ("true" | "false");
                 /** @description workspace id, e.g. ws_2x8Fq0aZ9kLm4Rt7 */
                 workspace_id?: string;
                 tag?: string;
@@ -4659,7 +4668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LeadPage"];
+                    "application/json": components["schemas"]["LeadListPage"];
                 };
             };
             /** @description Invalid request (`invalid_request`, `invalid_cursor`) */
