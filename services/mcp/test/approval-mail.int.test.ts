@@ -3,16 +3,19 @@
 // The SMTP server is real (`smtp-server`, in the test's process); the mcp service sends to it over TCP.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity, PendingApproval } from '@voice/proto';
 import { invitePerson } from '../../console/test/support/harness.js';
 import { linkIn, type ReceivedMail, startMailServer, type TestMailServer } from '../../console/test/support/smtp.js';
-import { type McpHarness, startMcpHarness, structured } from './support/harness.js';
+import { listenOn, type McpHarness, sdkClient, startMcpHarness, structured } from './support/harness.js';
 
 describe('approval requests are e-mailed to the organization’s owners and admins', () => {
   let smtp: TestMailServer;
   let h: McpHarness;
   let org: Identity;
   let people: Record<'owner' | 'admin' | 'member' | 'otherOwner' | 'otherAdmin', string>;
+  let adminUserId: string;
 
   /** An agent's lead and its delete request: the delete waits for approval. */
   async function askToDelete(identity: Identity): Promise<PendingApproval & { leadId: string }> {
@@ -36,9 +39,11 @@ describe('approval requests are e-mailed to the organization’s owners and admi
     const other = await h.identity();
     const person = async (orgId: string, role: 'owner' | 'admin' | 'member') =>
       (await invitePerson(consoleService.deps, orgId, role)).email;
+    const admin = await invitePerson(consoleService.deps, org.org_id, 'admin');
+    adminUserId = admin.userId;
     people = {
       owner: await person(org.org_id, 'owner'),
-      admin: await person(org.org_id, 'admin'),
+      admin: admin.email,
       member: await person(org.org_id, 'member'),
       otherOwner: await person(other.org_id, 'owner'),
       otherAdmin: await person(other.org_id, 'admin'),
@@ -81,6 +86,28 @@ describe('approval requests are e-mailed to the organization’s owners and admi
     assert.equal(again.approval_id, first.approval_id);
     await backgroundDone();
     assert.equal(smtp.received.length, before);
+  });
+
+  test('an approval bound to the person who owns the asking key (a URL elicitation) is e-mailed to that person only', async () => {
+    // The admin's key: an MCP client that shows URL elicitations binds the approval to the key's owner.
+    const owned: Identity = { ...org, owner_user_id: adminUserId };
+    const client = await sdkClient(await listenOn(h.app), owned, { capabilities: { elicitation: { url: {} } } });
+    try {
+      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' as const }));
+      const lead = structured<{ id: string }>(await h.tool(org, 'service_create_lead', { name: 'John Roe', phone: '+14155550124' }));
+      const result = (await client.callTool({ name: 'service_delete_lead', arguments: { lead_id: lead.id } })) as CallToolResult;
+      const pending = structured<PendingApproval>(result);
+      assert.equal(pending.status, 'pending_approval');
+      const row = await h.deps.prisma.approval.findUniqueOrThrow({ where: { id: pending.approval_id } });
+      assert.equal(row.boundUserId, adminUserId, 'bound to the key’s owner as it was made');
+      await backgroundDone();
+      assert.deepEqual(
+        sentFor(pending.approval_id).flatMap((mail) => mail.to),
+        [people.admin.toLowerCase()],
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   test('SMTP down: the tool call still answers pending_approval, and the failure is logged', async (t) => {

@@ -11,8 +11,9 @@ function oneLine(text: string, max: number): string {
 /**
  * E-mails a new approval request to each owner and admin of its organization (the console knows them:
  * `svc.console.approvers.list`), with the link to its page in the console. An approval bound to one person
- * (an MCP URL elicitation) goes to that person only, since nobody else may decide it in the console. The
- * message says what is asked and where; the frozen arguments stay on the console page, behind sign-in.
+ * (an MCP URL elicitation) goes to that person only, when an owner or admin: nobody else may decide it in
+ * the console. The message says what is asked and where; the frozen arguments stay on the console page,
+ * behind sign-in.
  */
 export async function mailApprovers(deps: McpDeps, identity: Identity, row: ApprovalRow, link: string): Promise<void> {
   const { data } = await deps.bus.call(consoleRpc.listApprovers, identity, {});
