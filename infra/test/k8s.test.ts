@@ -183,8 +183,9 @@ const deployables: Record<string, Expected> = {
     port: 8084,
     schema: envSchemas.mcp,
     requiredWithoutDefault: [],
-    // The MCP service uses no Redis (services/mcp/src/deps.ts connects Postgres and NATS only).
-    productionSecrets: ['DATABASE_URL', 'NATS_URL', 'INTERNAL_SIGNING_SECRET'],
+    // The MCP service uses no Redis (services/mcp/src/deps.ts connects Postgres and NATS only). Approval
+    // requests go out by e-mail: production has an SMTP server or does not start.
+    productionSecrets: ['DATABASE_URL', 'NATS_URL', 'INTERNAL_SIGNING_SECRET', 'SMTP_URL'],
     pairs: [
       ['TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET'],
       ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'],

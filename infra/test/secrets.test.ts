@@ -72,6 +72,12 @@ describe('production refuses to start without its secrets', () => {
     refuses(envSchemas.console, { ...production, SMTP_URL: 'http://mail.internal' }, 'SMTP_URL');
   });
 
+  test('mcp: production needs an SMTP server (approval e-mails would only reach the log); development logs them', () => {
+    refuses(envSchemas.mcp, without('SMTP_URL'), 'SMTP_URL');
+    assert.equal(parseEnv(envSchemas.mcp, { NODE_ENV: 'development' }).SMTP_URL, undefined);
+    refuses(envSchemas.mcp, { ...production, SMTP_URL: 'http://mail.internal' }, 'SMTP_URL');
+  });
+
   test('telephony: the Twilio carrier needs its credentials', () => {
     const twilio = { ...production, TELEPHONY_CARRIER: 'twilio' };
     refuses(envSchemas.telephony, twilio, 'TWILIO_ACCOUNT_SID');

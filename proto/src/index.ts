@@ -1,5 +1,6 @@
 export * from './audit.js';
 export * from './common.js';
+export * from './console.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './gateway.js';

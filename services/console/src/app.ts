@@ -7,6 +7,7 @@ import { acceptCookies } from './http/cookies.js';
 import { acceptForms, refuseRepeatedQueryParameters } from './http/forms.js';
 import { answerRouterError, installPageHandling, pagesPrefix } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
+import { serveConsoleRpc } from './nats/handlers.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -88,6 +89,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
   );
   // The OAuth authorization server's endpoints for clients (JSON, no session) sit outside /dashboard.
   await oauthRoutes(app, deps);
+  serveConsoleRpc(deps);
   await startWorkers(app, deps.env.WORKERS, { cleanup: () => startCleanup(deps, deps.env.CLEANUP_INTERVAL_MS) });
   return app;
 }

@@ -1,9 +1,8 @@
-import { Bus, connectRedis, createLogger, FixedWindowLimiter, type Logger, prismaAdapter } from '@voice/kit';
+import { Bus, connectRedis, createLogger, createMailer, FixedWindowLimiter, type Logger, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { ConsoleContext } from './domain/context.js';
 import type { ConsoleEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
-import { createMailer } from './mail/mailer.js';
 
 /**
  * Everything the console talks to, made once per process (or per test) and closed in order. NATS is

@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema, publicAddress, workersSchema } from '@voice/kit';
+import { baseEnvSchema, mailEnvFields, portSchema, publicAddress, requireSmtpInProduction, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 
 const minutes = (count: number) => count * 60_000;
@@ -29,14 +29,8 @@ export const envSchema = baseEnvSchema
       .default(minutes(7 * 24 * 60)),
     /** How long a password reset link works (once). */
     PASSWORD_RESET_TTL_MS: z.coerce.number().int().positive().default(minutes(30)),
-    /**
-     * Where the console sends e-mail (invitations, password resets): `smtp://user:password@host:587` (STARTTLS
-     * when the server offers it) or `smtps://…:465`. Unset, each message is written to the log with its link
-     * instead (development, `npm start`); required in production, where a reset link in a log reaches no one.
-     */
-    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-    /** The From of the console's e-mail: an address, or `Name <address>`. */
-    MAIL_FROM: z.string().min(3).max(320).default('Voice console <console@localhost>'),
+    /** Invitations and password resets are e-mailed (kit's mail.ts). */
+    ...mailEnvFields('Voice console <console@localhost>'),
     /** Sign-in attempts per client address per window; shared offices need room, scripts do not. */
     SIGN_IN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(30),
     /** Sign-in attempts per account (e-mail address) per window; a correct password starts the count again. */
@@ -70,13 +64,7 @@ export const envSchema = baseEnvSchema
     LIVE_STREAM_MAX_MS: z.coerce.number().int().positive().default(minutes(5)),
   })
   .superRefine((env, context) => {
-    if (env.NODE_ENV === 'production' && !env.SMTP_URL) {
-      context.addIssue({
-        code: 'custom',
-        path: ['SMTP_URL'],
-        message: 'is required in production: password reset and invitation e-mails would otherwise only reach the log',
-      });
-    }
+    requireSmtpInProduction(env, context, 'password reset and invitation e-mails');
     if (env.NODE_ENV === 'production' && env.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES) {
       context.addIssue({
         code: 'custom',

@@ -1,4 +1,4 @@
-import { Bus, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
+import { Bus, createLogger, createMailer, type Logger, type Mailer, OutboxRelay, prismaAdapter } from '@voice/kit';
 import { SlackClient } from './channels/slack.js';
 import { TelegramBot } from './channels/telegram.js';
 import type { McpEnv } from './env.js';
@@ -15,6 +15,8 @@ export interface McpDeps {
   /** Absent without TELEGRAM_BOT_TOKEN: organizations cannot link Telegram then. */
   telegram: TelegramBot | undefined;
   slack: SlackClient;
+  /** Approval requests to the organization's owners and admins; the log instead without SMTP_URL. */
+  mailer: Mailer;
   now: () => Date;
   /** Work that outlives its request (Slack interactions answer first, act after); awaited at shutdown. */
   background: Set<Promise<unknown>>;
@@ -38,6 +40,7 @@ export async function connectDeps(
   });
   const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'mcp' });
   const background = new Set<Promise<unknown>>();
+  const mailer = createMailer(env, logger);
   const deps: McpDeps = {
     env,
     logger,
@@ -48,10 +51,12 @@ export async function connectDeps(
       ? new TelegramBot({ token: env.TELEGRAM_BOT_TOKEN, apiBaseUrl: env.TELEGRAM_API_BASE_URL, timeoutMs: env.MESSAGING_TIMEOUT_MS })
       : undefined,
     slack: new SlackClient({ botToken: env.SLACK_BOT_TOKEN, apiBaseUrl: env.SLACK_API_BASE_URL, timeoutMs: env.MESSAGING_TIMEOUT_MS }),
+    mailer,
     now: options.now ?? (() => new Date()),
     background,
     async close() {
       await Promise.allSettled([...background]);
+      await mailer.close();
       await outbox.close();
       await bus.drain();
       await prisma.$disconnect();

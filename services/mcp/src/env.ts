@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSchema, publicAddress, workersSchema } from '@voice/kit';
+import { baseEnvSchema, mailEnvFields, portSchema, publicAddress, requireSmtpInProduction, workersSchema } from '@voice/kit';
 import { z } from 'zod';
 
 const optionalSecret = z.string().min(1).optional();
@@ -70,13 +70,17 @@ export const envSchema = baseEnvSchema
     SLACK_API_BASE_URL: z.url().default('https://slack.com/api'),
     /** Deadline of one call to Telegram or Slack. */
     MESSAGING_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    /** Each approval request is e-mailed to the organization's owners and admins (kit's mail.ts). */
+    ...mailEnvFields('Voice approvals <approvals@localhost>'),
     /** Deadline of one NATS call to another service (a tool, or an approved action). */
     RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   })
   // A bot without its verification secret would post requests whose taps are all refused. Neither channel is
   // needed to run, in production either: an organization links one to get approvals, linking is refused
   // (503) while the platform has none, and each callback route refuses every request without its secret.
+  // E-mail is different: it is how an organization without a linked chat hears that an approval waits.
   .superRefine((env, context) => {
+    requireSmtpInProduction(env, context, 'approval request e-mails');
     if (env.TELEGRAM_BOT_TOKEN && !env.TELEGRAM_WEBHOOK_SECRET) {
       context.addIssue({
         code: 'custom',

@@ -4,7 +4,7 @@
 //
 //   npm run -s admin -- user invite --org ORG_ID --email E --role owner|admin|member
 import { parseArgs } from 'node:util';
-import { ApiError, Bus, createLogger, parseEnv, prismaAdapter, publicAddress } from '@voice/kit';
+import { ApiError, Bus, createLogger, createMailer, parseEnv, prismaAdapter, publicAddress } from '@voice/kit';
 import { idSchema } from '@voice/proto';
 import { z } from 'zod';
 import { type CreatedInvitation, createInvitation, mailInvitation } from '../domain/invitations.js';
@@ -12,7 +12,6 @@ import { organizationSeenBy } from '../domain/organizations.js';
 import { roles } from '../domain/roles.js';
 import { envSchema } from '../env.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { createMailer } from '../mail/mailer.js';
 
 const usage = `usage:
   admin user invite --org ORG_ID --email E --role owner|admin|member`;

@@ -1,7 +1,6 @@
-import type { FixedWindowLimiter, Logger } from '@voice/kit';
+import type { FixedWindowLimiter, Logger, Mailer } from '@voice/kit';
 import type { ConsoleEnv } from '../env.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { Mailer } from '../mail/mailer.js';
 
 /** What the console's domain operations use; the process's deps satisfy it. */
 export interface ConsoleContext {

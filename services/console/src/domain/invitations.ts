@@ -1,6 +1,5 @@
-import { newId } from '@voice/kit';
+import { type Mailer, newId } from '@voice/kit';
 import type { Role } from '../generated/prisma/enums.js';
-import type { Mailer } from '../mail/mailer.js';
 import { claimInvitation, findInvitationByTokenHash } from '../store/invitations.js';
 import { findUserByEmail, normalizeEmail } from '../store/users.js';
 import type { ConsoleContext } from './context.js';

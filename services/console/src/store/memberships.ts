@@ -46,3 +46,12 @@ export function setMembershipRole(tx: Db, orgId: string, membershipId: string, r
 export function deleteMembership(tx: Db, orgId: string, membershipId: string) {
   return tx.membership.deleteMany({ where: { orgId, id: membershipId } });
 }
+
+/** The organization's owners and admins with their names and addresses, owners first, oldest first. */
+export function listOrgApprovers(prisma: Db, orgId: string) {
+  return prisma.membership.findMany({
+    where: { orgId, role: { in: ['owner', 'admin'] } },
+    orderBy: [{ role: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+    select: { role: true, user: { select: { id: true, name: true, email: true } } },
+  });
+}

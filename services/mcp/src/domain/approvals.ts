@@ -12,7 +12,7 @@ import {
 } from '@voice/proto';
 import type { z } from 'zod';
 import { approvalBlocks } from '../channels/slack.js';
-import type { McpDeps } from '../deps.js';
+import { inBackground, type McpDeps } from '../deps.js';
 import { inToolTerms } from '../mcp/tool-errors.js';
 import {
   type ApprovalRow,
@@ -32,6 +32,7 @@ import {
 } from '../store/approvals.js';
 import { findChannel, listChannels } from '../store/channels.js';
 import { approvalActions, type Caller } from './approval-actions.js';
+import { mailApprovers } from './approval-mail.js';
 import { argumentsDigest, canonicalJson } from './canonical.js';
 import { type McpTx, withEvents } from './events.js';
 
@@ -155,8 +156,8 @@ function whereToDecide(deps: McpDeps, approvalId: string, sent: Delivery[]): str
 
 /**
  * What an approval tool does instead of acting: checks the target exists (an id from another organization
- * is `not_found` now), freezes the arguments, stores the approval, and tells the organization's linked
- * chats. The console lists every pending approval and decides it on its page, so an approval never needs a
+ * is `not_found` now), freezes the arguments, stores the approval, tells the organization's linked
+ * chats, and e-mails its owners and admins. The console lists every pending approval and decides it on its page, so an approval never needs a
  * messaging app: one the chats did not take (none linked, or each refused the message) waits there all the same.
  */
 export async function requestApproval(
@@ -201,6 +202,9 @@ export async function requestApproval(
     await saveDeliveries(tx, row.orgId, row.id, deliveries);
     recordApprovalEvent(events, 'approval.requested', await findApproval(tx, row.orgId, row.id), now);
   });
+  // Stored and announced first; the e-mails go out after the answer, so a slow or absent SMTP server (or
+  // console) never delays or fails the tool call. A failure is logged.
+  inBackground(deps, 'approval e-mail', () => mailApprovers(deps, identity, row, consoleApprovalUrl(deps, row.id)));
   return {
     status: 'pending_approval',
     approval_id: row.id,

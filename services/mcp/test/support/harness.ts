@@ -33,7 +33,7 @@ export interface McpHarness {
    * The services the tools call, and the gateway for its NATS operations (a key's standing) and its operator
    * commands; the dialer is off, so a queued call stays queued.
    */
-  platform: Platform<'leads' | 'telephony'>;
+  platform: Platform<'leads' | 'telephony'> & Partial<Pick<Platform<'console'>, 'console'>>;
   telegram: FakeTelegram;
   slack: FakeSlack;
   /** A caller with a real organization and key in the gateway (approvals re-check the key before acting). */
@@ -94,11 +94,13 @@ export function slackSigned(body: string, signingSecret: string): Record<string,
   return { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature };
 }
 
-export async function startMcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
+/** With `console`, the platform runs the console too (people and roles: who an approval is e-mailed to). */
+export async function startMcpHarness(env: Record<string, string> = {}, options: { console?: boolean } = {}): Promise<McpHarness> {
+  const services = options.console ? (['leads', 'telephony', 'console'] as const) : (['leads', 'telephony'] as const);
   const [telegram, slack, platform] = await Promise.all([
     startFakeTelegram(telegramBotToken),
     startFakeSlack(slackBotToken),
-    startPlatform({ services: ['leads', 'telephony'], telephony: { WORKERS: 'outbox' } }),
+    startPlatform<'leads' | 'telephony' | 'console'>({ services, telephony: { WORKERS: 'outbox' }, console: { WORKERS: 'none' } }),
   ]);
   const ctx = platform.ctx;
   let clockOffsetMs = 0;

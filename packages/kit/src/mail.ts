@@ -1,8 +1,11 @@
-import type { Logger } from '@voice/kit';
 import nodemailer from 'nodemailer';
-import type { ConsoleEnv } from '../env.js';
+import { z } from 'zod';
+import type { Logger } from './logger.js';
 
-/** One plain-text e-mail of the console: every message carries one link, the thing the person came for. */
+/**
+ * One plain-text e-mail of the platform (the console's invitations and password resets, the mcp service's
+ * approval requests): every message carries one link, the thing the person came for.
+ */
 export interface MailMessage {
   to: string;
   subject: string;
@@ -25,12 +28,46 @@ export interface Mailer {
 /** An SMTP server that does not answer must not hold a message (and the shutdown) for nodemailer's default minutes. */
 const smtpTimeouts = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
+/** The two settings of a deployable that sends e-mail. */
+export interface MailEnv {
+  SMTP_URL?: string | undefined;
+  MAIL_FROM: string;
+}
+
+/** `SMTP_URL` and `MAIL_FROM` for a deployable's env schema (`.extend(mailEnvFields(…))`), with its own From. */
+export function mailEnvFields(defaultFrom: string) {
+  return {
+    /**
+     * Where the deployable sends e-mail: `smtp://user:password@host:587` (STARTTLS when the server offers it)
+     * or `smtps://…:465`. Unset, each message is written to the log with its link instead (development,
+     * `npm start`); required in production (`requireSmtpInProduction`), where a link in a log reaches no one.
+     */
+    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+    /** The From of its e-mail: an address, or `Name <address>`. */
+    MAIL_FROM: z.string().min(3).max(320).default(defaultFrom),
+  };
+}
+
+/**
+ * In an env schema's `superRefine`: production without `SMTP_URL` does not start, naming it and what would
+ * otherwise only reach the log (`what`), since a fallback to the log would lose that mail silently.
+ */
+export function requireSmtpInProduction(env: { NODE_ENV: string; SMTP_URL?: string | undefined }, context: z.RefinementCtx, what: string) {
+  if (env.NODE_ENV === 'production' && !env.SMTP_URL) {
+    context.addIssue({
+      code: 'custom',
+      path: ['SMTP_URL'],
+      message: `is required in production: ${what} would otherwise only reach the log`,
+    });
+  }
+}
+
 /**
  * SMTP through nodemailer when `SMTP_URL` is set; without it (development, `npm start`) each message is
- * written to the log with its link, so a reset or an invitation can be followed locally. The env schema
- * requires `SMTP_URL` in production.
+ * written to the log with its link, so a reset, an invitation or an approval can be followed locally. Each
+ * sending deployable's env schema requires `SMTP_URL` in production.
  */
-export function createMailer(env: Pick<ConsoleEnv, 'SMTP_URL' | 'MAIL_FROM'>, logger: Logger): Mailer {
+export function createMailer(env: MailEnv, logger: Logger): Mailer {
   const transport = env.SMTP_URL ? nodemailer.createTransport({ url: env.SMTP_URL, ...smtpTimeouts }) : undefined;
   const inFlight = new Set<Promise<boolean>>();
   return {
