@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { gatewayRpc, leadsRpc, mcpRpc, oauthRpc, recallRpc, telephonyRpc, webhooksRpc } from '@voice/proto';
+import { consoleRpc, gatewayRpc, leadsRpc, mcpRpc, oauthRpc, recallRpc, telephonyRpc, webhooksRpc } from '@voice/proto';
 import { allTools } from '../../mcp/src/mcp/catalog.js';
 import { consoleActions } from '../src/http/actions.js';
 import { type Harness, startHarness } from './support/harness.js';
@@ -20,7 +20,7 @@ after(async () => {
 
 /** Every operation the platform has, by subject. */
 const operations = new Map(
-  [gatewayRpc, leadsRpc, mcpRpc, oauthRpc, recallRpc, telephonyRpc, webhooksRpc].flatMap((rpc) =>
+  [consoleRpc, gatewayRpc, leadsRpc, mcpRpc, oauthRpc, recallRpc, telephonyRpc, webhooksRpc].flatMap((rpc) =>
     Object.values(rpc).map((operation) => [operation.subject, operation] as const),
   ),
 );
