@@ -95,7 +95,7 @@ describe('messages live in a browser', () => {
     await owner.page.locator('#live-announcer').filter({ hasText: 'Messages updated.' }).waitFor();
 
     // The row leads to the conversation with that number, which follows it live too.
-    await row.getByRole('link').click();
+    await row.getByRole('link', { name: 'Could we make it Wednesday instead?' }).click();
     await owner.page.waitForURL(/\/dashboard\/messages\/conversation\?phone=%2B14155550123$/);
     await owner.page.locator('html[data-live-state="open"]').waitFor();
     await markDocument(owner.page);
