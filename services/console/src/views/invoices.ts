@@ -12,12 +12,12 @@ import { currencyDigits, scaledText } from '../domain/money.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
 import { billingFilterForm, billingPager, customerFacts, eventReceivers, leadRef, minorMoney, percent, priceExample } from './billing.js';
-import { recordEventsSection } from './calls.js';
 import { badge, dataTable, emptyState, type FieldErrors, field, formatFor, pageHeader, time } from './components.js';
 import { confirmPage } from './confirm.js';
 import type { Formatter } from './format.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
+import { recordEventsSection } from './record-events.js';
 
 export const invoicePath = (id: string) => `${invoicesPath}/${id}`;
 export const newInvoicePath = `${invoicesPath}/new`;

@@ -18,7 +18,7 @@ import { type LeadFilters, type LeadForm, leadFilterNames, leadQueryString, rece
 import { canManage } from '../domain/roles.js';
 import { sequencePath } from '../domain/sequences.js';
 import type { SignedIn } from '../domain/sessions.js';
-import { callDuration, filterField, option, recordEventsSection, words } from './calls.js';
+import { callDuration, filterField, option, words } from './calls.js';
 import {
   badge,
   csrfField,
@@ -40,6 +40,7 @@ import { page } from './layout.js';
 import { callHref, callsListHref, leadHref, leadsPath, messagesListHref } from './list-links.js';
 import { moneyOf, smsStatusLabels } from './messages.js';
 import { projectPath } from './projects.js';
+import { recordEventsSection } from './record-events.js';
 
 export { leadHref, leadsPath };
 export const newLeadPath = `${leadsPath}/new`;

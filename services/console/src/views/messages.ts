@@ -2,11 +2,11 @@ import { type DncCheck, type RecordEvent, type Sms, type SmsStatus, smsMaxBodyLe
 import { type MessageFilters, messageQueryString } from '../domain/messages.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
-import { recordEventsSection } from './calls.js';
 import { badge, dataTable, emptyState, type FieldErrors, field, formatFor, pageHeader, pager, time } from './components.js';
 import type { Formatter } from './format.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
+import { recordEventsSection } from './record-events.js';
 
 export const messagesPath = '/dashboard/messages';
 export const newMessagePath = `${messagesPath}/new`;

@@ -10,11 +10,11 @@ import {
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
 import { billingFilterForm, billingPager, customerFacts, eventReceivers, leadRef } from './billing.js';
-import { recordEventsSection } from './calls.js';
 import { badge, dataTable, emptyState, type FieldErrors, field, formatFor, pageHeader, time } from './components.js';
 import { confirmPage } from './confirm.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
+import { recordEventsSection } from './record-events.js';
 
 export const projectPath = (id: string) => `${projectsPath}/${id}`;
 /** Projects belong to the sidebar's one Billing entry, which opens the invoices. */
