@@ -1,5 +1,6 @@
-// The product pages of part 2 (sequences, workspaces) through axe-core in headless Chromium: light, 1280 px wide
-// (support/accessibility.ts; the other pages are browser-accessibility.int.test.ts's).
+// Sequences, workspaces and themes, knowledge and brand score: each page through axe-core in headless Chromium
+// in every look (support/accessibility.ts).
+import { describe } from 'node:test';
 import { checkEveryPage } from './support/accessibility.js';
 
-checkEveryPage({ name: 'light', colorScheme: 'light', width: 1280 }, 'product');
+describe('the product pages in a browser, light and dark, 1280 and 375 px wide', () => checkEveryPage('product'));

@@ -1,5 +1,6 @@
-// The sales pages of part 2 (leads, billing) through axe-core in headless Chromium: light, 1280 px wide
-// (support/accessibility.ts; the other pages are browser-accessibility.int.test.ts's).
+// Leads, invoices and projects: each page through axe-core in headless Chromium in every look
+// (support/accessibility.ts).
+import { describe } from 'node:test';
 import { checkEveryPage } from './support/accessibility.js';
 
-checkEveryPage({ name: 'light', colorScheme: 'light', width: 1280 }, 'sales');
+describe('the sales pages in a browser, light and dark, 1280 and 375 px wide', () => checkEveryPage('sales'));
