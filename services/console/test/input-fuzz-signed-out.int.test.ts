@@ -1,20 +1,21 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   bad,
-  describeFuzz,
   formFieldVariants,
   malformedCookies,
   queryVariants,
   refusedBodyVariants,
   sessionKeepingCookie,
+  useFuzzPlatform,
 } from './support/fuzz.js';
 import { rawRequest } from './support/raw-http.js';
 
 // Every console route with malformed input before sign-in (with the sign-in page's form cookie and token),
 // and with malformed cookies in place of a session: no 500, and a page's error is a page. See support/fuzz.ts.
 // Before sign-in no page calls the webhooks or mcp services, so the console alone runs behind the gateway.
-describeFuzz('every console input, malformed, signed out, through the gateway', ['console'], (fuzz) => {
+describe('every console input, malformed, signed out, through the gateway', () => {
+  const fuzz = useFuzzPlatform(['console']);
   test('the routes are collected from the console itself', () => {
     const names = fuzz().routes.map((route) => `${route.method} ${route.path}`);
     for (const expected of ['GET /dashboard', 'POST /dashboard/sign-in', 'POST /dashboard/members/:id/role', 'POST /oauth/token']) {

@@ -1,9 +1,8 @@
 // Every console input, malformed: cookies, query strings, form bodies and path segments, with bad
 // percent-encoding, huge values and repeated keys, on every route the console has, through the gateway as a
-// browser reaches it. None may answer 500: a page's answer is a page. Used by input-fuzz-signed-in and
-// input-fuzz-signed-out (two files, so the two halves run side by side).
+// browser reaches it. None may answer 500: a page's answer is a page. Used by the input-fuzz files.
 import assert from 'node:assert/strict';
-import { after, before, describe } from 'node:test';
+import { after, before } from 'node:test';
 import { type Platform, startPlatform } from '@voice/gateway/testing';
 import { requestBodyLimitBytes } from '@voice/proto';
 import { resumeSession, startSession } from '../../src/domain/sessions.js';
@@ -221,19 +220,20 @@ export async function startFuzzPlatform(
   };
 }
 
-/** A suite with its own fuzz platform (`services` as `startFuzzPlatform` takes them), started before its tests. */
-export function describeFuzz(title: string, services: FuzzService[] | undefined, tests: (fuzz: () => FuzzPlatform) => void): void {
-  describe(title, () => {
-    let running: FuzzPlatform | undefined;
-    before(async () => {
-      running = await startFuzzPlatform(services);
-    });
-    after(async () => {
-      await running?.close();
-    });
-    tests(() => {
-      assert.ok(running, 'the platform started');
-      return running;
-    });
+/**
+ * A fuzz platform (`services` as `startFuzzPlatform` takes them) started before the tests of the caller's
+ * `describe` and closed after them (the caller's file names the suite, so the runner's file times do too).
+ */
+export function useFuzzPlatform(services?: FuzzService[]): () => FuzzPlatform {
+  let running: FuzzPlatform | undefined;
+  before(async () => {
+    running = await startFuzzPlatform(services);
   });
+  after(async () => {
+    await running?.close();
+  });
+  return () => {
+    assert.ok(running, 'the platform started');
+    return running;
+  };
 }

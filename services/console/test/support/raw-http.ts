@@ -9,7 +9,8 @@ export interface RawResponse {
 
 /**
  * One HTTP request sent as written: the path is not normalised or re-encoded (fetch and inject would fix a
- * malformed percent sign), headers go as given, and the body is sent as is.
+ * malformed percent sign), headers go as given, and the body is sent as is. An event stream answers with its
+ * status and headers (its body is left unread).
  */
 export function rawRequest(
   baseUrl: string,
@@ -30,6 +31,13 @@ export function rawRequest(
         agent: false,
       },
       (response) => {
+        // A stream of server-sent events (the console's /dashboard/live) is open until the client leaves: its
+        // answer is its status and headers, so the request ends there rather than at the server's own limit.
+        if (String(response.headers['content-type']).startsWith('text/event-stream')) {
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: '' });
+          response.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () =>
