@@ -1,6 +1,7 @@
 export * from './address-guard.js';
 export * from './bullmq.js';
 export * from './dates.js';
+export * from './dead-letters.js';
 export * from './deadline.js';
 export * from './dependencies.js';
 export * from './env.js';
