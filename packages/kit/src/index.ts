@@ -1,5 +1,6 @@
 export * from './address-guard.js';
 export * from './bullmq.js';
+export * from './command-line.js';
 export * from './dates.js';
 export * from './dead-letters.js';
 export * from './deadline.js';
