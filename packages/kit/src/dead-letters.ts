@@ -3,6 +3,7 @@ import {
   JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
+  type JsMsg,
   jetstream,
   jetstreamManager,
   RetentionPolicy,
@@ -289,6 +290,40 @@ export class DeadLetters {
   private subjectType(subject: string): string {
     const prefix = this.namespace ? `${this.namespace}.evt.` : 'evt.';
     return subject.startsWith(prefix) && subject.length > prefix.length ? subject.slice(prefix.length) : 'unknown';
+  }
+
+  /**
+   * What a consumer does with an event it cannot read, or that failed on its last allowed delivery: stores
+   * it as a dead letter, then terminates it. In that order, so a crash in between delivers it again (and
+   * stores it once). A dead letter NATS does not take leaves the event unacknowledged, to come back.
+   */
+  async deadLetter(
+    message: JsMsg,
+    consumer: string,
+    why: { reason: DeadLetterReason; detail: string; eventId?: string | undefined; eventType?: string | undefined },
+  ): Promise<void> {
+    const fields = { event_id: why.eventId, type: why.eventType, durable: consumer, reason: why.reason, detail: why.detail };
+    try {
+      const seq = await this.add({
+        data: message.data,
+        headers: message.headers,
+        subject: message.subject,
+        stream: message.info.stream,
+        streamSequence: message.info.streamSequence,
+        consumer,
+        deliveries: message.info.deliveryCount,
+        ...why,
+      });
+      // The reason and what did not match, never the data itself.
+      this.logger?.error({ ...fields, dead_letter: seq }, 'event dead-lettered');
+    } catch (error) {
+      this.logger?.warn({ err: error, ...fields }, 'dead-lettering an event failed; it will be delivered again');
+      message.nak(Math.min(30_000, 250 * 2 ** message.info.deliveryCount));
+      return;
+    }
+    // No reason string: NATS before 2.10 takes only a bare `+TERM`, and ignores one with a reason (the event
+    // would come back after every ack wait). The dead letter holds the reason.
+    message.term();
   }
 
   /**

@@ -31,7 +31,7 @@ import {
 } from '@voice/proto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { type DeadLetterReason, DeadLetters, type EventSchemas, readEvent } from './dead-letters.js';
+import { DeadLetters, type EventSchemas, readEvent } from './dead-letters.js';
 import { withDeadline } from './deadline.js';
 import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
@@ -604,7 +604,7 @@ export class Bus {
       return;
     }
     if (verdict.kind === 'dead') {
-      await this.deadLetter(message, durable, verdict);
+      await this.deadLetters.deadLetter(message, durable, verdict);
       return;
     }
     const { event } = verdict;
@@ -615,45 +615,12 @@ export class Bus {
       const attempt = message.info.deliveryCount;
       if (options.maxDeliver !== undefined && options.maxDeliver > 0 && attempt >= options.maxDeliver) {
         const detail = `failed on each of ${attempt} deliveries; the last: ${(error as Error)?.message ?? String(error)}`;
-        await this.deadLetter(message, durable, { reason: 'max_deliveries', detail, eventId: event.id, eventType: event.type });
+        await this.deadLetters.deadLetter(message, durable, { reason: 'max_deliveries', detail, eventId: event.id, eventType: event.type });
         return;
       }
       this.logger.warn({ err: error, event_id: event.id, type: event.type, durable, attempt }, 'event handler failed; will retry');
       message.nak(Math.min(30_000, 250 * 2 ** attempt));
     }
-  }
-
-  /**
-   * Stores the event in the dead-letter stream, then terminates it: in that order, so a crash in between
-   * delivers it again (and stores it once). A dead letter NATS does not take leaves the event to come back.
-   */
-  private async deadLetter(
-    message: JsMsg,
-    durable: string,
-    why: { reason: DeadLetterReason; detail: string; eventId?: string | undefined; eventType?: string | undefined },
-  ): Promise<void> {
-    const fields = { event_id: why.eventId, type: why.eventType, durable, reason: why.reason, detail: why.detail };
-    try {
-      const seq = await this.deadLetters.add({
-        data: message.data,
-        headers: message.headers,
-        subject: message.subject,
-        stream: message.info.stream,
-        streamSequence: message.info.streamSequence,
-        consumer: durable,
-        deliveries: message.info.deliveryCount,
-        ...why,
-      });
-      // The reason and what did not match, never the data itself.
-      this.logger.error({ ...fields, dead_letter: seq }, 'event dead-lettered');
-    } catch (error) {
-      this.logger.warn({ err: error, ...fields }, 'dead-lettering an event failed; it will be delivered again');
-      message.nak(Math.min(30_000, 250 * 2 ** message.info.deliveryCount));
-      return;
-    }
-    // No reason string: NATS before 2.10 takes only a bare `+TERM`, and ignores one with a reason (the event
-    // would come back after every ack wait). The dead letter holds the reason.
-    message.term();
   }
 
   /** Runs an event's handler in a consumer span that continues the publisher's trace, when tracing is on. */
