@@ -247,7 +247,7 @@ describe('rolling upgrade', () => {
     assert.equal(early.length, 10);
     assert.ok(early.every((letter) => letter.reason === 'unknown_type' && letter.type === callCompletedV2Type));
 
-    // Side by side: some of the new type reach version 2 (handled), some version 1 (dead-lettered).
+    // Side by side: each event of the new type reaches version 2 (handled) or version 1 (dead-lettered), as the replicas pull.
     a = await replica('fanout-a-v2', 2, 'fanout', v2Types);
     await publishNewType(20);
     await settled(a.bus, 'fanout');
