@@ -4,7 +4,8 @@
 # Build from the repository root, e.g.:
 #   docker build --build-arg SERVICE=telephony --build-arg PORT=8081 -t voice/telephony .
 # The gateway's image also runs the migrations (`node packages/migrator/bin/voice-db.mjs migrate`, a
-# Kubernetes Job or the compose `migrate` service) and the operator CLI (`node gateway/dist/cli/admin.js …`).
+# Kubernetes Job or the compose `migrate` service) and the operator CLI (`node gateway/dist/cli/admin.js …`);
+# every image runs the dead-letter commands (`node packages/kit/dist/cli/dead-letters.js dead-letters …`).
 # Install scripts are skipped: the Prisma clients are generated below and no engine is downloaded.
 
 # --- build: all dependencies, generated Prisma clients, compiled JavaScript --------------------------------

@@ -4,12 +4,15 @@ import { planSchema } from './identity.js';
 import { idSchema } from './ids.js';
 import {
   enrollmentSchema,
+  invoiceLineSchema,
   invoiceSchema,
   leadDeletedEventDataSchema,
   leadQualifiedEventDataSchema,
   leadSchema,
   leadUpdatedEventDataSchema,
+  projectDeliverableSchema,
   projectSchema,
+  sequenceStepSchema,
 } from './leads.js';
 import { approvalEventDataSchema } from './mcp.js';
 import { brandScoredEventDataSchema } from './recall.js';
@@ -61,9 +64,27 @@ export const publicEventTypes = eventTypes.filter((type) => !(internalEventTypes
 export const webhookTestEventDataSchema = z.object({ endpoint_id: idSchema('webhook'), message: z.string() });
 
 /**
+ * Records whose nested objects a request takes closed (`.strict()`: a sequence's steps, an invoice's lines, a
+ * project's deliverables), as events carry them: open. A consumer accepts fields it does not know at every
+ * depth, since a newer publisher may add one (ARCHITECTURE.md, "Upgrades without loss"), and
+ * `proto/test/event-schemas.test.ts` refuses any event data schema with a closed object.
+ */
+const [callStepSchema, smsStepSchema, waitStepSchema] = sequenceStepSchema.options;
+const enrollmentEventDataSchema = enrollmentSchema.extend({
+  steps: z
+    .array(z.discriminatedUnion('type', [callStepSchema.strip(), smsStepSchema.strip(), waitStepSchema.strip()]))
+    .describe('The sequence’s steps when the lead was enrolled; later edits do not change them'),
+});
+const invoiceEventDataSchema = invoiceSchema.extend({ lines: z.array(invoiceLineSchema.strip()) });
+const projectEventDataSchema = projectSchema.extend({ deliverables: z.array(projectDeliverableSchema.strip()) });
+
+/**
  * What each event type carries in `data`, exactly as its publisher builds it. `Bus.publish`, the outbox and
  * `Bus.consume` are typed by this map, so a payload its consumers do not expect does not compile, and
- * consumers check `data` against it before their handler runs.
+ * consumers check `data` against it before their handler runs (fields a schema does not name are accepted;
+ * data that does not match goes to the dead-letter stream). Each type's schema is published as JSON Schema
+ * in `proto/event-schemas/` and changes only by adding optional fields; any other change is a new type
+ * (`proto/src/event-schemas.ts`).
  */
 export const eventDataSchemas = {
   'call.queued': callEventDataSchema,
@@ -82,11 +103,11 @@ export const eventDataSchemas = {
   'lead.updated': leadUpdatedEventDataSchema,
   'lead.qualified': leadQualifiedEventDataSchema,
   'lead.deleted': leadDeletedEventDataSchema,
-  'enrollment.started': enrollmentSchema,
-  'enrollment.completed': enrollmentSchema,
-  'enrollment.stopped': enrollmentSchema,
-  'invoice.sent': invoiceSchema,
-  'project.delivered': projectSchema,
+  'enrollment.started': enrollmentEventDataSchema,
+  'enrollment.completed': enrollmentEventDataSchema,
+  'enrollment.stopped': enrollmentEventDataSchema,
+  'invoice.sent': invoiceEventDataSchema,
+  'project.delivered': projectEventDataSchema,
   'approval.requested': approvalEventDataSchema,
   'approval.resolved': approvalEventDataSchema,
   'recall.brand_scored': brandScoredEventDataSchema,

@@ -2,6 +2,7 @@ export * from './audit.js';
 export * from './common.js';
 export * from './console.js';
 export * from './errors.js';
+export * from './event-schemas.js';
 export * from './events.js';
 export * from './gateway.js';
 export * from './identity.js';

@@ -8,8 +8,17 @@
 //   npm run -s admin -- key list --org ORG_ID
 //   npm run -s admin -- key rotate KEY_ID [--grace-seconds S]
 //   npm run -s admin -- key revoke KEY_ID
-import { parseArgs } from 'node:util';
-import { ApiError, Bus, connectRedis, createLogger, parseEnv, prismaAdapter } from '@voice/kit';
+import {
+  ApiError,
+  Bus,
+  connectRedis,
+  createLogger,
+  exitWithError,
+  parseCommandLine,
+  parseEnv,
+  prismaAdapter,
+  UsageError,
+} from '@voice/kit';
 import { planSchema, scopeSchema } from '@voice/proto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -25,32 +34,21 @@ const usage = `usage:
   admin key create --org ORG_ID --scope read|read-write --quota N
   admin key list --org ORG_ID
   admin key rotate KEY_ID [--grace-seconds S]
-  admin key revoke KEY_ID`;
+  admin key revoke KEY_ID
+  admin user invite …          (the console's: people)
+  admin dead-letters list|show|replay|delete …   (kit's: the events a consumer could not read)`;
 
-class UsageError extends Error {}
-
-function fail(code: string, message: string, exitCode: number): never {
-  process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
-  process.exit(exitCode);
-}
-
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        name: { type: 'string' },
-        plan: { type: 'string' },
-        org: { type: 'string' },
-        scope: { type: 'string' },
-        quota: { type: 'string' },
-        'grace-seconds': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    return fail('invalid_request', `${(error as Error).message}\n${usage}`, 2);
-  }
-})();
+const { values, positionals } = parseCommandLine(
+  {
+    name: { type: 'string' },
+    plan: { type: 'string' },
+    org: { type: 'string' },
+    scope: { type: 'string' },
+    quota: { type: 'string' },
+    'grace-seconds': { type: 'string' },
+  },
+  usage,
+);
 
 const env = parseEnv(envSchema);
 const logger = createLogger('admin', 'silent');
@@ -132,9 +130,9 @@ try {
   })();
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (error) {
-  if (error instanceof UsageError) fail('invalid_request', `${error.message}\n${usage}`, 2);
-  if (error instanceof ApiError) fail(error.code, error.message, 1);
-  fail('internal', (error as Error).message, 1);
+  if (error instanceof UsageError) exitWithError('invalid_request', `${error.message}\n${usage}`, 2);
+  if (error instanceof ApiError) exitWithError(error.code, error.message, 1);
+  exitWithError('internal', (error as Error).message, 1);
 } finally {
   await bus?.drain().catch(() => {});
   (await redis?.catch(() => undefined))?.disconnect();

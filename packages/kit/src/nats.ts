@@ -20,7 +20,6 @@ import {
   type EventEnvelope,
   type EventType,
   eventDataSchemas,
-  eventEnvelopeSchema,
   eventSubject,
   eventSubjectPrefix,
   eventsStreamName,
@@ -32,6 +31,7 @@ import {
 } from '@voice/proto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { DeadLetters, type EventSchemas, readEvent } from './dead-letters.js';
 import { withDeadline } from './deadline.js';
 import { ApiError, dependencyReason, toApiError } from './errors.js';
 import { natsSignatureHeader, signNatsRequest, verifyNatsRequest } from './identity.js';
@@ -77,6 +77,11 @@ export interface BusOptions {
   streamReplicas?: number;
   /** How long the first connection may take, attempts that time out retried, before connecting fails. */
   startupTimeoutMs?: number;
+  /**
+   * The event types this process reads and their `data` schemas: proto's `eventDataSchemas`, the version it
+   * was built with. A test gives an older or a newer version's, to run two versions side by side.
+   */
+  eventSchemas?: EventSchemas;
 }
 
 export type RpcHandler<D extends RpcDefinition> = (input: z.output<D['input']>, identity: Identity) => Promise<z.input<D['output']>>;
@@ -92,9 +97,11 @@ export interface ConsumeOptions<T extends EventType = EventType> {
   /** How long a handler may take before the server redelivers the event. */
   ackWaitMs?: number;
   /**
-   * After this many deliveries an event is given up. Unlimited by default: an outage of whatever the handler
-   * writes to only delays events (the back-off caps at 30 s), it never drops them. A malformed event, or one
-   * whose `data` does not match its type's schema, is logged and terminated at once instead: it never will.
+   * After this many deliveries an event is given up and dead-lettered (`DeadLetters`, reason
+   * `max_deliveries`). Unlimited by default: an outage of whatever the handler writes to only delays events
+   * (the back-off caps at 30 s). An event this version cannot read (malformed, of a type it does not know,
+   * or whose `data` does not match its type's schema) is dead-lettered at once: redelivering it would fail
+   * the same way. Fields a schema does not name are accepted.
    */
   maxDeliver?: number;
   /**
@@ -164,6 +171,9 @@ export class Bus {
   private readonly requestTimeoutMs: number;
   private readonly streamReplicas: number;
   private readonly subscriptions: Subscription[] = [];
+  private readonly eventSchemas: EventSchemas;
+  /** Where consumers put the events they cannot read; the operator's `dead-letters` commands read it. */
+  readonly deadLetters: DeadLetters;
   private readonly consumers: Array<{ stop: () => Promise<void> }> = [];
   private streamReady: Promise<void> | undefined;
   /** Resolved while the connection is up; while it reconnects, a promise resolved by the reconnect. */
@@ -178,6 +188,8 @@ export class Bus {
     this.secret = options.secret;
     this.requestTimeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
     this.streamReplicas = options.streamReplicas ?? 1;
+    this.eventSchemas = options.eventSchemas ?? eventDataSchemas;
+    this.deadLetters = new DeadLetters(connection, { namespace: this.namespace, replicas: this.streamReplicas, logger: this.logger });
   }
 
   static async connect(options: BusOptions): Promise<Bus> {
@@ -551,10 +563,12 @@ export class Bus {
     // (two missed heartbeats, or the reconnect) and pulls again from the new leader, retrying every `expires`;
     // with the default, events waited up to half a minute after a server's loss.
     const messages = await consumer.consume({ max_messages: Math.max(64, concurrency * 2), expires: 5_000 });
+    // An event whose last delivery timed out (no handler failure to dead-letter it on) is announced by JetStream.
+    const advisories = config.max_deliver > 0 ? this.deadLetters.watchMaxDeliveries(this.streamName, durable, options.durable) : undefined;
     const done = (async () => {
       const inFlight = new Set<Promise<void>>();
       for await (const message of messages) {
-        const work: Promise<void> = this.handleEvent(message, handler as EventHandler, options.durable, wanted).finally(() =>
+        const work: Promise<void> = this.handleEvent(message, handler as EventHandler, options, wanted).finally(() =>
           inFlight.delete(work),
         );
         inFlight.add(work);
@@ -567,42 +581,43 @@ export class Bus {
       (stopped ??= (async () => {
         await messages.close();
         await done;
+        advisories?.unsubscribe();
       })());
     this.consumers.push({ stop });
     return { close: stop };
   }
 
-  /** `wanted`: the types this consumer filters in the client (see consume); others are acknowledged unread. */
-  private async handleEvent(message: JsMsg, handler: EventHandler, durable: string, wanted: Set<string> | undefined): Promise<void> {
-    let envelope: z.output<typeof eventEnvelopeSchema>;
-    try {
-      envelope = eventEnvelopeSchema.parse(message.json());
-    } catch (error) {
-      this.logger.error({ err: error, subject: message.subject, durable }, 'malformed event dropped');
-      // No reason string: NATS before 2.10 takes only a bare `+TERM`, and ignores one with a reason (the event
-      // would come back after every ack wait). The log above holds the reason.
-      message.term();
-      return;
-    }
-    if (wanted && !wanted.has(envelope.type)) {
+  /**
+   * `wanted`: the types this consumer filters in the client (see consume); others are acknowledged unread. An
+   * event it cannot read, or that failed on its last allowed delivery, is dead-lettered (readEvent).
+   */
+  private async handleEvent(
+    message: JsMsg,
+    handler: EventHandler,
+    options: Pick<ConsumeOptions, 'durable' | 'maxDeliver'>,
+    wanted: Set<string> | undefined,
+  ): Promise<void> {
+    const { durable } = options;
+    const verdict = readEvent(message, { durable, schemas: this.eventSchemas, wanted });
+    if (verdict.kind === 'skip') {
       message.ack();
       return;
     }
-    const checked = eventDataSchemas[envelope.type].safeParse(envelope.data);
-    if (!checked.success) {
-      // Redelivering it would fail the same way; the log holds what did not match, never the data itself.
-      const issues = checked.error.issues.slice(0, 3).map(({ path, message: problem }) => ({ path: path.join('.'), problem }));
-      this.logger.error({ event_id: envelope.id, type: envelope.type, durable, issues }, 'event data does not match its type; dropped');
-      message.term();
+    if (verdict.kind === 'dead') {
+      await this.deadLetters.deadLetter(message, durable, verdict);
       return;
     }
-    // The data as sent, not the parsed copy: a webhook body keeps the publisher's bytes (key order included).
-    const event = envelope as EventEnvelope;
+    const { event } = verdict;
     try {
       await this.handleTraced(message, event, durable, handler);
       message.ack();
     } catch (error) {
       const attempt = message.info.deliveryCount;
+      if (options.maxDeliver !== undefined && options.maxDeliver > 0 && attempt >= options.maxDeliver) {
+        const detail = `failed on each of ${attempt} deliveries; the last: ${(error as Error)?.message ?? String(error)}`;
+        await this.deadLetters.deadLetter(message, durable, { reason: 'max_deliveries', detail, eventId: event.id, eventType: event.type });
+        return;
+      }
       this.logger.warn({ err: error, event_id: event.id, type: event.type, durable, attempt }, 'event handler failed; will retry');
       message.nak(Math.min(30_000, 250 * 2 ** attempt));
     }
@@ -643,9 +658,10 @@ export class Bus {
     if (!this.connection.isClosed()) await this.connection.drain();
   }
 
-  /** Deletes this namespace's stream; for tests that own a namespace. */
+  /** Deletes this namespace's streams (events and dead letters); for tests that own a namespace. */
   async deleteStream(): Promise<void> {
     const manager = await this.manager();
     await manager.streams.delete(this.streamName).catch(() => false);
+    await this.deadLetters.deleteStream();
   }
 }

@@ -189,7 +189,7 @@ describe('NATS between services', () => {
     await restarted.drain();
   });
 
-  test('JetStream: data that does not match its type is refused by the compiler, and a consumer logs and terminates it', async (t) => {
+  test('JetStream: data that does not match its type is refused by the compiler, and a consumer dead-letters it, logged', async (t) => {
     const orgId = testIdentity().org_id;
     const consumerLogger = createLogger('consumer', 'silent');
     const logged = t.mock.method(consumerLogger, 'error');
@@ -232,9 +232,12 @@ describe('NATS between services', () => {
     const [entry, ...more] = logged.mock.calls;
     assert.ok(entry);
     assert.equal(more.length, 0);
-    const { issues, ...fields } = entry.arguments[0] as { issues: unknown[] };
-    assert.deepEqual(fields, { event_id: mismatched.id, type: 'call.completed', durable: 'test-typed' });
-    assert.ok(issues.length > 0, 'the log says what did not match');
+    const { detail, dead_letter, ...fields } = entry.arguments[0] as { detail: string; dead_letter: number };
+    assert.deepEqual(fields, { event_id: mismatched.id, type: 'call.completed', durable: 'test-typed', reason: 'data_mismatch' });
+    assert.match(detail, /"path":/, 'the log says what did not match');
+    // Kept, not dropped: the dead letter is the event as it was (packages/kit/test/dead-letters.int.test.ts).
+    const letter = await consumerProcess.deadLetters.get(dead_letter);
+    assert.deepEqual([letter.reason, letter.consumer, letter.event], ['data_mismatch', 'test-typed', mismatched]);
   });
 
   test('types: a pending event, the publisher and the consumer all take the data of their type only', () => {

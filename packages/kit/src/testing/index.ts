@@ -6,6 +6,7 @@ import { connect as connectNats } from '@nats-io/transport-node';
 import { eventsStreamName } from '@voice/proto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { deadLettersStreamName } from '../dead-letters.js';
 import { natsServer } from '../nats.js';
 
 /**
@@ -169,6 +170,7 @@ async function deleteNatsStream(natsUrl: string, namespace: string): Promise<voi
     try {
       const manager = await jetstreamManager(connection);
       await manager.streams.delete(`${eventsStreamName}_${namespace.toUpperCase()}`).catch(() => false);
+      await manager.streams.delete(`${deadLettersStreamName}_${namespace.toUpperCase()}`).catch(() => false);
     } finally {
       await connection.close();
     }
@@ -208,6 +210,7 @@ export async function createTestContext(): Promise<TestContext> {
     },
   };
 }
+export * from './admin-cli.js';
 export * from './clusters.js';
 export * from './eventually.js';
 export * from './fake-llm-providers.js';
