@@ -564,12 +564,13 @@ describe('metrics', () => {
     assert.equal(response.statusCode, 200);
     assert.match(response.headers['content-type'] as string, /^text\/plain/);
     const text = response.body;
-    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/things\/:id",status="200"\} 2$/m);
-    assert.match(text, /^http_request_duration_seconds_count\{method="POST",route="\/inside",status="200"\} 1$/m);
-    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1$/m);
+    // Every series carries the deployable's name as `service`.
+    assert.match(text, /^http_request_duration_seconds_count\{service="test",method="GET",route="\/things\/:id",status="200"\} 2$/m);
+    assert.match(text, /^http_request_duration_seconds_count\{service="test",method="POST",route="\/inside",status="200"\} 1$/m);
+    assert.match(text, /^http_request_duration_seconds_count\{service="test",method="GET",route="unmatched",status="404"\} 1$/m);
     assert.doesNotMatch(text, /route="\/healthz"/, 'probes are not counted');
-    assert.match(text, /^process_cpu_seconds_total \d/m);
-    const lagMax = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+    assert.match(text, /^process_cpu_seconds_total\{service="test"\} \d/m);
+    const lagMax = /^nodejs_eventloop_lag_max_seconds\{service="test"\} (\S+)$/m.exec(text);
     assert.ok(lagMax && Number(lagMax[1]) > 0, 'the event loop delay has been sampled');
     await app.close();
   });
