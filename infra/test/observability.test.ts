@@ -60,6 +60,12 @@ describe('Prometheus rules (infra/observability/prometheus)', () => {
     assert.equal(output.match(/SUCCESS/g)?.length, ruleFiles.length, output);
   });
 
+  test('promtool check config: the example configuration, which loads both rule files', () => {
+    const { status, output } = promtool(['check', 'config', 'prometheus.example.yml']);
+    assert.equal(status, 0, output);
+    for (const file of ruleFiles) assert.match(output, new RegExp(`Checking ${file}\\s+SUCCESS`), output);
+  });
+
   test('promtool test rules: the unit tests pass', () => {
     const { status, output } = promtool(['test', 'rules', ...ruleTestFiles.map((file) => `tests/${file}`)]);
     assert.equal(status, 0, output);
