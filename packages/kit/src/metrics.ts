@@ -27,18 +27,26 @@ export function sharedMetric<M>(registry: Registry, name: string, make: () => M)
   return (registry.getSingleMetric(name) as M | undefined) ?? make();
 }
 
+/** The reads of each registry under way, which its error counter waits for: a failure shows in the same scrape. */
+const readsUnderWay = new WeakMap<Registry, Set<Promise<unknown>>>();
+
 function collectErrors(registry: Registry): Counter<'collector'> {
-  return sharedMetric(
-    registry,
-    'metrics_collect_errors_total',
-    () =>
-      new Counter({
-        name: 'metrics_collect_errors_total',
-        help: 'Values read at scrape time that failed or took too long (their gauges are left out of that scrape), by collector',
-        labelNames: ['collector'],
-        registers: [registry],
-      }),
-  );
+  return sharedMetric(registry, 'metrics_collect_errors_total', () => {
+    const underWay = new Set<Promise<unknown>>();
+    readsUnderWay.set(registry, underWay);
+    return new Counter({
+      name: 'metrics_collect_errors_total',
+      help: 'Values read at scrape time that failed or took too long (their gauges are left out of that scrape), by collector',
+      labelNames: ['collector'],
+      registers: [registry],
+      async collect() {
+        // The registry starts every collect of a scrape before any of them resumes: after one turn, the reads
+        // of this scrape are all under way.
+        await null;
+        await Promise.allSettled(underWay);
+      },
+    });
+  });
 }
 
 /**
@@ -62,6 +70,9 @@ export function scrapedValue<T>(
       errors.inc({ collector });
       return undefined;
     });
+    const underWay = readsUnderWay.get(registry);
+    underWay?.add(value);
+    void value.finally(() => underWay?.delete(value));
     current = { value, atMs: Date.now() };
     return value;
   };
