@@ -4,10 +4,10 @@
 // platform in metrics.int.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { buildDashboards } from '../../scripts/generate-dashboards.js';
 import {
   dashboardExpressions,
@@ -134,6 +134,53 @@ describe('Prometheus rules (infra/observability/prometheus)', () => {
           assert.ok(bounded.has(label), `${rule.alert ?? rule.record}: grouped by ${label}`);
         }
       }
+    }
+  });
+});
+
+describe('PodMonitors (infra/observability/kubernetes) scrape what the pod annotations name', () => {
+  interface Selector {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: { key: string; operator: 'In' | 'NotIn'; values: string[] }[];
+  }
+  interface Workload {
+    kind: string;
+    metadata: { name: string };
+    spec?: {
+      template?: {
+        metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+        spec: { containers: { ports?: { name?: string; containerPort: number }[] }[] };
+      };
+    };
+  }
+  interface PodMonitor {
+    kind: string;
+    metadata: { name: string };
+    spec: { selector: Selector; podMetricsEndpoints: { port: string; path: string }[] };
+  }
+  const documents = <T>(url: URL) => parseAllDocuments(readFileSync(url, 'utf8')).map((document) => document.toJS() as T);
+  const selects = (selector: Selector, labels: Record<string, string>) =>
+    Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value) &&
+    (selector.matchExpressions ?? []).every(({ key, operator, values }) => values.includes(labels[key] ?? '') === (operator === 'In'));
+
+  test('every scraped pod of infra/k8s/base is selected by exactly one PodMonitor, on the port and path of its annotations', () => {
+    const base = new URL('../k8s/base/', observabilityDir);
+    const workloads = readdirSync(base)
+      .filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml')
+      .flatMap((file) => documents<Workload>(new URL(file, base)))
+      .filter((workload) => workload.spec?.template);
+    const monitors = documents<PodMonitor>(new URL('kubernetes/podmonitors.yaml', observabilityDir));
+    assert.ok(monitors.every((monitor) => monitor.kind === 'PodMonitor'));
+    const scraped = workloads.filter((workload) => workload.spec?.template?.metadata.annotations?.['prometheus.io/scrape'] === 'true');
+    assert.ok(scraped.length >= 13, 'the gateway, six services and their workers');
+    for (const workload of scraped) {
+      const template = workload.spec?.template as NonNullable<NonNullable<Workload['spec']>['template']>;
+      const selecting = monitors.filter((monitor) => selects(monitor.spec.selector, template.metadata.labels));
+      assert.equal(selecting.length, 1, `${workload.metadata.name}: one PodMonitor`);
+      const [endpoint] = (selecting[0] as PodMonitor).spec.podMetricsEndpoints;
+      const port = template.spec.containers.flatMap((container) => container.ports ?? []).find((one) => one.name === endpoint?.port);
+      assert.equal(String(port?.containerPort), template.metadata.annotations?.['prometheus.io/port'], `${workload.metadata.name}: port`);
+      assert.equal(endpoint?.path, template.metadata.annotations?.['prometheus.io/path'], `${workload.metadata.name}: path`);
     }
   });
 });
