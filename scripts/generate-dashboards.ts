@@ -28,6 +28,15 @@ const datasource = { type: 'prometheus', uid: '${datasource}' };
 const rate = (selector: string) => `rate(${selector}[$__rate_interval])`;
 const q = (expr: string, legend: string): Query => ({ expr, legend });
 
+/** A panel of one query. */
+const single = (title: string, description: string, query: Query, unit: Unit, width?: number): PanelSpec => ({
+  title,
+  description,
+  queries: [query],
+  unit,
+  ...(width === undefined ? {} : { width }),
+});
+
 function panel(spec: PanelSpec, id: number, x: number, y: number): Record<string, unknown> {
   const kind = spec.kind ?? 'timeseries';
   return {
@@ -106,13 +115,12 @@ const http = 'http_request_duration_seconds';
 const p99 = (selector: string, by: string) => `histogram_quantile(0.99, sum by (le, ${by}) (${rate(selector)}))`;
 
 const sloPanels: PanelSpec[] = [
-  {
-    title: 'SLO burn rate (1 h)',
-    description:
-      "Each SLO's error ratio over the last hour divided by its budget (1 − target). Above 14.4 with the 5-minute ratio too, ErrorBudgetBurnFast pages; 1 spends exactly the 30-day budget.",
-    queries: [q('slo:error_ratio:rate1h / on (slo) group_left () slo:error_budget:ratio', '{{slo}}')],
-    unit: 'none',
-  },
+  single(
+    'SLO burn rate (1 h)',
+    "Each SLO's error ratio over the last hour divided by its budget (1 − target). Above 14.4 with the 5-minute ratio too, ErrorBudgetBurnFast pages; 1 spends exactly the 30-day budget.",
+    q('slo:error_ratio:rate1h / on (slo) group_left () slo:error_budget:ratio', '{{slo}}'),
+    'none',
+  ),
   {
     title: 'SLO error ratio (1 d) against budget',
     description: 'Share of events failing each objective over the last day, beside the share its budget allows.',
@@ -131,25 +139,25 @@ function overview() {
         row: 'SLOs and alerts',
         panels: [
           ...sloPanels,
-          {
-            title: 'Firing alerts',
-            description: "Alerts of the platform's rules that fire now (Prometheus' ALERTS series).",
-            queries: [q('sum by (alertname, severity) (ALERTS{alertstate="firing"})', '{{alertname}} ({{severity}})')],
-            unit: 'short',
-            width: 24,
-          },
+          single(
+            'Firing alerts',
+            "Alerts of the platform's rules that fire now (Prometheus' ALERTS series).",
+            q('sum by (alertname, severity) (ALERTS{alertstate="firing"})', '{{alertname}} ({{severity}})'),
+            'short',
+            24,
+          ),
         ],
       },
       {
         row: 'Traffic per service',
         panels: [
-          {
-            title: 'Requests per second',
-            description: 'HTTP requests answered, by deployable (probes and /metrics excluded).',
-            queries: [q(`sum by (service) (${rate(`${http}_count`)})`, '{{service}}')],
-            unit: 'reqps',
-            width: 8,
-          },
+          single(
+            'Requests per second',
+            'HTTP requests answered, by deployable (probes and /metrics excluded).',
+            q(`sum by (service) (${rate(`${http}_count`)})`, '{{service}}'),
+            'reqps',
+            8,
+          ),
           {
             title: '5xx share',
             description: 'Share of HTTP answers that are 5xx, by deployable.',
@@ -159,61 +167,60 @@ function overview() {
             unit: 'percentunit',
             width: 8,
           },
-          {
-            title: 'p99 latency',
-            description: '99th percentile of HTTP request durations, by deployable.',
-            queries: [q(p99(`${http}_bucket`, 'service'), '{{service}}')],
-            unit: 's',
-            width: 8,
-          },
+          single(
+            'p99 latency',
+            '99th percentile of HTTP request durations, by deployable.',
+            q(p99(`${http}_bucket`, 'service'), '{{service}}'),
+            's',
+            8,
+          ),
         ],
       },
       {
         row: 'Dependencies and backlogs',
         panels: [
-          {
-            title: 'Readiness checks passing',
-            description: "Lowest readiness check result over each deployable's processes: 1 every process reaches it, 0 one does not.",
-            queries: [q('min by (service, check) (readiness_check_up)', '{{service}} {{check}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Outbox lag',
-            description: 'Age of the oldest event not yet published, by service (OutboxLagHigh above 60 s).',
-            queries: [q('max by (service) (outbox_oldest_pending_age_seconds)', '{{service}}')],
-            unit: 's',
-            width: 8,
-          },
-          {
-            title: 'Events waiting for consumers',
-            description: 'Events of the stream not yet delivered to each durable consumer.',
-            queries: [q('max by (consumer) (jetstream_consumer_pending_messages)', '{{consumer}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Webhook jobs waiting',
-            description: 'Delivery jobs in the queue by state.',
-            queries: [q('max by (state) (webhooks_delivery_queue_jobs)', '{{state}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Processes per service',
-            description: 'Processes scraped, by deployable (API and worker replicas together).',
-            queries: [q('count by (service) (process_start_time_seconds)', '{{service}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Event loop lag p99',
-            description:
-              "Highest 99th percentile of the event loop's delay over each deployable's processes: CPU saturation shows here first.",
-            queries: [q('max by (service) (nodejs_eventloop_lag_p99_seconds)', '{{service}}')],
-            unit: 's',
-            width: 8,
-          },
+          single(
+            'Readiness checks passing',
+            "Lowest readiness check result over each deployable's processes: 1 every process reaches it, 0 one does not.",
+            q('min by (service, check) (readiness_check_up)', '{{service}} {{check}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Outbox lag',
+            'Age of the oldest event not yet published, by service (OutboxLagHigh above 60 s).',
+            q('max by (service) (outbox_oldest_pending_age_seconds)', '{{service}}'),
+            's',
+            8,
+          ),
+          single(
+            'Events waiting for consumers',
+            'Events of the stream not yet delivered to each durable consumer.',
+            q('max by (consumer) (jetstream_consumer_pending_messages)', '{{consumer}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Webhook jobs waiting',
+            'Delivery jobs in the queue by state.',
+            q('max by (state) (webhooks_delivery_queue_jobs)', '{{state}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Processes per service',
+            'Processes scraped, by deployable (API and worker replicas together).',
+            q('count by (service) (process_start_time_seconds)', '{{service}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Event loop lag p99',
+            "Highest 99th percentile of the event loop's delay over each deployable's processes: CPU saturation shows here first.",
+            q('max by (service) (nodejs_eventloop_lag_p99_seconds)', '{{service}}'),
+            's',
+            8,
+          ),
         ],
       },
     ],
@@ -226,59 +233,53 @@ function gateway() {
     {
       row: 'SLOs',
       panels: [
-        {
-          title: 'API and MCP error ratio (5 min)',
-          description: 'Share of requests failing each edge SLO: 5xx for availability, slower than the threshold for latency.',
-          queries: [q('slo:error_ratio:rate5m{slo=~"api_.*|mcp_.*"}', '{{slo}}')],
-          unit: 'percentunit',
-        },
-        {
-          title: 'Status classes',
-          description: 'Answers per second by status.',
-          queries: [q(`sum by (status) (${rate(gw())})`, '{{status}}')],
-          unit: 'reqps',
-        },
+        single(
+          'API and MCP error ratio (5 min)',
+          'Share of requests failing each edge SLO: 5xx for availability, slower than the threshold for latency.',
+          q('slo:error_ratio:rate5m{slo=~"api_.*|mcp_.*"}', '{{slo}}'),
+          'percentunit',
+        ),
+        single('Status classes', 'Answers per second by status.', q(`sum by (status) (${rate(gw())})`, '{{status}}'), 'reqps'),
       ],
     },
     {
       row: 'Routes',
       panels: [
-        {
-          title: 'Requests by route',
-          description: "Requests per second by route pattern (a proxied prefix, or the gateway's own route).",
-          queries: [q(`sum by (route) (${rate(gw())})`, '{{route}}')],
-          unit: 'reqps',
-        },
-        {
-          title: '5xx by route',
-          description: '5xx answers per second by route and status: 503 is a dependency or a service away.',
-          queries: [q(`sum by (route, status) (${rate(gw(',status=~"5.."'))})`, '{{route}} {{status}}')],
-          unit: 'reqps',
-        },
-        {
-          title: 'p99 by route',
-          description: '99th percentile of request durations by route, proxying included.',
-          queries: [q(p99(`${http}_bucket{service="gateway"}`, 'route'), '{{route}}')],
-          unit: 's',
-        },
-        {
-          title: 'p50 by route',
-          description: 'Median request duration by route.',
-          queries: [q(`histogram_quantile(0.5, sum by (le, route) (${rate(`${http}_bucket{service="gateway"}`)}))`, '{{route}}')],
-          unit: 's',
-        },
+        single(
+          'Requests by route',
+          "Requests per second by route pattern (a proxied prefix, or the gateway's own route).",
+          q(`sum by (route) (${rate(gw())})`, '{{route}}'),
+          'reqps',
+        ),
+        single(
+          '5xx by route',
+          '5xx answers per second by route and status: 503 is a dependency or a service away.',
+          q(`sum by (route, status) (${rate(gw(',status=~"5.."'))})`, '{{route}} {{status}}'),
+          'reqps',
+        ),
+        single(
+          'p99 by route',
+          '99th percentile of request durations by route, proxying included.',
+          q(p99(`${http}_bucket{service="gateway"}`, 'route'), '{{route}}'),
+          's',
+        ),
+        single(
+          'p50 by route',
+          'Median request duration by route.',
+          q(`histogram_quantile(0.5, sum by (le, route) (${rate(`${http}_bucket{service="gateway"}`)}))`, '{{route}}'),
+          's',
+        ),
       ],
     },
     {
       row: 'Quota and audit',
       panels: [
-        {
-          title: 'Quota decisions',
-          description:
-            'Authenticated requests by quota decision: allowed, over_quota (429), over_rate (429), revoked (401), redis_unavailable (503).',
-          queries: [q(`sum by (decision) (${rate('gateway_quota_decisions_total')})`, '{{decision}}')],
-          unit: 'reqps',
-        },
+        single(
+          'Quota decisions',
+          'Authenticated requests by quota decision: allowed, over_quota (429), over_rate (429), revoked (401), redis_unavailable (503).',
+          q(`sum by (decision) (${rate('gateway_quota_decisions_total')})`, '{{decision}}'),
+          'reqps',
+        ),
         {
           title: 'Audit records held and dropped',
           description: 'Audit records waiting for NATS in each gateway process, and those dropped because the buffer was full.',
@@ -317,20 +318,20 @@ function eventsAndWebhooks() {
       {
         row: 'Outboxes',
         panels: [
-          {
-            title: 'Outbox lag',
-            description: 'Age of the oldest unpublished event, by service.',
-            queries: [q('max by (service) (outbox_oldest_pending_age_seconds)', '{{service}}')],
-            unit: 's',
-            width: 8,
-          },
-          {
-            title: 'Events waiting in outboxes',
-            description: 'Rows written and not yet published, by service.',
-            queries: [q('max by (service) (outbox_pending_events)', '{{service}}')],
-            unit: 'short',
-            width: 8,
-          },
+          single(
+            'Outbox lag',
+            'Age of the oldest unpublished event, by service.',
+            q('max by (service) (outbox_oldest_pending_age_seconds)', '{{service}}'),
+            's',
+            8,
+          ),
+          single(
+            'Events waiting in outboxes',
+            'Rows written and not yet published, by service.',
+            q('max by (service) (outbox_pending_events)', '{{service}}'),
+            'short',
+            8,
+          ),
           {
             title: 'Relay throughput and failures',
             description: 'Events published per second by the relays, and their failed rounds (NATS or Postgres away).',
@@ -346,27 +347,27 @@ function eventsAndWebhooks() {
       {
         row: 'JetStream consumers',
         panels: [
-          {
-            title: 'Pending',
-            description: 'Events not yet delivered to each durable consumer.',
-            queries: [q('max by (consumer) (jetstream_consumer_pending_messages)', '{{consumer}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Acknowledgement pending',
-            description: 'Events delivered and not yet acknowledged: in a handler, or waiting to be delivered again.',
-            queries: [q('max by (consumer) (jetstream_consumer_ack_pending_messages)', '{{consumer}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Redelivered',
-            description: 'Events being delivered again after a failed handler or an expired ack wait.',
-            queries: [q('max by (consumer) (jetstream_consumer_redelivered_messages)', '{{consumer}}')],
-            unit: 'short',
-            width: 8,
-          },
+          single(
+            'Pending',
+            'Events not yet delivered to each durable consumer.',
+            q('max by (consumer) (jetstream_consumer_pending_messages)', '{{consumer}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Acknowledgement pending',
+            'Events delivered and not yet acknowledged: in a handler, or waiting to be delivered again.',
+            q('max by (consumer) (jetstream_consumer_ack_pending_messages)', '{{consumer}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Redelivered',
+            'Events being delivered again after a failed handler or an expired ack wait.',
+            q('max by (consumer) (jetstream_consumer_redelivered_messages)', '{{consumer}}'),
+            'short',
+            8,
+          ),
         ],
       },
       {
@@ -382,20 +383,20 @@ function eventsAndWebhooks() {
             unit: 'percentunit',
             width: 8,
           },
-          {
-            title: 'Delivery queue by state',
-            description: 'Jobs waiting, delayed for a retry, active, and failed for good in BullMQ.',
-            queries: [q('max by (state) (webhooks_delivery_queue_jobs)', '{{state}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Attempts by result',
-            description: "Attempts per second by the receiver's status class, or why no answer came.",
-            queries: [q(`sum by (result) (${rate('webhooks_delivery_attempts_total')})`, '{{result}}')],
-            unit: 'ops',
-            width: 8,
-          },
+          single(
+            'Delivery queue by state',
+            'Jobs waiting, delayed for a retry, active, and failed for good in BullMQ.',
+            q('max by (state) (webhooks_delivery_queue_jobs)', '{{state}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Attempts by result',
+            "Attempts per second by the receiver's status class, or why no answer came.",
+            q(`sum by (result) (${rate('webhooks_delivery_attempts_total')})`, '{{result}}'),
+            'ops',
+            8,
+          ),
           {
             title: 'Event to first attempt',
             description: "The platform's part of a delivery: from the event to its first attempt.",
@@ -456,112 +457,112 @@ function services() {
       {
         row: 'HTTP',
         panels: [
-          {
-            title: 'Requests by route',
-            description: 'Requests per second by route pattern.',
-            queries: [q(`sum by (route) (${rate(`${http}_count${sel()}`)})`, '{{route}}')],
-            unit: 'reqps',
-            width: 8,
-          },
-          {
-            title: 'Errors by route',
-            description: '5xx answers per second by route and status.',
-            queries: [q(`sum by (route, status) (${rate(`${http}_count${sel(',status=~"5.."')}`)})`, '{{route}} {{status}}')],
-            unit: 'reqps',
-            width: 8,
-          },
-          {
-            title: 'p99 by route',
-            description: '99th percentile of request durations by route.',
-            queries: [q(p99(`${http}_bucket${sel()}`, 'route'), '{{route}}')],
-            unit: 's',
-            width: 8,
-          },
+          single(
+            'Requests by route',
+            'Requests per second by route pattern.',
+            q(`sum by (route) (${rate(`${http}_count${sel()}`)})`, '{{route}}'),
+            'reqps',
+            8,
+          ),
+          single(
+            'Errors by route',
+            '5xx answers per second by route and status.',
+            q(`sum by (route, status) (${rate(`${http}_count${sel(',status=~"5.."')}`)})`, '{{route}} {{status}}'),
+            'reqps',
+            8,
+          ),
+          single(
+            'p99 by route',
+            '99th percentile of request durations by route.',
+            q(p99(`${http}_bucket${sel()}`, 'route'), '{{route}}'),
+            's',
+            8,
+          ),
         ],
       },
       {
         row: 'NATS operations',
         panels: [
-          {
-            title: 'Served by outcome',
-            description: 'Requests this service answered per second, by operation and outcome code.',
-            queries: [q(`sum by (operation, code) (${rate(`nats_rpc_server_duration_seconds_count${sel()}`)})`, '{{operation}} {{code}}')],
-            unit: 'ops',
-            width: 8,
-          },
-          {
-            title: 'Served p99',
-            description: '99th percentile of the time to answer, by operation.',
-            queries: [q(p99(`nats_rpc_server_duration_seconds_bucket${sel()}`, 'operation'), '{{operation}}')],
-            unit: 's',
-            width: 8,
-          },
-          {
-            title: 'Made by outcome',
-            description: 'Requests this service made per second, by operation and outcome (unavailable: no answer in time).',
-            queries: [q(`sum by (operation, code) (${rate(`nats_rpc_client_duration_seconds_count${sel()}`)})`, '{{operation}} {{code}}')],
-            unit: 'ops',
-            width: 8,
-          },
+          single(
+            'Served by outcome',
+            'Requests this service answered per second, by operation and outcome code.',
+            q(`sum by (operation, code) (${rate(`nats_rpc_server_duration_seconds_count${sel()}`)})`, '{{operation}} {{code}}'),
+            'ops',
+            8,
+          ),
+          single(
+            'Served p99',
+            '99th percentile of the time to answer, by operation.',
+            q(p99(`nats_rpc_server_duration_seconds_bucket${sel()}`, 'operation'), '{{operation}}'),
+            's',
+            8,
+          ),
+          single(
+            'Made by outcome',
+            'Requests this service made per second, by operation and outcome (unavailable: no answer in time).',
+            q(`sum by (operation, code) (${rate(`nats_rpc_client_duration_seconds_count${sel()}`)})`, '{{operation}} {{code}}'),
+            'ops',
+            8,
+          ),
         ],
       },
       {
         row: 'Dependencies and outbox',
         panels: [
-          {
-            title: 'Readiness checks',
-            description: 'Each check per process: 1 passes, 0 fails.',
-            queries: [q(`readiness_check_up${sel()}`, '{{instance}} {{check}}')],
-            unit: 'short',
-            width: 8,
-          },
-          {
-            title: 'Outbox lag',
-            description: 'Age of the oldest unpublished event of this service.',
-            queries: [q(`max(outbox_oldest_pending_age_seconds${sel()})`, 'lag')],
-            unit: 's',
-            width: 8,
-          },
-          {
-            title: 'Metrics not read',
-            description: 'Values read at scrape time that failed or timed out (their gauges were left out), by collector.',
-            queries: [q(`sum by (collector) (${rate(`metrics_collect_errors_total${sel()}`)})`, '{{collector}}')],
-            unit: 'ops',
-            width: 8,
-          },
+          single(
+            'Readiness checks',
+            'Each check per process: 1 passes, 0 fails.',
+            q(`readiness_check_up${sel()}`, '{{instance}} {{check}}'),
+            'short',
+            8,
+          ),
+          single(
+            'Outbox lag',
+            'Age of the oldest unpublished event of this service.',
+            q(`max(outbox_oldest_pending_age_seconds${sel()})`, 'lag'),
+            's',
+            8,
+          ),
+          single(
+            'Metrics not read',
+            'Values read at scrape time that failed or timed out (their gauges were left out), by collector.',
+            q(`sum by (collector) (${rate(`metrics_collect_errors_total${sel()}`)})`, '{{collector}}'),
+            'ops',
+            8,
+          ),
         ],
       },
       {
         row: 'Process',
         panels: [
-          {
-            title: 'CPU',
-            description: 'CPU seconds per second, by process.',
-            queries: [q(`${rate(`process_cpu_seconds_total${sel()}`)}`, '{{instance}}')],
-            unit: 'short',
-            width: 6,
-          },
-          {
-            title: 'Resident memory',
-            description: 'Resident set size, by process.',
-            queries: [q(`process_resident_memory_bytes${sel()}`, '{{instance}}')],
-            unit: 'bytes',
-            width: 6,
-          },
-          {
-            title: 'Event loop lag p99',
-            description: "99th percentile of the event loop's delay, by process.",
-            queries: [q(`nodejs_eventloop_lag_p99_seconds${sel()}`, '{{instance}}')],
-            unit: 's',
-            width: 6,
-          },
-          {
-            title: 'Restarts (1 h)',
-            description: 'Process starts in the last hour, by process.',
-            queries: [q(`changes(process_start_time_seconds${sel()}[1h])`, '{{instance}}')],
-            unit: 'short',
-            width: 6,
-          },
+          single(
+            'CPU',
+            'CPU seconds per second, by process.',
+            q(`${rate(`process_cpu_seconds_total${sel()}`)}`, '{{instance}}'),
+            'short',
+            6,
+          ),
+          single(
+            'Resident memory',
+            'Resident set size, by process.',
+            q(`process_resident_memory_bytes${sel()}`, '{{instance}}'),
+            'bytes',
+            6,
+          ),
+          single(
+            'Event loop lag p99',
+            "99th percentile of the event loop's delay, by process.",
+            q(`nodejs_eventloop_lag_p99_seconds${sel()}`, '{{instance}}'),
+            's',
+            6,
+          ),
+          single(
+            'Restarts (1 h)',
+            'Process starts in the last hour, by process.',
+            q(`changes(process_start_time_seconds${sel()}[1h])`, '{{instance}}'),
+            'short',
+            6,
+          ),
         ],
       },
       {
@@ -573,12 +574,12 @@ function services() {
             queries: [q('max(mcp_approvals_pending)', 'pending'), q('max(mcp_approvals_oldest_pending_age_seconds)', 'oldest age (s)')],
             unit: 'short',
           },
-          {
-            title: 'Sign-ins by outcome',
-            description: 'Console sign-in submissions per second: signed_in, wrong_credentials, throttled.',
-            queries: [q(`sum by (outcome) (${rate('console_sign_in_attempts_total')})`, '{{outcome}}')],
-            unit: 'ops',
-          },
+          single(
+            'Sign-ins by outcome',
+            'Console sign-in submissions per second: signed_in, wrong_credentials, throttled.',
+            q(`sum by (outcome) (${rate('console_sign_in_attempts_total')})`, '{{outcome}}'),
+            'ops',
+          ),
         ],
       },
     ],
