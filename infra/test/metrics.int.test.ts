@@ -189,6 +189,8 @@ describe('every service exposes the metrics the dashboards and alerts read', () 
       routes.some((route) => /^\/api\/mcp(\/.*)?$/.test(route)),
       `the MCP route as mcp_availability selects it: ${routes}`,
     );
+    // The buckets the latency SLOs read, as Prometheus sees their `le`.
+    for (const le of ['1', '2.5']) assert.ok(value('gateway', 'http_request_duration_seconds_bucket', { le }) >= 1, `le="${le}"`);
     assert.ok(value('gateway', 'gateway_quota_decisions_total', { decision: 'allowed' }) >= 3);
     assert.equal(value('gateway', 'gateway_quota_decisions_total', { decision: 'redis_unavailable' }), 0);
     assert.ok(Number.isFinite(value('gateway', 'gateway_audit_records_held')));
@@ -220,6 +222,10 @@ describe('every service exposes the metrics the dashboards and alerts read', () 
   test("webhooks: the delivery's attempt, first-attempt delay, latency and attempts; the queue; the fan-out consumer", () => {
     assert.ok(value('webhooks', 'webhooks_delivery_attempts_total', { result: '2xx' }) >= 1);
     assert.ok(value('webhooks', 'webhooks_delivery_first_attempt_delay_seconds_count') >= 1);
+    assert.ok(
+      value('webhooks', 'webhooks_delivery_first_attempt_delay_seconds_bucket', { le: '60' }) >= 1,
+      'the bucket the delivery SLO reads',
+    );
     assert.ok(value('webhooks', 'webhooks_delivery_latency_seconds_count') >= 1);
     assert.ok(value('webhooks', 'webhooks_attempts_per_delivery_sum', { outcome: 'delivered' }) >= 1);
     for (const state of ['waiting', 'delayed', 'active', 'failed'])
