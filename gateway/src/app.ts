@@ -30,6 +30,7 @@ import {
   usageHistoryFor,
 } from './keys/console.js';
 import { keyStanding } from './keys/store.js';
+import { GatewayMetrics } from './metrics.js';
 import {
   createGrantFor,
   deleteEndedAccessTokens,
@@ -66,12 +67,14 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
     lingering: { timeMs: deps.env.LINGERING_TIME_MS, idleMs: deps.env.LINGERING_TIMEOUT_MS, maxBytes: deps.env.LINGERING_MAX_BYTES },
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: { ...readinessChecks(deps), scopes: scopeAgreement.readiness },
+    instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
 
   const challenges = challengesFor(deps.env);
+  const gatewayMetrics = new GatewayMetrics(metrics, deps.redis);
   app.addHook('onRequest', async (request, reply) => {
     const path = urlPath(request.url);
-    if (isProtectedPath(path)) await authenticate(deps, request, reply, path, challenges(path));
+    if (isProtectedPath(path)) await authenticate(deps, request, reply, path, challenges(path), gatewayMetrics);
   });
 
   // One audit record per authenticated API call, collected off the request path and published in batches.

@@ -121,8 +121,8 @@ describe('audit records are kept while NATS is away', () => {
     }
     // Read as Prometheus does, from the metrics port's registry (the public port serves no /metrics).
     const metrics = await metricsRegistryOf(small).metrics();
-    assert.match(metrics, /^gateway_audit_records_dropped_total 10$/m);
-    assert.match(metrics, /^gateway_audit_records_held 20$/m);
+    assert.match(metrics, /^gateway_audit_records_dropped_total\{service="gateway"\} 10$/m);
+    assert.match(metrics, /^gateway_audit_records_held\{service="gateway"\} 20$/m);
     assert.match(metrics, /^http_request_duration_seconds_count/m, 'the process metrics are still there');
     assert.equal(lines.filter((line) => line.includes('audit buffer full')).length, 1);
     await nats.start();

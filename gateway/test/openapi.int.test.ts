@@ -84,6 +84,19 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
+  test("every success answer documents the gateway's Request-Id and, beside it, Trace-Id", () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (!status.startsWith('2')) continue;
+          const headers = (response as { headers?: Record<string, { schema?: { pattern?: string } }> }).headers ?? {};
+          assert.ok(headers['Request-Id'], `${method} ${path} ${status}: Request-Id`);
+          assert.equal(headers['Trace-Id']?.schema?.pattern, '^[0-9a-f]{32}$', `${method} ${path} ${status}: Trace-Id`);
+        }
+      }
+    }
+  });
+
   test('every operation has a unique operationId, named after its operation', () => {
     const seen = new Map<string, string>();
     for (const [path, item] of Object.entries(document.paths)) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { metricsRegistryOf } from '@voice/kit';
 import { createTestContext, eventually, type TestContext } from '@voice/kit/testing';
 import { bearer, createOrgWithKey, Relay, startGateway, type TestGateway } from './support/harness.js';
 
@@ -71,6 +72,29 @@ describe('dependency outages: 503 fast, readiness fails and recovers, liveness s
     // Readiness recovers on reconnect, without a restart.
     await eventually('ready again after Redis returns', async () => (await probe('/readyz')) === 200, { timeoutMs: 10_000 });
     assert.equal((await gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) })).statusCode, 200);
+  });
+
+  test('the metrics the alerts watch show a Redis outage: its readiness check fails, and each request it failed is a quota decision redis_unavailable', async () => {
+    /** A sample's value from the gateway's registry, as the metrics port serves it: the line naming `name` and every label given. */
+    const sample = async (name: string, labels: string[]) => {
+      const text = await metricsRegistryOf(gateway.app).metrics();
+      const line = text.split('\n').find((one) => one.startsWith(`${name}{`) && labels.every((label) => one.includes(label)));
+      assert.ok(line, `${name} ${labels.join(',')}`);
+      return Number(line.split(' ').at(-1));
+    };
+    const before = await sample('gateway_quota_decisions_total', ['decision="redis_unavailable"']);
+    redisRelay.stop();
+    assert.equal((await gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) })).statusCode, 503);
+    assert.equal(await sample('gateway_quota_decisions_total', ['decision="redis_unavailable"']), before + 1);
+    assert.equal(await sample('readiness_check_up', ['check="redis"']), 0);
+    assert.equal(await sample('readiness_check_up', ['check="postgres"']), 1);
+    redisRelay.restore();
+    await eventually('the Redis check passes again', async () => (await sample('readiness_check_up', ['check="redis"'])) === 1, {
+      timeoutMs: 10_000,
+    });
+    const allowed = await sample('gateway_quota_decisions_total', ['decision="allowed"']);
+    assert.equal((await gateway.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer(key) })).statusCode, 200);
+    assert.equal(await sample('gateway_quota_decisions_total', ['decision="allowed"']), allowed + 1);
   });
 
   test('readiness is 503 while NATS is away and returns when it comes back', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseEnv } from '@voice/kit';
+import { tracingVariables, tracingWanted } from '@voice/kit/tracing';
 import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { envSchemas } from './support/env-schemas.js';
@@ -220,8 +221,8 @@ const secretValues: Record<string, string> = {
   OPENAI_API_KEY: 'sk-example',
 };
 
-/** Variables a pod gets that are for Node itself, not the process's schema. */
-const runtimeVariables = new Set(['NODE_OPTIONS']);
+/** Variables a pod gets that are for Node itself or for kit's tracing (the standard OTEL_* ones), not the process's schema. */
+const runtimeVariables = new Set(['NODE_OPTIONS', ...tracingVariables]);
 
 /**
  * The environment a deployable's pod would see: its ConfigMaps (as base has them, or as `configMaps` gives
@@ -281,6 +282,30 @@ describe('infra/k8s/base', () => {
       const id = `${manifest.kind}/${manifest.metadata.name}`;
       assert.ok(!seen.has(id), `${id} defined once`);
       seen.add(id);
+    }
+  });
+
+  test('tracing: the standard OTEL_* variables in voice-common, off until the commented endpoint is given', () => {
+    const common = find('ConfigMap', 'voice-common').data ?? {};
+    const otel = Object.keys(common).filter((name) => name.startsWith('OTEL_'));
+    assert.deepEqual(otel.sort(), [
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      'OTEL_RESOURCE_ATTRIBUTES',
+      'OTEL_TRACES_SAMPLER',
+      'OTEL_TRACES_SAMPLER_ARG',
+    ]);
+    for (const name of otel) assert.ok((tracingVariables as readonly string[]).includes(name), `${name} is one kit's tracing reads`);
+    assert.equal(tracingWanted(common), false, 'no endpoint, no exporter: tracing stays off');
+    const file = readFileSync(new URL('common.yaml', baseDir), 'utf8');
+    const commented = /^ {2}# (OTEL_EXPORTER_OTLP_ENDPOINT): (\S+)$/m.exec(file);
+    assert.ok(commented, 'the endpoint is there to uncomment');
+    assert.equal(tracingWanted({ ...common, [commented[1] as string]: commented[2] }), true, 'uncommented, it turns tracing on');
+    // Every deployable reads voice-common (the workers too): one place turns tracing on for all of them.
+    for (const manifest of manifests.filter((one) => one.kind === 'Deployment')) {
+      assert.ok(
+        onlyContainer(manifest).envFrom?.some((source) => source.configMapRef?.name === 'voice-common'),
+        `${manifest.metadata.name} reads voice-common`,
+      );
     }
   });
 

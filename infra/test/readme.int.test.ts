@@ -13,7 +13,14 @@ import { envSchemas } from './support/env-schemas.js';
 import { commands, inShell, read, root, section, shellBlocks } from './support/readme.js';
 
 /** The READMEs this test holds to "every command works when copied into bash and zsh". */
-const readmes = ['README.md', 'gateway/README.md', 'services/mcp/README.md', 'services/webhooks/README.md', 'services/console/README.md'];
+const readmes = [
+  'README.md',
+  'gateway/README.md',
+  'services/mcp/README.md',
+  'services/webhooks/README.md',
+  'services/console/README.md',
+  'infra/observability/README.md',
+];
 
 /**
  * The characters zsh expands as patterns outside quotes (`?`, `*`, `[`), where no file matches and zsh

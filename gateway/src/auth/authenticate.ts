@@ -5,6 +5,7 @@ import type { GatewayDeps } from '../deps.js';
 import { publicBaseUrl } from '../env.js';
 import { accessTokenPrefix, hashKey, isWellFormedAccessToken, isWellFormedKey } from '../keys/format.js';
 import { type KeyGrant, touchKey } from '../keys/store.js';
+import type { GatewayMetrics } from '../metrics.js';
 import type { Challenges } from '../oauth/metadata.js';
 import { countRequest, keyEndKey, type QuotaDecision } from '../quota/quota.js';
 import { requiredScope } from './scopes.js';
@@ -38,7 +39,7 @@ function bearerKey(header: string | undefined): string | undefined {
  * Authenticates and meters one API request, in the order API.md fixes: missing → unknown_key →
  * revoked → invalid_token (an access token off its resource) → forbidden_scope → quota. Sets
  * `request.identity` and the rate-limit headers. `path` is the URL's path, which the caller has already
- * taken out to decide that the route needs a key.
+ * taken out to decide that the route needs a key; `metrics` counts the quota decision.
  *
  * The credential is an API key or an OAuth access token (told apart by its prefix). A token answers for its
  * grant: the grant's id, scope, quota lineage and status, with the token's own expiry and resource. It is
@@ -52,6 +53,7 @@ export async function authenticate(
   reply: FastifyReply,
   path: string,
   challenges: Challenges,
+  metrics?: GatewayMetrics,
 ): Promise<void> {
   const key = bearerKey(request.headers.authorization);
   if (key === undefined) {
@@ -123,9 +125,12 @@ export async function authenticate(
       deps.countedRequests,
     );
   } catch (error) {
+    metrics?.quotaUnavailable();
     request.log.error({ err: error }, 'quota check failed');
     throw new ApiError('unavailable', 'Usage metering is unavailable; retry shortly.', { headers: { 'retry-after': '1' } });
   }
+
+  metrics?.quotaDecided(decision.verdict);
 
   // Revoked or past its rotation grace by the marker the admin command wrote: this replica's cached copy
   // of the key is stale, whether or not the NATS broadcast reached it.

@@ -36,6 +36,11 @@ const rateLimitHeaders = {
   'X-RateLimit-Remaining': { description: 'Requests left this month', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the monthly quota resets (Unix seconds)', schema: { type: 'integer' } },
   'Request-Id': { description: 'This request, for support', schema: { type: 'string' } },
+  'Trace-Id': {
+    description:
+      "This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend",
+    schema: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+  },
 };
 
 async function fetchDocument(url: string, timeoutMs: number): Promise<OpenApiDocument> {
@@ -44,7 +49,7 @@ async function fetchDocument(url: string, timeoutMs: number): Promise<OpenApiDoc
   return (await response.json()) as OpenApiDocument;
 }
 
-/** Adds what the gateway does to every operation: security, scope, rate-limit headers, error responses. */
+/** Adds what the gateway does to every operation: security, scope, rate-limit, request and trace id headers, error responses. */
 function decorate(path: string, method: string, operation: JsonObject): JsonObject {
   const open = isPublicPath(path);
   const responses = { ...((operation.responses as JsonObject | undefined) ?? {}) };

@@ -2232,6 +2232,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2332,6 +2334,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2430,6 +2434,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2519,6 +2525,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2536,6 +2544,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2645,6 +2655,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2730,6 +2742,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2815,6 +2829,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2932,6 +2948,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,6 +3039,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3038,6 +3058,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,6 +3163,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,6 +3258,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3320,6 +3346,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3337,6 +3365,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3422,6 +3452,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3507,6 +3539,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3594,6 +3628,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3707,6 +3743,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3792,6 +3830,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3877,6 +3917,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3985,6 +4027,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4072,6 +4116,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4189,6 +4235,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +4322,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4359,6 +4409,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4472,6 +4524,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4564,6 +4618,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4665,6 +4721,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4784,6 +4842,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4877,6 +4937,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4962,6 +5024,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5047,6 +5111,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5160,6 +5226,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5250,6 +5318,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5345,6 +5415,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,6 +5508,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5525,6 +5599,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5650,6 +5726,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5735,6 +5813,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5820,6 +5900,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5952,6 +6034,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6045,6 +6129,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6140,6 +6226,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6227,6 +6315,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6321,6 +6411,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6413,6 +6505,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6533,6 +6627,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6618,6 +6714,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6703,6 +6801,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6823,6 +6923,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6911,6 +7013,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6996,6 +7100,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7081,6 +7187,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7173,6 +7281,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7283,6 +7393,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7368,6 +7480,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7453,6 +7567,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7565,6 +7681,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7653,6 +7771,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7740,6 +7860,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7829,6 +7951,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7914,6 +8038,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7999,6 +8125,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8088,6 +8216,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8174,6 +8304,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8260,6 +8392,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8411,6 +8545,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8493,6 +8629,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8577,6 +8715,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8669,6 +8809,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8757,6 +8899,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8843,6 +8987,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8928,6 +9074,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9013,6 +9161,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9102,6 +9252,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9187,6 +9339,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9272,6 +9426,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9365,6 +9521,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9452,6 +9610,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9539,6 +9699,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description This request, for support */
                     "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

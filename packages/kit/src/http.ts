@@ -18,9 +18,10 @@ import {
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { ApiError, envelope, installErrorHandling, toApiError } from './errors.js';
-import { healthPlugin, type ReadinessCheck } from './health.js';
+import { healthPlugin, metricsRegistryOf, type ReadinessCheck } from './health.js';
 import { newId } from './ids.js';
 import { LingeringClose, type LingeringLimits } from './lingering-close.js';
+import { type Instruments, instrumentRegistry } from './metrics.js';
 import { RequestlessConnections } from './requestless-connections.js';
 import { routeOperationId, routeScope } from './service-auth.js';
 import { findNulCharacter } from './text.js';
@@ -36,6 +37,11 @@ export interface HttpAppOptions {
   metrics?: Registry;
   /** Serve `/metrics` on the app's own port (the default); the gateway, whose port is public, does not. */
   serveMetrics?: boolean;
+  /**
+   * What `/metrics` reports beyond requests and the process (metrics.ts): the NATS requests the bus answers and
+   * makes and its consumers' backlog, the outbox's lag and throughput.
+   */
+  instrument?: Instruments;
   /** Development only: `/readyz` shows each failed dependency's error text (hosts, ports, server messages). */
   showDependencyErrors?: boolean;
   /** Largest accepted request body; larger ones get 413. */
@@ -172,8 +178,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     checks: options.readiness,
     showErrors: options.showDependencyErrors ?? false,
     serveMetrics: options.serveMetrics ?? true,
+    service: options.name,
     ...(options.metrics ? { registry: options.metrics } : {}),
   });
+  if (options.instrument) instrumentRegistry(metricsRegistryOf(app), options.name, options.instrument);
   // Every route's zod schemas become its OpenAPI description; the gateway merges these into the public
   // document, so the schemas that validate requests are the ones published.
   await app.register(fastifySwagger, {

@@ -15,6 +15,7 @@ export * from './ids.js';
 export * from './lingering-close.js';
 export * from './logger.js';
 export * from './mail.js';
+export * from './metrics.js';
 export * from './nats.js';
 export * from './network.js';
 export * from './outbox.js';

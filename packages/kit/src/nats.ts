@@ -84,6 +84,15 @@ export interface BusOptions {
   eventSchemas?: EventSchemas;
 }
 
+/**
+ * What a bus reports of each NATS request it answers (`served`) and makes (`called`): the operation's subject
+ * (without the namespace), `ok` or the error's code, and the time it took. Kit's metrics.ts counts them.
+ */
+export interface RpcObserver {
+  served(operation: string, code: string, seconds: number): void;
+  called(operation: string, code: string, seconds: number): void;
+}
+
 export type RpcHandler<D extends RpcDefinition> = (input: z.output<D['input']>, identity: Identity) => Promise<z.input<D['output']>>;
 
 /** Handles events of the types `T`: `data` is typed, and was checked against `eventDataSchemas` before the call. */
@@ -178,6 +187,7 @@ export class Bus {
   private streamReady: Promise<void> | undefined;
   /** Resolved while the connection is up; while it reconnects, a promise resolved by the reconnect. */
   private connected: Promise<void> = Promise.resolve();
+  private rpcObserver: RpcObserver | undefined;
 
   private constructor(connection: NatsConnection, options: BusOptions) {
     this.connection = connection;
@@ -239,6 +249,11 @@ export class Bus {
     reconnected?.();
   }
 
+  /** Reports every request this bus answers and makes from now on to `observer` (the app's metrics). */
+  observeRpc(observer: RpcObserver): void {
+    this.rpcObserver = observer;
+  }
+
   /** A subject inside this bus's namespace. */
   subject(name: string): string {
     return this.namespace ? `${this.namespace}.${name}` : name;
@@ -288,6 +303,7 @@ export class Bus {
   }
 
   private async answer<D extends RpcDefinition>(definition: D, handler: RpcHandler<D>, message: Msg): Promise<void> {
+    const started = performance.now();
     let reply: RpcReply;
     try {
       try {
@@ -318,6 +334,7 @@ export class Bus {
       markFailed(activeSpan(), apiError);
     }
     message.respond(encoder.encode(JSON.stringify(reply)));
+    this.rpcObserver?.served(definition.subject, reply.ok ? 'ok' : reply.error.code, (performance.now() - started) / 1000);
   }
 
   /**
@@ -337,7 +354,8 @@ export class Bus {
     input: z.input<D['input']>,
     options: { timeoutMs?: number } = {},
   ): Promise<z.output<D['output']>> {
-    return inSpan(
+    const started = performance.now();
+    const called = inSpan(
       `send ${definition.subject}`,
       {
         kind: spanKind.client,
@@ -349,6 +367,19 @@ export class Bus {
         },
       },
       () => this.callUntraced(definition, identity, input, options),
+    );
+    const observer = this.rpcObserver;
+    if (!observer) return called;
+    const seconds = () => (performance.now() - started) / 1000;
+    return called.then(
+      (result) => {
+        observer.called(definition.subject, 'ok', seconds());
+        return result;
+      },
+      (error: unknown) => {
+        observer.called(definition.subject, error instanceof ApiError ? error.code : 'internal', seconds());
+        throw error;
+      },
     );
   }
 

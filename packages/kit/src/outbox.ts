@@ -152,6 +152,8 @@ export class OutboxRelay implements BackgroundWork {
   private nudged = false;
   private failures = 0;
   private wake: (() => void) | undefined;
+  /** What this relay did since it was made, for the app's metrics (kit's metrics.ts): events published, rounds failed. */
+  readonly stats = { published: 0, failedRounds: 0 };
 
   constructor(private readonly config: OutboxRelayOptions) {
     this.options = {
@@ -218,6 +220,7 @@ export class OutboxRelay implements BackgroundWork {
       if (published.length > 0) await client.query('DELETE FROM outbox_events WHERE seq = ANY($1::bigint[])', [published]);
       await client.query('COMMIT');
       healthy = true;
+      this.stats.published += published.length;
       const failed = results.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
       return published.length;
@@ -238,6 +241,7 @@ export class OutboxRelay implements BackgroundWork {
         this.failures = 0;
       } catch (error) {
         this.failures++;
+        this.stats.failedRounds++;
         // One line when an outage starts and one a minute or so while it lasts, not one per probe.
         if (this.failures === 1 || this.failures % 12 === 0) {
           this.config.logger.warn({ err: error, attempts: this.failures }, 'outbox events not published; retrying');

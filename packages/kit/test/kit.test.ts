@@ -9,6 +9,7 @@ import { eventId, newId, randomBase62 } from '../src/ids.js';
 import { natsServer } from '../src/nats.js';
 import { afterPosition, createdBetween, decodeCursor, decodeTwoWayCursor, encodeCursor, toPage, toTwoWayPage } from '../src/pagination.js';
 import { bullmqOptions, createRedisClient, redisNodes } from '../src/redis.js';
+import { eventually } from '../src/testing/eventually.js';
 import { testIdentity } from '../src/testing/identity.js';
 
 describe('env', () => {
@@ -564,14 +565,60 @@ describe('metrics', () => {
     assert.equal(response.statusCode, 200);
     assert.match(response.headers['content-type'] as string, /^text\/plain/);
     const text = response.body;
-    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/things\/:id",status="200"\} 2$/m);
-    assert.match(text, /^http_request_duration_seconds_count\{method="POST",route="\/inside",status="200"\} 1$/m);
-    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1$/m);
+    // Every series carries the deployable's name as `service`.
+    assert.match(text, /^http_request_duration_seconds_count\{service="test",method="GET",route="\/things\/:id",status="200"\} 2$/m);
+    assert.match(text, /^http_request_duration_seconds_count\{service="test",method="POST",route="\/inside",status="200"\} 1$/m);
+    assert.match(text, /^http_request_duration_seconds_count\{service="test",method="GET",route="unmatched",status="404"\} 1$/m);
     assert.doesNotMatch(text, /route="\/healthz"/, 'probes are not counted');
-    assert.match(text, /^process_cpu_seconds_total \d/m);
-    const lagMax = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+    assert.match(text, /^process_cpu_seconds_total\{service="test"\} \d/m);
+    const lagMax = /^nodejs_eventloop_lag_max_seconds\{service="test"\} (\S+)$/m.exec(text);
     assert.ok(lagMax && Number(lagMax[1]) > 0, 'the event loop delay has been sampled');
     await app.close();
+  });
+});
+
+describe('metrics read at scrape time', () => {
+  test('a backlog read from its table at each scrape; a failed or hung read is NaN and counted, never a stale figure', async () => {
+    const { Registry } = await import('prom-client');
+    const { observeBacklog, scrapedValue } = await import('../src/metrics.js');
+    const registry = new Registry();
+    let answer: () => Promise<unknown> = async () => [{ waiting: 3, oldest_age: 42.5 }];
+    const queries: string[] = [];
+    observeBacklog(registry, {
+      collector: 'things',
+      database: {
+        $queryRawUnsafe: <T>(query: string) => {
+          queries.push(query);
+          return answer() as Promise<T>;
+        },
+      },
+      table: 'things',
+      where: "status = 'waiting'",
+      count: { name: 'things_waiting', help: 'Things waiting' },
+      oldestAge: { name: 'things_oldest_waiting_age_seconds', help: 'Age of the oldest thing waiting' },
+    });
+    const first = await registry.metrics();
+    assert.match(first, /^things_waiting 3$/m);
+    assert.match(first, /^things_oldest_waiting_age_seconds 42.5$/m);
+    assert.equal(queries.length, 1, 'one query serves both gauges of a scrape');
+    assert.match(queries[0] as string, /FROM things WHERE status = 'waiting'$/);
+
+    answer = async () => {
+      throw new Error('database away');
+    };
+    // The first answer is reused for a second (a second scrape at once); wait for the next read.
+    const failed = await eventually('the next scrape reads again', async () => {
+      const text = await registry.metrics();
+      // prom-client writes NaN as `Nan`, which Prometheus parses as NaN (case does not matter to it).
+      if (!/^things_waiting Nan$/im.test(text)) throw new Error('still the reused answer');
+      return text;
+    });
+    assert.match(failed, /^things_oldest_waiting_age_seconds Nan$/im);
+    assert.match(failed, /^metrics_collect_errors_total\{collector="things"\} 1$/m);
+
+    const hung = scrapedValue(registry, 'hung', () => new Promise<number>(() => {}), 20);
+    assert.equal(await hung(), undefined, 'a read that does not answer within its bound gives up');
+    assert.match(await registry.metrics(), /^metrics_collect_errors_total\{collector="hung"\} 1$/m);
   });
 });
 

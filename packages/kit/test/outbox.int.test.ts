@@ -3,11 +3,20 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { EventEnvelope } from '@voice/proto';
 import pg from 'pg';
+import { Registry } from 'prom-client';
 import { createLogger } from '../src/logger.js';
+import { observeOutbox } from '../src/metrics.js';
 import { Bus } from '../src/nats.js';
 import { commitWithEvents, OutboxRelay, type OutboxWriter } from '../src/outbox.js';
 import { schemaPoolConfig } from '../src/prisma.js';
-import { createTestDatabase, sampleEventData, startOwnNats, storedEventCount, testSigningSecret } from '../src/testing/index.js';
+import {
+  createTestDatabase,
+  eventually,
+  sampleEventData,
+  startOwnNats,
+  storedEventCount,
+  testSigningSecret,
+} from '../src/testing/index.js';
 
 // Every service declares the same outbox table; the leads schema's serves these tests of the mechanism.
 const schema = 'leads';
@@ -119,14 +128,23 @@ describe('transactional outbox', () => {
     t.after(async () => {
       await relay.close();
     });
+    // What Prometheus would read meanwhile: the rows waiting, the oldest one's age, the relay's failures.
+    const registry = new Registry();
+    observeOutbox(registry, relay, { $queryRawUnsafe: async (query: string) => (await pool.query(query)).rows as never });
+    const gauge = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
     await nats.stop();
     const written = await commitEvents(60, 6, relay);
     assert.equal(await pending(), 60, 'every write committed with its events while nothing could be published');
+    assert.equal(await gauge('outbox_pending_events'), 60);
+    assert.ok((await gauge('outbox_oldest_pending_age_seconds')) > 0, 'the outbox lag grows');
+    await eventually('the relay counts its failed rounds', async () => (await gauge('outbox_relay_failures_total')) >= 1);
     await nats.start();
     await untilPublished();
     const events = await stored();
     assertOncePerId(events, written);
     assertAggregateOrder(events);
+    await eventually('no lag once published', async () => (await gauge('outbox_oldest_pending_age_seconds')) === 0);
+    assert.equal(await gauge('outbox_events_published_total'), 60);
   });
 
   test('rows left by a process that died after its commit are published by another relay', async (t) => {

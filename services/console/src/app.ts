@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, readinessChecks, startWorkers } from '@voice/kit';
+import { createHttpApp, type HttpApp, metricsRegistryOf, readinessChecks, startWorkers } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { ConsoleDeps } from './deps.js';
 import { startCleanup } from './domain/cleanup.js';
@@ -7,6 +7,7 @@ import { acceptCookies } from './http/cookies.js';
 import { acceptForms, refuseRepeatedQueryParameters } from './http/forms.js';
 import { answerRouterError, installPageHandling, pagesPrefix } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
+import { ConsoleMetrics } from './metrics.js';
 import { serveConsoleRpc } from './nats/handlers.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -46,8 +47,10 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: readinessChecks(deps),
+    instrument: { bus: deps.bus },
     routerErrorAnswer: answerRouterError,
   });
+  const metrics = new ConsoleMetrics(metricsRegistryOf(app));
   // Every page lives under /dashboard, the prefix the gateway sends here; inside it errors and unknown
   // addresses are pages, while the probes keep kit's JSON.
   await app.register(
@@ -61,7 +64,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
       recordConsoleActions(pages, app);
       installSessionCheck(pages, deps);
       staticRoutes(pages);
-      signInRoutes(pages, deps);
+      signInRoutes(pages, deps, metrics);
       invitationRoutes(pages, deps);
       homeRoutes(pages, deps);
       memberRoutes(pages, deps);

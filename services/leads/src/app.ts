@@ -23,6 +23,7 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
     logger: deps.logger,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: readinessChecks(deps),
+    instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   workspaceRoutes(app, deps);

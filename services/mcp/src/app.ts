@@ -1,8 +1,17 @@
-import { type BackgroundWork, createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
+import {
+  type BackgroundWork,
+  createHttpApp,
+  type HttpApp,
+  metricsRegistryOf,
+  readinessChecks,
+  serviceAuthPlugin,
+  startWorkers,
+} from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import type { McpDeps } from './deps.js';
 import { sweepExpired } from './domain/approvals.js';
 import { ToolCatalog } from './mcp/catalog.js';
+import { observeApprovals } from './metrics.js';
 import { serveMcpRpc } from './nats/handlers.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -17,8 +26,10 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
     bodyLimitBytes: requestBodyLimitBytes.mcp,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: readinessChecks(deps),
+    instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
+  observeApprovals(metricsRegistryOf(app), deps.prisma);
   mcpRoutes(app, deps, catalog);
   approvalRoutes(app, deps);
   telegramHookRoutes(app, deps);

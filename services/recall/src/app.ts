@@ -13,6 +13,7 @@ export async function buildApp(deps: RecallDeps): Promise<HttpApp> {
     bodyLimitBytes: deps.env.BODY_LIMIT_BYTES,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: readinessChecks(deps),
+    instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   documentRoutes(app, deps);

@@ -17,6 +17,7 @@ export async function buildApp(deps: TelephonyDeps): Promise<HttpApp> {
     bodyLimitBytes: requestBodyLimitBytes.telephony,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: readinessChecks(deps),
+    instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   callRoutes(app, deps);

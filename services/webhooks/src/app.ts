@@ -1,8 +1,9 @@
-import { createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
+import { createHttpApp, type HttpApp, metricsRegistryOf, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
 import { requestBodyLimitBytes } from '@voice/proto';
 import { startMaintenance } from './delivery/maintenance.js';
 import { startDeliveryWorker } from './delivery/worker.js';
 import type { WebhooksDeps } from './deps.js';
+import { DeliveryMetrics } from './metrics.js';
 import { startFanout } from './nats/fanout.js';
 import { serveWebhooksRpc } from './nats/handlers.js';
 import { startPlanChanges } from './nats/plan-changes.js';
@@ -22,14 +23,16 @@ export async function buildApp(deps: WebhooksDeps): Promise<HttpApp> {
     logger: deps.logger,
     showDependencyErrors: deps.env.NODE_ENV === 'development',
     readiness: readinessChecks(deps),
+    instrument: { bus: deps.bus },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
+  const metrics = new DeliveryMetrics(metricsRegistryOf(app), deps.queue);
   webhookRoutes(app, deps);
   deliveryRoutes(app, deps);
   serveWebhooksRpc(deps);
   // Closed in reverse: the consumers stop taking events first, then in-flight attempts finish.
   await startWorkers(app, deps.env.WORKERS, {
-    deliveries: () => startDeliveryWorker(deps),
+    deliveries: () => startDeliveryWorker(deps, metrics),
     maintenance: () => startMaintenance(deps),
     fanout: () => startFanout(deps),
     'plan-changes': () => startPlanChanges(deps),

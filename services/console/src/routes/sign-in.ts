@@ -8,6 +8,7 @@ import { deviceOf } from '../http/device.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
 import { preSessionFormToken, signedInOf } from '../http/session.js';
+import type { ConsoleMetrics } from '../metrics.js';
 import { signInPage } from '../views/sign-in.js';
 
 const signInForm = z.object({ email: z.string().trim().max(320), password: z.string().max(1024) });
@@ -22,7 +23,8 @@ function afterSignIn(next: unknown): string | undefined {
 
 export const wrongCredentialsMessage = 'The e-mail address or the password is wrong.';
 
-export function signInRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+/** `metrics` counts each sign-in's outcome. */
+export function signInRoutes(app: FastifyInstance, ctx: ConsoleContext, metrics?: ConsoleMetrics): void {
   app.get('/sign-in', { config: { access: 'public' } }, async (request, reply) => {
     const next = afterSignIn((request.query as { next?: unknown }).next);
     if (request.signedIn) return reply.redirect(next ?? '/dashboard', 303);
@@ -45,6 +47,7 @@ export function signInRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
     if (!form.success) return sendPage(reply, 400, signInPage({ csrfToken, next, error: 'Enter your e-mail address and password.' }));
     const { email, password } = form.data;
     const result = await signIn(ctx, { email, password, ...deviceOf(request) });
+    metrics?.signIn(result.outcome);
     switch (result.outcome) {
       case 'signed_in':
         setSessionCookie(request, reply, ctx.env, result.token);

@@ -4,6 +4,7 @@ import type { WebhooksDeps } from '../deps.js';
 import { decideOutcome } from '../domain/outcome.js';
 import { signingSecrets } from '../domain/records.js';
 import { signedHeaders } from '../domain/signature.js';
+import { attemptResult, type DeliveryMetrics } from '../metrics.js';
 import { abandon, loadAttempt, recordFailure, recordSuccess } from '../store/deliveries.js';
 import { disableEndpoint, markFailing, markHealthy } from '../store/endpoints.js';
 import { postJson } from './post.js';
@@ -25,18 +26,23 @@ const excerptChars = 255;
 /**
  * One attempt of one delivery. The delivery row is the truth: a job whose delivery already succeeded or
  * failed (a job run twice after a crash) does nothing, so a receiver gets an event at least once and,
- * outside crashes, exactly once per attempt.
+ * outside crashes, exactly once per attempt. `metrics` counts the attempt and, when it ends the delivery, its outcome.
  */
-export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Promise<string> {
+export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob, metrics?: DeliveryMetrics): Promise<string> {
   const { prisma, env } = deps;
   const delivery = await loadAttempt(prisma, job.orgId, job.deliveryId);
   if (delivery?.status !== 'pending') return 'nothing to do';
   const { endpoint, event } = delivery;
   if (endpoint.status !== 'enabled') {
     await abandon(prisma, job.orgId, delivery.id, 'endpoint_disabled');
+    metrics?.ended('abandoned', delivery.attemptCount);
     return 'endpoint disabled';
   }
   const startedAt = new Date();
+  // From the event, or from a replay's creation: a replay of last week's event is not a week late.
+  const since = delivery.replayOf === null ? event.createdAt : delivery.createdAt;
+  const secondsSince = (at: Date) => (at.getTime() - since.getTime()) / 1000;
+  if (delivery.attemptCount === 0) metrics?.firstAttempt(secondsSince(startedAt));
   // webhook-id is the event id: the same on every retry and replay, so receivers can deduplicate.
   const headers = signedHeaders(signingSecrets(endpoint, startedAt, deps.secretBox), event.id, event.body, startedAt);
   // The POST is a client span of our trace, but its request carries none of our trace headers: the receiver is
@@ -76,6 +82,8 @@ export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Pro
     },
   );
   const at = new Date();
+  metrics?.attempted(attemptResult(result));
+  const attempts = delivery.attemptCount + 1;
   const record = {
     at,
     responseStatus: result.kind === 'response' ? result.status : null,
@@ -84,6 +92,7 @@ export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Pro
   };
   if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
     await recordSuccess(prisma, job.orgId, delivery.id, record);
+    metrics?.ended('delivered', attempts, secondsSince(at));
     if (endpoint.failingSince !== null) await markHealthy(prisma, job.orgId, endpoint.id);
     return `delivered (${result.status})`;
   }
@@ -98,6 +107,7 @@ export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Pro
     case 'gone':
       await disableEndpoint(prisma, job.orgId, endpoint.id, 'endpoint_gone');
       await recordFailure(prisma, job.orgId, delivery.id, record, null);
+      metrics?.ended('failed', attempts);
       deps.logger.info({ endpoint_id: endpoint.id, delivery_id: delivery.id }, 'endpoint answered 410; disabled');
       return 'endpoint gone; disabled';
     case 'dead':
@@ -106,6 +116,7 @@ export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob): Pro
         deps.logger.info({ endpoint_id: endpoint.id, failing_since: failingSince }, 'endpoint failing too long; disabled');
       }
       await recordFailure(prisma, job.orgId, delivery.id, record, null);
+      metrics?.ended('failed', attempts);
       return 'dead letter';
     case 'retry':
       await recordFailure(prisma, job.orgId, delivery.id, record, new Date(at.getTime() + outcome.delayMs));
@@ -118,11 +129,11 @@ export interface DeliveryWorker {
 }
 
 /** Runs delivery attempts from the queue, `WEBHOOK_DELIVERY_CONCURRENCY` at a time (kit's supervised BullMQ worker). */
-export function startDeliveryWorker(deps: WebhooksDeps): DeliveryWorker {
+export function startDeliveryWorker(deps: WebhooksDeps, metrics?: DeliveryMetrics): DeliveryWorker {
   const { env, logger } = deps;
   return startBullmqWorker<DeliveryJob, string>({
     queue: deliveryQueueName,
-    processor: (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data),
+    processor: (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data, metrics),
     env,
     logger,
     options: {
