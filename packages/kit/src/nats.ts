@@ -122,6 +122,18 @@ export interface ConsumeOptions<T extends EventType = EventType> {
 
 const day = 24 * 60 * 60 * 1000;
 
+/** How one call is made (`Bus.call`). */
+export interface CallOptions {
+  /** The call's deadline; the bus's `requestTimeoutMs` when not given. */
+  timeoutMs?: number;
+  /**
+   * Whether a request answered "no responders" is sent again within the deadline (the default: a responder
+   * may be reconnecting). False for an answer that is a nicety: a service that is not deployed fails the call
+   * at once rather than at its deadline.
+   */
+  awaitResponder?: boolean;
+}
+
 /** A request's deadline where the bus is given none (`requestTimeoutMs`). */
 export const defaultRequestTimeoutMs = 5_000;
 
@@ -352,7 +364,7 @@ export class Bus {
     definition: D,
     identity: Identity,
     input: z.input<D['input']>,
-    options: { timeoutMs?: number } = {},
+    options: CallOptions = {},
   ): Promise<z.output<D['output']>> {
     const started = performance.now();
     const called = inSpan(
@@ -387,7 +399,7 @@ export class Bus {
     definition: D,
     identity: Identity,
     input: z.input<D['input']>,
-    options: { timeoutMs?: number },
+    options: CallOptions,
   ): Promise<z.output<D['output']>> {
     const subject = this.subject(definition.subject);
     const payload = encoder.encode(JSON.stringify({ identity, input }));
@@ -404,7 +416,7 @@ export class Bus {
         break;
       } catch (error) {
         const left = deadline - Date.now();
-        if (error instanceof RequestError && error.isNoResponders() && left > 0) {
+        if (error instanceof RequestError && error.isNoResponders() && left > 0 && options.awaitResponder !== false) {
           await sleep(Math.min(left, noRespondersRetryMs * 2 ** Math.min(attempt, 4)));
           continue;
         }

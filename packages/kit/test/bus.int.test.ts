@@ -147,6 +147,22 @@ describe('NATS between services', () => {
     assert.deepEqual(await calling, { text: 'WAITED' });
   });
 
+  test('a call that does not await a responder is unavailable at once when nobody serves its subject', async () => {
+    // The console's count of waiting approvals asks so: an mcp service that is not deployed costs a page nothing.
+    const optional = defineRpc('svc.test.optional', z.object({}), z.object({ served: z.boolean() }), 'read');
+    const settled = serviceB.call(optional, testIdentity(), {}, { timeoutMs: 120_000, awaitResponder: false }).then(
+      () => 'answered',
+      (error: unknown) => (error instanceof ApiError ? error.code : 'other error'),
+    );
+    // The subject is served once the call settles, or after 20 s: a call that waited for a responder would be
+    // answered then (and fail this test) instead of hanging to its deadline.
+    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+    serviceA.serve(optional, async () => ({ served: true }));
+    assert.equal(await settled, 'unavailable');
+    // Calls that await a responder (the default) are answered by it.
+    assert.deepEqual(await serviceB.call(optional, testIdentity(), {}, { timeoutMs: 10_000 }), { served: true });
+  });
+
   test('queue groups: replicas share requests, each request is answered once', async () => {
     const replica = await Bus.connect({ url: testServerUrls.nats, name: 'a2', namespace, logger, secret: testSigningSecret });
     const shared = defineRpc('svc.test.shared', z.object({ n: z.number() }), z.object({ by: z.string() }), 'read');

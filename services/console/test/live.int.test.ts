@@ -153,8 +153,8 @@ describe('the live stream at shutdown', () => {
       await stream.ended;
       assert.deepEqual(stream.events, []);
     } finally {
-      await harness.deps.close();
-      await harness.ctx.cleanup();
+      // Closes the app (a second close is a no-op), the console's connections, the gateway and the test's data.
+      await harness.close();
     }
   });
 });

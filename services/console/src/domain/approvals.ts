@@ -58,7 +58,16 @@ export async function waitingApprovals(
 ): Promise<number | undefined> {
   try {
     // A read needs no plan; `lite` grants the least.
-    const answer = await ctx.bus.call(mcpRpc.countWaiting, personIdentity(signedIn, requestId, 'lite'), {}, { timeoutMs: countTimeoutMs });
+    // No mcp service listening (not deployed) is no count at once, rather than a page held for the deadline.
+    const answer = await ctx.bus.call(
+      mcpRpc.countWaiting,
+      personIdentity(signedIn, requestId, 'lite'),
+      {},
+      {
+        timeoutMs: countTimeoutMs,
+        awaitResponder: false,
+      },
+    );
     return answer.pending;
   } catch (error) {
     ctx.logger.debug({ err: error }, 'no count of waiting approvals for the navigation');

@@ -26,13 +26,14 @@ export interface Harness {
 let people = 0;
 
 /**
- * The console with a fresh database, Redis prefix and NATS namespace of its own; with `gateway`, a gateway
- * serving its NATS operations in the same namespace (no HTTP), for pages that change what it keeps (the
- * grants a removed member made).
+ * The console with a fresh database, Redis prefix and NATS namespace of its own, and a gateway serving its
+ * NATS operations in the same namespace (no HTTP): every signed-in page asks it for the organizations' names
+ * and plans, and without it each page waits out that call's deadline (5 s) before showing ids. `gateway:
+ * false` leaves it out, for what is answered without one.
  */
 export async function startHarness(env: Record<string, string> = {}, options: { gateway?: boolean } = {}): Promise<Harness> {
   const ctx = await createTestContext();
-  const gateway = options.gateway ? await startGateway(ctx, {}, { auditWorker: false }) : undefined;
+  const gateway = (options.gateway ?? true) ? await startGateway(ctx, {}, { auditWorker: false }) : undefined;
   const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, ...env }));
   const clock = {
     now: new Date(),
