@@ -330,18 +330,21 @@ describe('toolsets and read-only mode through the gateway', () => {
   });
 
   test("the MCP Inspector CLI (1.0.3) lists each toolset's tools through the gateway", async () => {
-    for (const toolset of mcpToolsets) {
-      const url = `${gatewayUrl}/api/mcp/x/${toolset}`;
-      const { stdout } = await run('bash', [inspectorCheck], {
-        env: { ...process.env, URL: url, KEY: writeKey, INSPECTOR: '@modelcontextprotocol/inspector@1.0.3' },
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      const count = expectedNames('read-write', `/api/mcp/x/${toolset}`).length;
-      assert.match(
-        stdout,
-        new RegExp(`OK: the MCP Inspector CLI lists ${count} tools at ${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
-        toolset,
-      );
-    }
+    // The toolsets side by side: each check is a few processes (npx, the Inspector, node) that mostly start up.
+    await Promise.all(
+      mcpToolsets.map(async (toolset) => {
+        const url = `${gatewayUrl}/api/mcp/x/${toolset}`;
+        const { stdout } = await run('bash', [inspectorCheck], {
+          env: { ...process.env, URL: url, KEY: writeKey, INSPECTOR: '@modelcontextprotocol/inspector@1.0.3' },
+          maxBuffer: 16 * 1024 * 1024,
+        });
+        const count = expectedNames('read-write', `/api/mcp/x/${toolset}`).length;
+        assert.match(
+          stdout,
+          new RegExp(`OK: the MCP Inspector CLI lists ${count} tools at ${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+          toolset,
+        );
+      }),
+    );
   });
 });
