@@ -21,7 +21,7 @@ describe('approvals with no messaging app configured, through the gateway', () =
 
   before(async () => {
     receiver = await startReceiver();
-    platform = await startPlatform({ services: ['leads', 'mcp', 'webhooks', 'console'] });
+    platform = await startPlatform({ services: ['telephony', 'leads', 'mcp', 'webhooks', 'console'] });
   });
   after(async () => {
     for (const agent of agents) await agent.close();

@@ -24,7 +24,7 @@ describe('the billing pages, through the gateway', () => {
 
   before(async () => {
     receiver = await startReceiver(() => 200);
-    platform = await startPlatform({ services: ['leads', 'mcp', 'webhooks', 'console'] });
+    platform = await startPlatform({ services: ['telephony', 'leads', 'mcp', 'webhooks', 'console'] });
   });
   after(async () => {
     for (const agent of agents) await agent.close();

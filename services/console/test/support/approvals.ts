@@ -18,16 +18,17 @@ export const telegramWebhookSecret = 'console-approvals-telegram-secret_01';
 /**
  * With the webhooks service too, though approvals never use it: the browser steps' `ConsoleInBrowser` is a
  * platform of the console and the webhooks service (whose pages the other browser tests open), and this
- * platform must be one.
+ * platform must be one. With telephony too: the overview and a lead's page ask it for calls, and without it
+ * each such page waits out that call's deadline.
  */
-export type ApprovalsPlatform = Platform<'leads' | 'mcp' | 'webhooks' | 'console'> & { telegram: FakeTelegram };
+export type ApprovalsPlatform = Platform<'telephony' | 'leads' | 'mcp' | 'webhooks' | 'console'> & { telegram: FakeTelegram };
 
 /** The platform with a Telegram bot configured and no Slack app (so the Slack form says so); `mcpEnv` adds to the mcp service's. */
 export async function startApprovalsPlatform(mcpEnv: Record<string, string> = {}): Promise<ApprovalsPlatform> {
   const token = '654321:console-approvals-bot';
   const telegram = await startFakeTelegram(token);
   const platform = await startPlatform({
-    services: ['leads', 'mcp', 'webhooks', 'console'],
+    services: ['telephony', 'leads', 'mcp', 'webhooks', 'console'],
     mcp: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret, TELEGRAM_API_BASE_URL: telegram.baseUrl, ...mcpEnv },
   });
   const closePlatform = platform.close;
