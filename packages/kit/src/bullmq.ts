@@ -1,4 +1,4 @@
-import { type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { type Job, type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
 import { withDeadline } from './deadline.js';
 import type { Logger } from './logger.js';
 import { bullmqOptions, type RedisEnv } from './redis.js';
@@ -6,7 +6,7 @@ import type { BackgroundWork } from './workers.js';
 
 /**
  * Every BullMQ worker of the platform is started here (telephony's dialer, leads' sequence steps, webhooks'
- * deliveries and maintenance), on the connection `bullmqOptions` gives, and watched.
+ * deliveries), on the connection `bullmqOptions` gives, logged alike and watched.
  *
  * Why watched: BullMQ 6.7 (ioredis 6.0) can lose a worker for good when a Redis server it blocks on dies. On a
  * Redis Cluster, the worker's blocking connection (BullMQ's duplicate of the process's Cluster client) had a
@@ -38,8 +38,12 @@ export interface BullmqWorkerSettings<D, R> {
   logger: Logger;
   /** BullMQ's worker options (concurrency, lock duration, backoff…), the connection and prefix aside. */
   options?: Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>;
-  /** Attaches the caller's listeners ('failed', 'error'…) to a worker: to the first one, and to each replacement. */
-  listen?: (worker: Worker<D, R>) => void;
+  /**
+   * How a failed attempt is logged: every one is (`BullMQ job failed`, with the queue, job id and attempts made),
+   * with these fields of its job added, unless `expected` says the failure is the processor's way of asking
+   * for a retry (webhooks' RetryLater). A worker's 'error' events are logged too.
+   */
+  failures?: { fields?: (job: Job<D, R>) => Record<string, unknown>; expected?: (error: Error) => boolean };
   /** How often the queue is checked (default 2 s). */
   intervalMs?: number;
   /** How long ready jobs may wait while the worker has a free slot and starts none (default 10 s). */
@@ -140,10 +144,13 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
       incarnation.running = Math.max(0, incarnation.running - 1);
     };
     worker.on('completed', finished);
-    worker.on('failed', (job) => job && finished());
-    settings.listen?.(worker);
-    // Never an unhandled 'error' event, whatever the caller listens to.
-    if (worker.listenerCount('error') === 0) worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'BullMQ worker error'));
+    worker.on('failed', (job, error) => {
+      if (job) finished();
+      if (settings.failures?.expected?.(error)) return;
+      const fields = job ? { job_id: job.id, attempts: job.attemptsMade, ...settings.failures?.fields?.(job) } : {};
+      logger.warn({ err: error, queue: name, ...fields }, 'BullMQ job failed');
+    });
+    worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'BullMQ worker error'));
     return incarnation;
   };
 
