@@ -6,7 +6,7 @@ import { type BullmqWorker, startBullmqWorker } from '../src/bullmq.js';
 import { withDeadline } from '../src/deadline.js';
 import type { Logger } from '../src/logger.js';
 import { bullmqOptions } from '../src/redis.js';
-import { eventually, hasProgram, type OwnServer, startOwnRedis } from '../src/testing/index.js';
+import { eventually, hasProgram, type OwnServer, recordingLogger, startOwnRedis } from '../src/testing/index.js';
 
 // Kit's supervised BullMQ worker on a redis-server of the test's own. The wedge BullMQ 6.7 gets into when a
 // Redis Cluster primary dies under a worker (its watchdog resets the blocking connection, and the reset
@@ -16,16 +16,6 @@ import { eventually, hasProgram, type OwnServer, startOwnRedis } from '../src/te
 // worker's main loop is then parked for good, as in the failover.
 
 const missing = !(await hasProgram('redis-server')) ? 'redis-server is not installed' : false;
-
-/** A logger that keeps what is logged at warn and above. */
-function recordingLogger() {
-  const lines: string[] = [];
-  const keep = (...args: unknown[]) => {
-    lines.push(String(args.find((arg) => typeof arg === 'string') ?? ''));
-  };
-  const logger = { warn: keep, error: keep, info: () => {}, debug: () => {} } as unknown as Logger;
-  return { logger, lines };
-}
 
 interface Blocking {
   disconnect(): unknown;

@@ -3,21 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { everyInterval, type IntervalJob } from '../src/interval.js';
-import type { Logger } from '../src/logger.js';
-import { eventually, testServerUrls } from '../src/testing/index.js';
+import { eventually, recordingLogger, testServerUrls } from '../src/testing/index.js';
 
 // Kit's interval jobs: per replica, and once across replicas (two helpers in this process, each with its own
 // Postgres connection, stand for two replicas) on the shared Postgres, under a job name of this run's own.
-
-/** A logger that keeps what is logged at warn and above. */
-function recordingLogger() {
-  const lines: string[] = [];
-  const keep = (...args: unknown[]) => {
-    lines.push(String(args.find((arg) => typeof arg === 'string') ?? ''));
-  };
-  const logger = { warn: keep, error: keep, info: () => {}, debug: () => {} } as unknown as Logger;
-  return { logger, lines };
-}
 
 /** A promise and the function that resolves it. */
 function gate() {
@@ -43,6 +32,19 @@ function passCounter() {
     }
   };
   return { counter, pass };
+}
+
+/** One replica of a cluster-wide job on the shared Postgres, each pass counted under the replica's name. */
+function startReplica(name: string, replica: string, pass: ReturnType<typeof passCounter>['pass'], work: () => Promise<void>): IntervalJob {
+  return everyInterval({
+    name,
+    everyMs: 5,
+    scope: 'cluster',
+    databaseUrl: testServerUrls.postgres,
+    runAtStart: true,
+    logger: recordingLogger().logger,
+    run: () => pass(replica, work),
+  });
 }
 
 /** Lets the event loop turn a few times, so a pass that ran too early would show. */
@@ -112,16 +114,7 @@ describe('everyInterval', () => {
   test("scope 'cluster': two replicas never run a pass at once, one runs every interval, the other takes over when it stops", async () => {
     const name = `test.cluster.${randomBytes(4).toString('hex')}`;
     const { counter, pass } = passCounter();
-    const start = (replica: string): IntervalJob =>
-      everyInterval({
-        name,
-        everyMs: 5,
-        scope: 'cluster',
-        databaseUrl: testServerUrls.postgres,
-        runAtStart: true,
-        logger: recordingLogger().logger,
-        run: () => pass(replica, () => new Promise((resolve) => setTimeout(resolve, 5))),
-      });
+    const start = (replica: string) => startReplica(name, replica, pass, () => new Promise((resolve) => setTimeout(resolve, 5)));
     const replicas = { a: start('a'), b: start('b') };
     try {
       await eventually('ten passes between the two replicas', () => counter.passes >= 10);
@@ -139,16 +132,7 @@ describe('everyInterval', () => {
   test("scope 'cluster': when the leader's session ends, a replica leads again", async () => {
     const name = `test.cluster.${randomBytes(4).toString('hex')}`;
     const { counter, pass } = passCounter();
-    const start = (replica: string): IntervalJob =>
-      everyInterval({
-        name,
-        everyMs: 5,
-        scope: 'cluster',
-        databaseUrl: testServerUrls.postgres,
-        runAtStart: true,
-        logger: recordingLogger().logger,
-        run: () => pass(replica, async () => {}),
-      });
+    const start = (replica: string) => startReplica(name, replica, pass, async () => {});
     const replicas = [start('a'), start('b')];
     const admin = new pg.Client({ connectionString: testServerUrls.postgres });
     await admin.connect();
