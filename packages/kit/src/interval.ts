@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { withDeadline } from './deadline.js';
 import type { Logger } from './logger.js';
 import type { BackgroundWork } from './workers.js';
 
@@ -102,7 +103,12 @@ class AdvisoryLeadership {
     const client = this.client;
     this.client = undefined;
     this.held = false;
-    await client?.end().catch(() => {});
+    if (!client) return;
+    // A server that stopped answering never acknowledges the goodbye: a shutdown waits for it 2 s at most, then
+    // drops the socket, which would otherwise keep the process alive.
+    await withDeadline(client.end(), 2_000, 'lock connection not closed').catch(() => {
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    });
   }
 }
 
