@@ -1,5 +1,6 @@
 import { type Job, type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
 import { withDeadline } from './deadline.js';
+import { everyInterval } from './interval.js';
 import type { Logger } from './logger.js';
 import { bullmqOptions, type RedisEnv } from './redis.js';
 import type { BackgroundWork } from './workers.js';
@@ -233,12 +234,8 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
     if (waitedMs >= stuckAfterMs) await replace(waitedMs);
   };
 
-  let checking: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    // One check at a time: a slow one (Redis failing over) is not stacked upon.
-    checking = checking.then(check).catch((error: unknown) => logger.warn({ err: error, queue: name }, 'BullMQ worker check failed'));
-  }, intervalMs);
-  timer.unref();
+  // One check at a time: a slow one (Redis failing over) is not stacked upon.
+  const supervision = everyInterval({ name: `bullmq-supervisor.${name}`, everyMs: intervalMs, scope: 'replica', logger, run: check });
 
   return {
     get worker() {
@@ -249,8 +246,7 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
     },
     async close() {
       closing = true;
-      clearInterval(timer);
-      await settlesWithin(checking, closeTimeoutMs);
+      await settlesWithin(supervision.close(), closeTimeoutMs);
       await closeWithin(current.worker, false, closeTimeoutMs);
       if (checkQueue) await settlesWithin(checkQueue.close(), 5_000);
     },
