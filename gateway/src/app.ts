@@ -1,6 +1,7 @@
 import {
   type BackgroundWork,
   createHttpApp,
+  everyInterval,
   type HttpApp,
   newId,
   readinessChecks,
@@ -156,16 +157,29 @@ async function startAuditWriter(deps: GatewayDeps): Promise<BackgroundWork> {
     { durable: 'gateway-audit', types: ['api.called'], maxDeliver: -1, concurrency: deps.env.AUDIT_BATCH_SIZE },
     (event) => writer.add(event),
   );
-  const retention = setInterval(() => {
-    applyAuditRetention(deps.prisma, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'audit retention failed'));
-    deleteEndedAccessTokens(deps, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error }, 'access token cleanup failed'));
-  }, deps.env.AUDIT_RETENTION_INTERVAL_MS);
-  retention.unref();
+  // Plain deletes by time: one replica at a time does them.
+  const cleanups = [
+    everyInterval({
+      name: 'gateway.audit-retention',
+      everyMs: deps.env.AUDIT_RETENTION_INTERVAL_MS,
+      scope: 'cluster',
+      databaseUrl: deps.env.DATABASE_URL,
+      logger: deps.logger,
+      run: () => applyAuditRetention(deps.prisma, deps.now()),
+    }),
+    everyInterval({
+      name: 'gateway.access-token-cleanup',
+      everyMs: deps.env.AUDIT_RETENTION_INTERVAL_MS,
+      scope: 'cluster',
+      databaseUrl: deps.env.DATABASE_URL,
+      logger: deps.logger,
+      run: () => deleteEndedAccessTokens(deps, deps.now()),
+    }),
+  ];
   return {
     async close() {
-      clearInterval(retention);
-      // Stop taking events, and the events in hand resolve once their batch is written.
-      await Promise.all([consumer.close(), writer.flush()]);
+      // Stop taking events, and the events in hand resolve once their batch is written; running cleanups finish.
+      await Promise.all([consumer.close(), writer.flush(), ...cleanups.map((cleanup) => cleanup.close())]);
     },
   };
 }

@@ -1,12 +1,13 @@
-import { type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { type Job, type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
 import { withDeadline } from './deadline.js';
+import { everyInterval } from './interval.js';
 import type { Logger } from './logger.js';
 import { bullmqOptions, type RedisEnv } from './redis.js';
 import type { BackgroundWork } from './workers.js';
 
 /**
  * Every BullMQ worker of the platform is started here (telephony's dialer, leads' sequence steps, webhooks'
- * deliveries and maintenance), on the connection `bullmqOptions` gives, and watched.
+ * deliveries), on the connection `bullmqOptions` gives, logged alike and watched.
  *
  * Why watched: BullMQ 6.7 (ioredis 6.0) can lose a worker for good when a Redis server it blocks on dies. On a
  * Redis Cluster, the worker's blocking connection (BullMQ's duplicate of the process's Cluster client) had a
@@ -38,8 +39,12 @@ export interface BullmqWorkerSettings<D, R> {
   logger: Logger;
   /** BullMQ's worker options (concurrency, lock duration, backoff…), the connection and prefix aside. */
   options?: Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>;
-  /** Attaches the caller's listeners ('failed', 'error'…) to a worker: to the first one, and to each replacement. */
-  listen?: (worker: Worker<D, R>) => void;
+  /**
+   * How a failed attempt is logged: every one is (`BullMQ job failed`, with the queue, job id and attempts made),
+   * with these fields of its job added, unless `expected` says the failure is the processor's way of asking
+   * for a retry (webhooks' RetryLater). A worker's 'error' events are logged too.
+   */
+  failures?: { fields?: (job: Job<D, R>) => Record<string, unknown>; expected?: (error: Error) => boolean };
   /** How often the queue is checked (default 2 s). */
   intervalMs?: number;
   /** How long ready jobs may wait while the worker has a free slot and starts none (default 10 s). */
@@ -140,10 +145,13 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
       incarnation.running = Math.max(0, incarnation.running - 1);
     };
     worker.on('completed', finished);
-    worker.on('failed', (job) => job && finished());
-    settings.listen?.(worker);
-    // Never an unhandled 'error' event, whatever the caller listens to.
-    if (worker.listenerCount('error') === 0) worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'BullMQ worker error'));
+    worker.on('failed', (job, error) => {
+      if (job) finished();
+      if (settings.failures?.expected?.(error)) return;
+      const fields = job ? { job_id: job.id, attempts: job.attemptsMade, ...settings.failures?.fields?.(job) } : {};
+      logger.warn({ err: error, queue: name, ...fields }, 'BullMQ job failed');
+    });
+    worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'BullMQ worker error'));
     return incarnation;
   };
 
@@ -226,12 +234,8 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
     if (waitedMs >= stuckAfterMs) await replace(waitedMs);
   };
 
-  let checking: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    // One check at a time: a slow one (Redis failing over) is not stacked upon.
-    checking = checking.then(check).catch((error: unknown) => logger.warn({ err: error, queue: name }, 'BullMQ worker check failed'));
-  }, intervalMs);
-  timer.unref();
+  // One check at a time: a slow one (Redis failing over) is not stacked upon.
+  const supervision = everyInterval({ name: `bullmq-supervisor.${name}`, everyMs: intervalMs, scope: 'replica', logger, run: check });
 
   return {
     get worker() {
@@ -242,8 +246,7 @@ export function startBullmqWorker<D = unknown, R = unknown>(settings: BullmqWork
     },
     async close() {
       closing = true;
-      clearInterval(timer);
-      await settlesWithin(checking, closeTimeoutMs);
+      await settlesWithin(supervision.close(), closeTimeoutMs);
       await closeWithin(current.worker, false, closeTimeoutMs);
       if (checkQueue) await settlesWithin(checkQueue.close(), 5_000);
     },

@@ -12,6 +12,7 @@ export * from './http.js';
 export * from './idempotency.js';
 export * from './identity.js';
 export * from './ids.js';
+export * from './interval.js';
 export * from './lingering-close.js';
 export * from './logger.js';
 export * from './mail.js';

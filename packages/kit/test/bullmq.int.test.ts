@@ -6,7 +6,7 @@ import { type BullmqWorker, startBullmqWorker } from '../src/bullmq.js';
 import { withDeadline } from '../src/deadline.js';
 import type { Logger } from '../src/logger.js';
 import { bullmqOptions } from '../src/redis.js';
-import { eventually, hasProgram, type OwnServer, startOwnRedis } from '../src/testing/index.js';
+import { eventually, hasProgram, type OwnServer, recordingLogger, startOwnRedis } from '../src/testing/index.js';
 
 // Kit's supervised BullMQ worker on a redis-server of the test's own. The wedge BullMQ 6.7 gets into when a
 // Redis Cluster primary dies under a worker (its watchdog resets the blocking connection, and the reset
@@ -16,16 +16,6 @@ import { eventually, hasProgram, type OwnServer, startOwnRedis } from '../src/te
 // worker's main loop is then parked for good, as in the failover.
 
 const missing = !(await hasProgram('redis-server')) ? 'redis-server is not installed' : false;
-
-/** A logger that keeps what is logged at warn and above. */
-function recordingLogger() {
-  const lines: string[] = [];
-  const keep = (...args: unknown[]) => {
-    lines.push(String(args.find((arg) => typeof arg === 'string') ?? ''));
-  };
-  const logger = { warn: keep, error: keep, info: () => {}, debug: () => {} } as unknown as Logger;
-  return { logger, lines };
-}
 
 interface Blocking {
   disconnect(): unknown;
@@ -139,6 +129,46 @@ describe('a supervised BullMQ worker (kit startBullmqWorker)', { skip: missing }
       assert.ok(
         lines.some((line) => line.includes('did not close in time')),
         'the forced close is logged',
+      );
+    } finally {
+      await queue.close();
+    }
+  });
+
+  test("a failed attempt is logged with the queue, the job and the caller's fields; an expected one is not", async () => {
+    const logged: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const logger = {
+      warn: (fields: Record<string, unknown>, message: string) => logged.push({ fields, message }),
+      error: () => {},
+      info: () => {},
+      debug: () => {},
+    } as unknown as Logger;
+    class RetryLater extends Error {}
+    const name = 'failing';
+    const supervised = startBullmqWorker<{ expected: boolean; record: string }>({
+      queue: name,
+      processor: async (job) => {
+        throw job.data.expected ? new RetryLater('later') : new Error('carrier down');
+      },
+      env,
+      logger,
+      failures: { fields: (job) => ({ record_id: job.data.record }), expected: (error) => error instanceof RetryLater },
+    });
+    undo.push(() => supervised.close());
+    const queue = new Queue(name, bullmqOptions(env));
+    try {
+      const expected = await queue.add('expected', { expected: true, record: 'rec_1' });
+      const failing = await queue.add('failing', { expected: false, record: 'rec_2' });
+      // One job at a time (concurrency 1), in order: the expected failure has been handled once the other is logged.
+      await eventually('the unexpected failure logged', () => logged.some((line) => line.message === 'BullMQ job failed'));
+      assert.equal(await expected.getState(), 'failed');
+      const failures = logged.filter((line) => line.message === 'BullMQ job failed');
+      assert.equal(failures.length, 1, 'only the unexpected failure is logged');
+      const [failure] = failures;
+      assert.ok(failure);
+      assert.deepEqual(
+        { ...failure.fields, err: (failure.fields.err as Error).message },
+        { err: 'carrier down', queue: name, job_id: failing.id, attempts: 1, record_id: 'rec_2' },
       );
     } finally {
       await queue.close();

@@ -93,6 +93,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
   // The OAuth authorization server's endpoints for clients (JSON, no session) sit outside /dashboard.
   await oauthRoutes(app, deps);
   serveConsoleRpc(deps);
-  await startWorkers(app, deps.env.WORKERS, { cleanup: () => startCleanup(deps, deps.env.CLEANUP_INTERVAL_MS) });
+  await startWorkers(app, deps.env.WORKERS, {
+    cleanup: () => startCleanup(deps, { intervalMs: deps.env.CLEANUP_INTERVAL_MS, databaseUrl: deps.env.DATABASE_URL }),
+  });
   return app;
 }

@@ -44,10 +44,10 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
 /** The step worker and the sweeper that finds steps without a job; closing lets running steps finish. */
 function runSequences(deps: LeadsDeps): BackgroundWork {
   const stepWorker = startStepWorker(deps);
-  const stopSweeper = startSweeper(deps);
+  const sweeper = startSweeper(deps);
   return {
     async close() {
-      await stopSweeper();
+      await sweeper.close();
       await stepWorker.close();
     },
   };

@@ -1,6 +1,7 @@
 import {
   type BackgroundWork,
   createHttpApp,
+  everyInterval,
   type HttpApp,
   metricsRegistryOf,
   readinessChecks,
@@ -43,11 +44,14 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
   return app;
 }
 
-/** Marks pending approvals past their expiry `expired` every APPROVAL_SWEEP_INTERVAL_MS. */
+/** Marks pending approvals past their expiry `expired` every APPROVAL_SWEEP_INTERVAL_MS, on one replica at a time. */
 function startApprovalSweep(deps: McpDeps): BackgroundWork {
-  const sweep = setInterval(() => {
-    sweepExpired(deps).catch((error: unknown) => deps.logger.warn({ err: error }, 'approval expiry sweep failed'));
-  }, deps.env.APPROVAL_SWEEP_INTERVAL_MS);
-  sweep.unref();
-  return { close: async () => clearInterval(sweep) };
+  return everyInterval({
+    name: 'mcp.approval-sweep',
+    everyMs: deps.env.APPROVAL_SWEEP_INTERVAL_MS,
+    scope: 'cluster',
+    databaseUrl: deps.env.DATABASE_URL,
+    logger: deps.logger,
+    run: () => sweepExpired(deps),
+  });
 }

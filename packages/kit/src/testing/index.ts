@@ -217,6 +217,7 @@ export * from './fake-llm-providers.js';
 export * from './fake-messaging.js';
 export * from './identity.js';
 export * from './otlp-receiver.js';
+export * from './recording-logger.js';
 export * from './servers.js';
 export * from './streams.js';
 export * from './webhook-receiver.js';

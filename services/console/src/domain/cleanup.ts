@@ -1,4 +1,4 @@
-import type { BackgroundWork } from '@voice/kit';
+import { type BackgroundWork, everyInterval } from '@voice/kit';
 import type { ConsoleContext } from './context.js';
 
 /** Ended sessions and dead invitations are kept this long (for a support question), then deleted. */
@@ -8,7 +8,7 @@ const keepEndedMs = 30 * 24 * 60 * 60_000;
  * Deletes sessions that ended (revoked, idle or past their absolute end), invitations that expired
  * unused, password reset links, OAuth codes and refresh tokens past their expiry, 30 days after the fact:
  * nothing reads them (an expired link, code or refresh token is refused whether its row exists or not), and
- * the tables would otherwise only grow. Replicas may run it together: each statement is a plain DELETE by time.
+ * the tables would otherwise only grow. Each statement is a plain DELETE by time, so one replica at a time runs it.
  */
 export async function deleteEndedRecords(
   ctx: Pick<ConsoleContext, 'prisma' | 'now'>,
@@ -30,17 +30,17 @@ export async function deleteEndedRecords(
   };
 }
 
-/** The `cleanup` worker: deleteEndedRecords every `intervalMs`. */
-export function startCleanup(ctx: Pick<ConsoleContext, 'prisma' | 'now' | 'logger'>, intervalMs: number): BackgroundWork {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = deleteEndedRecords(ctx).catch((error: unknown) => ctx.logger.warn({ err: error }, 'console cleanup failed'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async close() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+/** The `cleanup` worker: deleteEndedRecords every `intervalMs`, on one replica at a time. */
+export function startCleanup(
+  ctx: Pick<ConsoleContext, 'prisma' | 'now' | 'logger'>,
+  settings: { intervalMs: number; databaseUrl: string },
+): BackgroundWork {
+  return everyInterval({
+    name: 'console.cleanup',
+    everyMs: settings.intervalMs,
+    scope: 'cluster',
+    databaseUrl: settings.databaseUrl,
+    logger: ctx.logger,
+    run: () => deleteEndedRecords(ctx),
+  });
 }

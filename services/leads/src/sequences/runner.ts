@@ -163,14 +163,6 @@ export function startStepWorker(deps: LeadsDeps): BullmqWorker<StepJobData> {
     env: deps.env,
     logger: deps.logger,
     options: { concurrency: deps.env.SEQUENCE_WORKER_CONCURRENCY },
-    listen(worker) {
-      worker.on('failed', (job, error) => {
-        deps.logger.warn(
-          { err: error, enrollment_id: job?.data.enrollment_id, step: job?.data.step, attempt: job?.attemptsMade },
-          'sequence step failed',
-        );
-      });
-      worker.on('error', (error) => deps.logger.error({ err: error }, 'sequence worker error'));
-    },
+    failures: { fields: (job) => ({ enrollment_id: job.data.enrollment_id, step: job.data.step }) },
   });
 }

@@ -1,3 +1,4 @@
+import { everyInterval, type IntervalJob } from '@voice/kit';
 import type { LeadsDeps } from '../deps.js';
 import { findOverdueEnrollments } from '../store/enrollments.js';
 import { scheduleStep, stepJobId } from './queue.js';
@@ -33,19 +34,15 @@ export async function sweepOverdueSteps(deps: LeadsDeps, now: Date = new Date())
   return rescheduled;
 }
 
-/** Sweeps now and then every SEQUENCE_SWEEP_INTERVAL_MS; returns the function that stops it. */
-export function startSweeper(deps: LeadsDeps): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  const sweep = () => {
-    running = sweepOverdueSteps(deps).catch((error: unknown) =>
-      deps.logger.warn({ err: error }, 'sequence sweep failed; next one retries'),
-    );
-  };
-  sweep();
-  const timer = setInterval(sweep, deps.env.SEQUENCE_SWEEP_INTERVAL_MS);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+/** Sweeps now and then every SEQUENCE_SWEEP_INTERVAL_MS, on one replica at a time. */
+export function startSweeper(deps: LeadsDeps): IntervalJob {
+  return everyInterval({
+    name: 'leads.sequence-sweep',
+    everyMs: deps.env.SEQUENCE_SWEEP_INTERVAL_MS,
+    scope: 'cluster',
+    databaseUrl: deps.env.DATABASE_URL,
+    runAtStart: true,
+    logger: deps.logger,
+    run: () => sweepOverdueSteps(deps),
+  });
 }

@@ -1,4 +1,4 @@
-import { type BackgroundWork, type BullmqWorker, type Logger, startBullmqWorker } from '@voice/kit';
+import { type BackgroundWork, type BullmqWorker, everyInterval, type Logger, startBullmqWorker } from '@voice/kit';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { CarrierError } from '../carrier/carrier.js';
 import type { SandboxStep } from '../carrier/sandbox.js';
@@ -116,12 +116,6 @@ export function startDialer(context: TelephonyContext, queues: DialerQueues, log
       env: context.env,
       logger,
       options: { concurrency: context.env.DIAL_CONCURRENCY },
-      listen(worker) {
-        worker.on('failed', (job, error) =>
-          logger.warn({ err: error, queue, job_id: job?.id, attempts: job?.attemptsMade }, 'dialer job failed'),
-        );
-        worker.on('error', (error) => logger.error({ err: error, queue }, 'dialer worker error'));
-      },
     });
   const workers: BackgroundWork[] = [
     start<RecordJob>(queueNames.dial, (job) => processDialJob(context, job)),
@@ -131,22 +125,25 @@ export function startDialer(context: TelephonyContext, queues: DialerQueues, log
     workers.push(start<SandboxStep>(queueNames.sandbox, (job) => processSandboxStep(context, queues, job.data)));
   }
 
-  // A timer of this process, not a Redis job: it must run when Redis has lost every job, and so from start.
-  const sweep = async () => {
-    const olderThan = new Date(Date.now() - context.env.DIAL_SWEEP_INTERVAL_MS);
-    for (const call of await staleQueuedCalls(context.prisma, olderThan)) await queues.enqueueCall(call.orgId, call.id);
-    for (const sms of await staleQueuedSms(context.prisma, olderThan)) await queues.enqueueSms(sms.orgId, sms.id);
-    await failStuckCalls(context);
-  };
-  const runSweep = () => sweep().catch((error: unknown) => logger.warn({ err: error }, 'dialer sweep failed'));
-  void runSweep();
-  const timer = setInterval(runSweep, context.env.DIAL_SWEEP_INTERVAL_MS);
-  timer.unref();
+  // An interval job, not a Redis job: it must run when Redis has lost every job, and so from start.
+  const sweep = everyInterval({
+    name: 'telephony.dialer-sweep',
+    everyMs: context.env.DIAL_SWEEP_INTERVAL_MS,
+    scope: 'cluster',
+    databaseUrl: context.env.DATABASE_URL,
+    runAtStart: true,
+    logger,
+    run: async () => {
+      const olderThan = new Date(Date.now() - context.env.DIAL_SWEEP_INTERVAL_MS);
+      for (const call of await staleQueuedCalls(context.prisma, olderThan)) await queues.enqueueCall(call.orgId, call.id);
+      for (const sms of await staleQueuedSms(context.prisma, olderThan)) await queues.enqueueSms(sms.orgId, sms.id);
+      await failStuckCalls(context);
+    },
+  });
 
   return {
     async close() {
-      clearInterval(timer);
-      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all([sweep.close(), ...workers.map((worker) => worker.close())]);
     },
   };
 }

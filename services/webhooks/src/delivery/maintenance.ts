@@ -1,11 +1,8 @@
-import { bullmqOptions, startBullmqWorker } from '@voice/kit';
-import { Queue } from 'bullmq';
+import { everyInterval, type IntervalJob } from '@voice/kit';
 import type { WebhooksDeps } from '../deps.js';
 import { maxAttempts } from '../domain/retry-schedule.js';
 import { deleteExpiredLogOfAllOrganizations, overdueDeliveriesOfAllOrganizations } from '../store/maintenance.js';
-import { enqueueDeliveries, jobRetention } from './queue.js';
-
-export const maintenanceQueueName = 'webhook-maintenance';
+import { enqueueDeliveries } from './queue.js';
 
 const batchSize = 500;
 const day = 24 * 3_600_000;
@@ -40,54 +37,18 @@ export async function runMaintenance(deps: WebhooksDeps, now: Date = new Date())
   return { requeued, deleted };
 }
 
-export interface Maintenance {
-  close(): Promise<void>;
-}
-
-const schedulerId = 'webhook-maintenance';
-
 /**
- * Creates the maintenance job scheduler if Redis does not have it: at start, and again on every replica's
- * timer. The scheduler lives only in Redis, so a Redis that restarts without its data loses it, and with
- * it every future run; re-creating it "at each run" cannot work, as no run comes any more. An existing
- * scheduler is left alone, so replicas checking it do not shift its schedule. A new one runs at once.
+ * Runs `runMaintenance` every `WEBHOOK_MAINTENANCE_INTERVAL_MS` on one replica at a time (kit's interval job,
+ * led through Postgres): a schedule of its own in Redis would go with Redis's data, the very loss this job repairs.
  */
-export async function ensureMaintenanceScheduler(queue: Queue, intervalMs: number): Promise<boolean> {
-  if (await queue.getJobScheduler(schedulerId)) return false;
-  await queue.upsertJobScheduler(schedulerId, { every: intervalMs }, { name: 'maintain', opts: jobRetention });
-  return true;
-}
-
-/** Runs `runMaintenance` every `WEBHOOK_MAINTENANCE_INTERVAL_MS` on one replica at a time (a BullMQ job scheduler). */
-export async function startMaintenance(deps: WebhooksDeps): Promise<Maintenance> {
-  const { env, logger } = deps;
-  const options = bullmqOptions(env);
-  const queue = new Queue(maintenanceQueueName, options);
-  queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue error'));
-  await ensureMaintenanceScheduler(queue, env.WEBHOOK_MAINTENANCE_INTERVAL_MS);
-  const worker = startBullmqWorker({
-    queue: maintenanceQueueName,
-    processor: async () => runMaintenance(deps),
-    env,
-    logger,
-    options: { concurrency: 1 },
-    listen(worker) {
-      worker.on('failed', (_job, error) => logger.warn({ err: error }, 'webhook maintenance failed; next run retries'));
-      worker.on('error', (error) => logger.warn({ err: error }, 'maintenance worker error'));
-    },
+export function startMaintenance(deps: WebhooksDeps): IntervalJob {
+  return everyInterval({
+    name: 'webhooks.maintenance',
+    everyMs: deps.env.WEBHOOK_MAINTENANCE_INTERVAL_MS,
+    scope: 'cluster',
+    databaseUrl: deps.env.DATABASE_URL,
+    runAtStart: true,
+    logger: deps.logger,
+    run: () => runMaintenance(deps),
   });
-  const check = setInterval(() => {
-    ensureMaintenanceScheduler(queue, env.WEBHOOK_MAINTENANCE_INTERVAL_MS).then(
-      (created) => created && logger.warn('webhook maintenance scheduler was missing from Redis (data lost?); created again'),
-      (error: unknown) => logger.warn({ err: error }, 'webhook maintenance scheduler not checked'),
-    );
-  }, env.WEBHOOK_MAINTENANCE_INTERVAL_MS);
-  check.unref();
-  return {
-    async close() {
-      clearInterval(check);
-      await worker.close();
-      await queue.close();
-    },
-  };
 }

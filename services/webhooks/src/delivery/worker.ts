@@ -150,11 +150,7 @@ export function startDeliveryWorker(deps: WebhooksDeps, metrics?: DeliveryMetric
         },
       },
     },
-    listen(worker) {
-      worker.on('failed', (job, error) => {
-        if (!(error instanceof RetryLater)) logger.error({ err: error, delivery_id: job?.data.deliveryId }, 'delivery attempt crashed');
-      });
-      worker.on('error', (error) => logger.warn({ err: error }, 'delivery worker error'));
-    },
+    // A RetryLater is a delivery's own schedule, not a failure to report.
+    failures: { fields: (job) => ({ delivery_id: job.data.deliveryId }), expected: (error) => error instanceof RetryLater },
   });
 }
