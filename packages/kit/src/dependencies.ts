@@ -2,6 +2,7 @@ import { connect as connectNats } from '@nats-io/transport-node';
 import pg from 'pg';
 import { natsServer } from './nats.js';
 import { createRedisClient, type RedisMode } from './redis.js';
+import { serverAddress } from './server-address.js';
 
 export interface BackingServices {
   databaseUrl?: string;
@@ -21,21 +22,6 @@ const howToStart = {
 
 export class DependencyError extends Error {
   override readonly name = 'DependencyError';
-}
-
-/** Host and port of a server URL (of each, for a comma-separated list), for messages: never its credentials. */
-export function serverAddress(url: string): string {
-  return url
-    .split(',')
-    .map((one) => {
-      try {
-        const parsed = new URL(one.trim());
-        return `${parsed.hostname}:${parsed.port}`;
-      } catch {
-        return one;
-      }
-    })
-    .join(',');
 }
 
 function reason(error: unknown): string {

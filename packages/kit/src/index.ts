@@ -25,6 +25,7 @@ export * from './prisma.js';
 export * from './process.js';
 export * from './rate-limit.js';
 export * from './redis.js';
+export * from './server-address.js';
 export * from './service-auth.js';
 export * from './text.js';
 export * from './trace.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Telemetry } from 'bullmq';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { withDeadline } from './deadline.js';
-import { serverAddress } from './dependencies.js';
+import { serverAddress } from './server-address.js';
 import { activeTracing } from './trace.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Bus, Logger } from '@voice/kit';
 import { type ApprovalStatus, type ApprovalTool, mcpRpc, type RpcInput } from '@voice/proto';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { personIdentity, personOnGateway } from './api-keys.js';
+import { personIdentity, personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** How many approvals the list shows at a time (older ones through the "Older approvals" link's cursor). */

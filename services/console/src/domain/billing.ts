@@ -14,8 +14,8 @@ import {
 } from '@voice/proto';
 import { z } from 'zod';
 import type { FormFields } from '../http/forms.js';
-import { personOnGateway } from './api-keys.js';
 import { afterTheFirst, audited, isFormKey } from './console-actions.js';
+import { personOnGateway } from './identity.js';
 import { checkedQuery } from './messages.js';
 import { currencyDigits, scaledInteger } from './money.js';
 import type { SignedIn } from './sessions.js';

@@ -1,9 +1,9 @@
 import { ApiError, type Bus, type Logger } from '@voice/kit';
 import { callDirections, callOutcomes, callStatuses, type ListCallsQuery, type RpcInput, telephonyRpc, webhooksRpc } from '@voice/proto';
 import { z } from 'zod';
-import { personOnGateway } from './api-keys.js';
 import { afterTheFirst, audited, isFormKey } from './console-actions.js';
 import { dayStart } from './days.js';
+import { personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** Rows of one page of the calls list. */

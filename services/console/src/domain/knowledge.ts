@@ -1,8 +1,8 @@
 import { ApiError, type Bus, type Logger } from '@voice/kit';
 import { type BrandScoreInput, type CreateDocumentBody, idSchema, recallRpc, type UpdateDocumentBody } from '@voice/proto';
 import { z } from 'zod';
-import { personOnGateway } from './api-keys.js';
 import { afterTheFirst, audited } from './console-actions.js';
+import { personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** Documents on one page of the knowledge list; earlier brand scores on one page of the history. */

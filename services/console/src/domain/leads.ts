@@ -11,10 +11,10 @@ import {
   webhooksRpc,
 } from '@voice/proto';
 import { z } from 'zod';
-import { personOnGateway } from './api-keys.js';
 import { blankIsAny, daysAndPage, firstDayFirst, firstDayFirstRefusal, pageCursor, trimmed } from './calls.js';
 import { afterTheFirst, audited, isFormKey } from './console-actions.js';
 import { dayStart } from './days.js';
+import { personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** Rows of one page of the leads list. */

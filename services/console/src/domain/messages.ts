@@ -12,9 +12,9 @@ import {
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ConsoleEnv } from '../env.js';
-import { personOnGateway } from './api-keys.js';
 import { afterTheFirst, audited, oncePerForm } from './console-actions.js';
 import { dayStart } from './days.js';
+import { personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** How many messages a page of the list shows, and of a conversation; how many do-not-call entries. */

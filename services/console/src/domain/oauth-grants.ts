@@ -2,7 +2,7 @@ import { ApiError, type Bus } from '@voice/kit';
 import { type GrantRevocationReason, type Identity, oauthRpc, planLimits, type Scope } from '@voice/proto';
 import type { Db } from '../store/memberships.js';
 import { findMembership } from '../store/memberships.js';
-import { personIdentity, personOnGateway } from './api-keys.js';
+import { personIdentity, personOnGateway } from './identity.js';
 import { canManage } from './roles.js';
 import type { SignedIn } from './sessions.js';
 

@@ -1,17 +1,7 @@
 import { type Bus, type Logger, newId } from '@voice/kit';
-import { gatewayRpc, type RpcOutput } from '@voice/proto';
-import { personIdentity } from './api-keys.js';
-import type { SignedIn } from './sessions.js';
-
-export type GatewayOrganization = RpcOutput<typeof gatewayRpc.getOrganization>;
-
-/** What the gateway said of the person's organizations for this request. */
-export interface OrganizationsSeen {
-  /** Each organization's name by id; an organization the gateway did not answer for is missing. */
-  names: ReadonlyMap<string, string>;
-  /** The current organization (plan, key limits), when the gateway answered for it. */
-  current?: GatewayOrganization;
-}
+import { gatewayRpc } from '@voice/proto';
+import { personIdentity } from './identity.js';
+import type { OrganizationsSeen, SignedIn } from './sessions.js';
 
 /**
  * The person's organizations as the gateway knows them, asked once per signed-in request (a POST too: its
@@ -33,7 +23,7 @@ export async function seeOrganizations(
     ),
   );
   const names = new Map<string, string>();
-  let current: GatewayOrganization | undefined;
+  let current: OrganizationsSeen['current'];
   answers.forEach((answer, index) => {
     const orgId = signedIn.memberships[index]?.orgId;
     if (answer.status === 'rejected') {

@@ -10,7 +10,7 @@ import {
   telephonyRpc,
 } from '@voice/proto';
 import { type DayRange, daysOf } from '../views/list-links.js';
-import { personIdentity } from './api-keys.js';
+import { personIdentity } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 export type OverviewPeriod = (typeof overviewPeriods)[number];

@@ -3,8 +3,8 @@ import { enrollmentStatuses, type ListEnrollmentsQuery, type ListSequencesQuery,
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ConsoleEnv } from '../env.js';
-import { personOnGateway } from './api-keys.js';
 import { audited, isFormKey, oncePerForm } from './console-actions.js';
+import { personOnGateway } from './identity.js';
 import { cursorField } from './list-query.js';
 import type { SignedIn } from './sessions.js';
 

@@ -1,10 +1,22 @@
 import { ApiError } from '@voice/kit';
+import type { gatewayRpc, RpcOutput } from '@voice/proto';
 import type { Role } from '../generated/prisma/enums.js';
 import { findMembership, listUserMemberships } from '../store/memberships.js';
 import { findLiveSession, revokeSession, revokeUserSessions } from '../store/sessions.js';
 import type { ConsoleContext } from './context.js';
-import type { OrganizationsSeen } from './organizations.js';
 import { hashToken, newToken } from './tokens.js';
+
+// What a signed-in request carries is declared here, with the request, so the modules that fill it in
+// (domain/organizations.ts) import this one and not the other way round.
+type GatewayOrganization = RpcOutput<typeof gatewayRpc.getOrganization>;
+
+/** What the gateway said of the person's organizations for this request. */
+export interface OrganizationsSeen {
+  /** Each organization's name by id; an organization the gateway did not answer for is missing. */
+  names: ReadonlyMap<string, string>;
+  /** The current organization (plan, key limits), when the gateway answered for it. */
+  current?: GatewayOrganization;
+}
 
 /** A signed-in request: who, in which organization, with which role, and the form token of the session. */
 export interface SignedIn {

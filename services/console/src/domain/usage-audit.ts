@@ -1,7 +1,7 @@
 import { ApiError, type Bus } from '@voice/kit';
 import { auditActors, auditStatusClasses, gatewayRpc, type listAuditLogQuerySchema } from '@voice/proto';
 import { z } from 'zod';
-import { personOnGateway } from './api-keys.js';
+import { personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** The audit log page's filters as its GET form sends them: empty fields mean "any". */

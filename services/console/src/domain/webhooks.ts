@@ -1,6 +1,6 @@
 import type { Bus } from '@voice/kit';
 import { planLimits, type RpcInput, webhooksRpc } from '@voice/proto';
-import { personOnGateway } from './api-keys.js';
+import { personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** How many deliveries the log shows at a time (older ones through the "Older" link's cursor). */

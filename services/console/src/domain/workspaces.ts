@@ -1,7 +1,7 @@
 import type { Bus, Logger } from '@voice/kit';
 import { type ListThemesQuery, type ListWorkspacesQuery, leadsRpc, type UpdateWorkspace } from '@voice/proto';
-import { personOnGateway } from './api-keys.js';
 import { audited } from './console-actions.js';
+import { personOnGateway } from './identity.js';
 import type { SignedIn } from './sessions.js';
 
 /** Rows of one page of the workspaces list and of the themes list. */

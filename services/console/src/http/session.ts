@@ -12,10 +12,14 @@ import { takeFlash } from './flash.js';
 import { formOf, formWithListOf } from './forms.js';
 
 /**
- * Who may use a route: `public` (sign-in, invitations), `signed-in` (any member: everything is visible to
- * members) or `manager` (owners and admins; members get 403 even for a hand-made request).
+ * Who may use a route, which every console route declares (`installSessionCheck` refuses to register one
+ * that does not): `asset` (the console's own static files: no session looked up, no form), `public`
+ * (sign-in, invitations: forms carry the pre-session form token), `signed-in` (any member: what members
+ * may see) or `manager` (owners and admins, whatever the method: the changes, and the pages that lead to
+ * one, such as a confirmation or a form; members get 403 even for a hand-made request).
  */
-export type Access = 'public' | 'signed-in' | 'manager';
+export const accessLevels = ['asset', 'public', 'signed-in', 'manager'] as const;
+export type Access = (typeof accessLevels)[number];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,14 +57,26 @@ export function preSessionFormToken(ctx: ConsoleContext, request: FastifyRequest
 /**
  * Resolves the session of every console request and enforces the route's access: no session → the
  * sign-in page; a state-changing request without the session's form token (or, before sign-in, the form
- * cookie's) → 403; a member on a manager's route → 403. An Authorization header is never looked at: the
- * console knows people by their session only. A signed-in request then learns its organizations' names
+ * cookie's) → 403; a member on a manager's route → 403, a page as much as a change. A route that declares
+ * no access is refused when it is registered, so the console does not start with it: forgetting the
+ * declaration cannot leave a page open (closed unless it says otherwise). An Authorization header is never
+ * looked at: the console knows people by their session only. A signed-in request then learns its organizations' names
  * from the gateway (domain/organizations.ts).
  */
 export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    if (!accessLevels.includes(access as Access)) {
+      throw new Error(
+        `console route ${[route.method].flat().join(',')} ${route.url} must declare config.access (one of ${accessLevels.join(', ')})`,
+      );
+    }
+  });
   app.addHook('preHandler', async (request, reply) => {
+    // The not-found page answers any address, as it did before sign-in; it shows nothing of an organization.
+    if (request.is404) return;
     const access = request.routeOptions.config.access;
-    if (access === undefined) return;
+    if (access === 'asset') return;
     const token = readToken(request, sessionCookie);
     if (token) request.signedIn = await resumeSession(ctx, token);
     // How the pages write numbers and dates for this person: their browser's language, their time zone.
@@ -81,8 +97,9 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
       return reply;
     }
     if (changes && !sameSecret(posted, signedIn.csrfToken)) throw formTokenError();
-    if (access === 'manager' && changes && !canManage(signedIn.role)) {
-      throw new ApiError('forbidden', 'Only owners and admins can make changes in this organization.');
+    // Anything but `signed-in` is a manager's: an access level this check does not know is the strictest.
+    if (access !== 'signed-in' && !canManage(signedIn.role)) {
+      throw new ApiError('forbidden', changes ? 'Only owners and admins can make changes in this organization.' : managersPageMessage);
     }
     // Names for the header and the pages, and the current organization for the gateway calls that follow;
     // for a page, the count of approvals waiting for a person, which the navigation shows.
@@ -94,6 +111,8 @@ export function installSessionCheck(app: FastifyInstance, ctx: ConsoleContext & 
     if (pendingApprovals !== undefined) signedIn.pendingApprovals = pendingApprovals;
   });
 }
+
+const managersPageMessage = 'Only owners and admins can open this page in this organization: it leads to a change members cannot make.';
 
 const formTokenError = () =>
   new ApiError('forbidden', 'This form is missing its security token or it is out of date. Go back, reload the page and try again.');

@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { creatorNames, keysFor, type OrganizationKeys } from '../domain/api-keys.js';
 import type { ConsoleContext } from '../domain/context.js';
-import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -103,10 +102,9 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
   });
 
   // The confirmation is a page of its own, so revoking needs no JavaScript; members get no such page.
-  app.get('/settings/api/keys/:id/revoke', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/settings/api/keys/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(keyParams, request.params);
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can revoke keys.');
     const keys = await gatewayFor(request);
     return sendPage(reply, 200, revokeConfirmPage(signedIn, await keys.get(id)));
   });

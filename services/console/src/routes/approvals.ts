@@ -4,7 +4,6 @@ import { approvalChannelKinds, approvalStatuses, approvalTools } from '@voice/pr
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { approvalsFor, boundMemberName, type OrganizationApprovals, waitingApprovals } from '../domain/approvals.js';
-import { canManage } from '../domain/roles.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -132,10 +131,9 @@ export function approvalRoutes(app: FastifyInstance, ctx: { bus: Bus; prisma: Pr
   });
 
   // The confirmation is a page of its own, so unlinking needs no JavaScript; members get no such page.
-  app.get('/approvals/channels/:kind/unlink', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/approvals/channels/:kind/unlink', { config: { access: 'manager' } }, async (request, reply) => {
     const { kind } = paramsOf(kindParams, request.params);
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can unlink approval channels.');
     const channel = (await (await serviceFor(request)).channels()).data.find((linked) => linked.kind === kind);
     if (!channel) throw new ApiError('not_found', `No ${kind} channel is linked.`);
     return sendPage(reply, 200, unlinkConfirmPage(signedIn, channel));

@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { callFiltersOf, callQueryOf, callsFor, callsPageSize, type QueueForm, queueFormSchema } from '../domain/calls.js';
 import { newFormKey } from '../domain/console-actions.js';
 import type { ConsoleContext } from '../domain/context.js';
-import { canManage } from '../domain/roles.js';
 import { csvOfPages } from '../http/csv.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
@@ -79,9 +78,6 @@ const formFields = new Set(['to', 'lead_id', 'workspace_id']);
  */
 export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const serviceFor = (request: FastifyRequest) => callsFor(ctx, signedInOf(request), request.id);
-  const managerOnly = (request: FastifyRequest, what: string) => {
-    if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', `Only owners and admins can ${what}.`);
-  };
 
   app.get('/calls', { config: { access: 'signed-in', operation: telephonyRpc.listCalls } }, async (request, reply) => {
     const filters = callFiltersOf(request.query);
@@ -124,8 +120,7 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
       }),
     );
 
-  app.get('/calls/new', { config: { access: 'signed-in' } }, async (request, reply) => {
-    managerOnly(request, 'queue calls');
+  app.get('/calls/new', { config: { access: 'manager' } }, async (request, reply) => {
     return queueForm(request, reply, 200);
   });
 
@@ -175,9 +170,8 @@ export function callRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
   });
 
   // The confirmation is a page of its own, so canceling needs no JavaScript; members get no such page.
-  app.get('/calls/:id/cancel', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/calls/:id/cancel', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(callParams, request.params);
-    managerOnly(request, 'cancel calls');
     const call = await (await serviceFor(request)).get(id);
     if (!cancelableStatuses.includes(call.status)) {
       throw new ApiError('conflict', `This call is ${call.status.replaceAll('_', ' ')}: only queued or ringing calls can be canceled.`);

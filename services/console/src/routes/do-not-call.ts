@@ -111,10 +111,9 @@ export function doNotCallRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
   });
 
   // The confirmation is a page of its own, so removing needs no JavaScript; members get no such page.
-  app.get('/do-not-call/:id/remove', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/do-not-call/:id/remove', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(entryParams, request.params);
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can remove numbers from the do-not-call list.');
     const entry = await orNotFound((await telephony(request)).getDnc(id));
     return sendPage(reply, 200, dncRemoveConfirmPage(signedIn, entry));
   });

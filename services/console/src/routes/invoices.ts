@@ -14,7 +14,6 @@ import {
 } from '../domain/billing.js';
 import { newFormKey } from '../domain/console-actions.js';
 import type { ConsoleContext } from '../domain/context.js';
-import { canManage } from '../domain/roles.js';
 import { type FlashCode, flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -54,9 +53,6 @@ const actionFlash: Record<InvoiceAction, FlashCode> = {
  */
 export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const billing = (request: FastifyRequest) => billingFor(ctx, signedInOf(request), request.id);
-  const managerOnly = (request: FastifyRequest, what: string) => {
-    if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', `Only owners and admins can ${what}.`);
-  };
 
   app.get('/invoices', { config: { access: 'signed-in', operation: leadsRpc.listInvoices } }, async (request, reply) => {
     const filters = invoiceFiltersOf(request.query);
@@ -82,8 +78,7 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
       }),
     );
 
-  app.get('/invoices/new', { config: { access: 'signed-in' } }, async (request, reply) => {
-    managerOnly(request, 'draft invoices');
+  app.get('/invoices/new', { config: { access: 'manager' } }, async (request, reply) => {
     const { lead_id } = queryOf(newInvoiceQuery, request.query);
     return draftForm(request, reply, 200, blankInvoiceForm(lead_id));
   });
@@ -125,9 +120,8 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return invoice;
   };
 
-  app.get('/invoices/:id/edit', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/invoices/:id/edit', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(invoiceParams, request.params);
-    managerOnly(request, 'change invoices');
     const invoice = await draftOf(request, id);
     return sendPage(reply, 200, invoiceFormPage(signedInOf(request), { invoice, values: invoiceFormValues(invoice), errors: {} }));
   });
@@ -164,9 +158,8 @@ export function invoiceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
   // Each action's confirmation is a page of its own (no JavaScript needed); the person's click on it is the
   // approval an agent would have to ask for. Members get no such page.
   for (const action of Object.keys(invoiceActions) as InvoiceAction[]) {
-    app.get(`/invoices/:id/${action}`, { config: { access: 'signed-in' } }, async (request, reply) => {
+    app.get(`/invoices/:id/${action}`, { config: { access: 'manager' } }, async (request, reply) => {
       const { id } = paramsOf(invoiceParams, request.params);
-      managerOnly(request, `${action} invoices`);
       const service = await billing(request);
       const invoice = await service.getInvoice(id);
       if (!(invoiceActions[action].from as readonly string[]).includes(invoice.status)) {

@@ -6,7 +6,6 @@ import { isFormKey, newFormKey } from '../domain/console-actions.js';
 import type { ConsoleContext } from '../domain/context.js';
 import { documentParams, pageQuery, recallFor } from '../domain/knowledge.js';
 import { checkedQuery } from '../domain/messages.js';
-import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { type FormFields, formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -72,9 +71,6 @@ const typedDocument = (fields: FormFields) => ({
  */
 export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const recall = (request: FastifyRequest) => recallFor(ctx, signedInOf(request), request.id);
-  const managerOnly = (request: FastifyRequest, what: string) => {
-    if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', `Only owners and admins can ${what}.`);
-  };
   // A document's form carries up to 200,000 characters, percent-encoded: more than the 64 KiB of other forms.
   /** A document form's route: owners and admins, a body as large as a document may be, the operation it runs. */
   const documentForm = (operation: RpcDefinition) => ({
@@ -88,8 +84,7 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     return sendPage(reply, 200, knowledgeListPage(signedInOf(request), { documents, firstPage: cursor === undefined }));
   });
 
-  app.get(knowledgeRoute('/new'), { config: { access: 'signed-in' } }, async (request, reply) => {
-    managerOnly(request, 'add documents');
+  app.get(knowledgeRoute('/new'), { config: { access: 'manager' } }, async (request, reply) => {
     return sendPage(
       reply,
       200,
@@ -169,9 +164,8 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
     return sendPage(reply, 200, documentPage(signedInOf(request), await (await recall(request)).get(id)));
   });
 
-  app.get(knowledgeRoute('/:id/edit'), { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get(knowledgeRoute('/:id/edit'), { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(documentParams, request.params);
-    managerOnly(request, 'edit documents');
     return sendPage(reply, 200, editDocumentPage(signedInOf(request), await (await recall(request)).get(id)));
   });
 
@@ -192,9 +186,8 @@ export function knowledgeRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
   });
 
   // The confirmation is a page of its own, so deleting needs no JavaScript; members get no such page.
-  app.get(knowledgeRoute('/:id/delete'), { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get(knowledgeRoute('/:id/delete'), { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(documentParams, request.params);
-    managerOnly(request, 'delete documents');
     return sendPage(reply, 200, deleteDocumentConfirmPage(signedInOf(request), await (await recall(request)).get(id)));
   });
 

@@ -1,4 +1,4 @@
-import { ApiError, type Bus } from '@voice/kit';
+import type { ApiError, Bus } from '@voice/kit';
 import { type Lead, leadsRpc, telephonyRpc } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newFormKey } from '../domain/console-actions.js';
@@ -107,9 +107,6 @@ function listAddress(returnTo: string | undefined): string {
  */
 export function leadRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const serviceFor = (request: FastifyRequest) => leadsFor(ctx, signedInOf(request), request.id);
-  const managerOnly = (request: FastifyRequest, what: string) => {
-    if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', `Only owners and admins can ${what}.`);
-  };
   /** A part of a page that stands without its service: its section says the service did not answer. */
   const orMissing = <T>(request: FastifyRequest, what: string, work: Promise<T>) =>
     work.catch((error: unknown) => {
@@ -175,8 +172,7 @@ export function leadRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
       }),
     );
 
-  app.get('/leads/new', { config: { access: 'signed-in' } }, async (request, reply) => {
-    managerOnly(request, 'add leads');
+  app.get('/leads/new', { config: { access: 'manager' } }, async (request, reply) => {
     return formPage(request, reply, 200, {});
   });
 
@@ -283,9 +279,8 @@ export function leadRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
     return reply.redirect(`${leadHref(id)}#lead-sequences-heading`, 303);
   });
 
-  app.get('/leads/:id/edit', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/leads/:id/edit', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(leadParams, request.params);
-    managerOnly(request, 'edit leads');
     const lead = await (await serviceFor(request)).get(id);
     return formPage(request, reply, 200, { leadId: id, values: leadFormOf(lead) });
   });
@@ -305,9 +300,8 @@ export function leadRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bu
   });
 
   // The confirmation is a page of its own, so deleting needs no JavaScript; members get no such page.
-  app.get('/leads/:id/delete', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/leads/:id/delete', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(leadParams, request.params);
-    managerOnly(request, 'delete leads');
     const lead = await (await serviceFor(request)).get(id);
     return sendPage(reply, 200, deleteLeadConfirmPage(signedInOf(request), lead));
   });

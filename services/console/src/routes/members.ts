@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ConsoleContext } from '../domain/context.js';
 import { changeMemberRole, inviteMember, removeMember } from '../domain/members.js';
 import { grantsFor } from '../domain/oauth-grants.js';
-import { canManage, roles } from '../domain/roles.js';
+import { roles } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -54,10 +54,9 @@ export function memberRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: 
     return reply.redirect('/dashboard/members', 303);
   });
 
-  app.get('/members/:id/remove', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/members/:id/remove', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(membershipParams, request.params);
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can remove members.');
     const membership = await findOrgMembership(ctx.prisma, signedIn.orgId, id);
     if (!membership) throw new ApiError('not_found', 'No such member in this organization.');
     const user = await ctx.prisma.user.findUniqueOrThrow({

@@ -144,9 +144,8 @@ export function messageRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return sendPage(reply, 200, messagePage(signedInOf(request), { sms, events }));
   });
 
-  app.get('/messages/new', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/messages/new', { config: { access: 'manager' } }, async (request, reply) => {
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can send messages.');
     const { to } = checkedQuery(newMessageQuery, request.query);
     return sendPage(reply, 200, newMessagePage(signedIn, { formKey: newFormKey(), to }));
   });

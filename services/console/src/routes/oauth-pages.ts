@@ -14,7 +14,6 @@ import {
 import { OAuthError } from '../domain/oauth-errors.js';
 import { createGrant, grantableOrganizations, grantsFor, inOrganization } from '../domain/oauth-grants.js';
 import { seeOrganizations } from '../domain/organizations.js';
-import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { contentSecurityPolicy, sendPage } from '../http/pages.js';
@@ -136,10 +135,9 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
   });
 
   // A page of its own confirms, so revoking needs no JavaScript; members get neither the page nor the POST.
-  app.get('/settings/connected-apps/:id/revoke', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/settings/connected-apps/:id/revoke', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(grantParams, request.params);
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can revoke apps.');
     const grant = (await (await grantsFor(ctx, signedIn, request.id)).list()).find((candidate) => candidate.id === id);
     if (!grant) throw new ApiError('not_found', 'There is no such app in this organization.');
     return sendPage(reply, 200, revokeGrantConfirmPage(signedIn, grant));

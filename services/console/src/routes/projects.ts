@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { billingFor, deliverableStatuses, projectFiltersOf, projectFormOf, projectInputOf } from '../domain/billing.js';
 import type { ConsoleContext } from '../domain/context.js';
-import { canManage } from '../domain/roles.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -32,9 +31,6 @@ const projectFields = ['name', 'status', 'due_date', 'notes', 'deliverables'] as
  */
 export function projectRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus: Bus }): void {
   const billing = (request: FastifyRequest) => billingFor(ctx, signedInOf(request), request.id);
-  const managerOnly = (request: FastifyRequest, what: string) => {
-    if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', `Only owners and admins can ${what}.`);
-  };
   /** A project that may still change, or a 409 page: a delivered project is final (the leads service's rule). */
   const openProject = async (request: FastifyRequest, id: string) => {
     const project = await (await billing(request)).getProject(id);
@@ -56,9 +52,8 @@ export function projectRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     return sendPage(reply, 200, projectPage(signedInOf(request), { project, ...(await service.around(project)) }));
   });
 
-  app.get('/projects/:id/edit', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/projects/:id/edit', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(projectParams, request.params);
-    managerOnly(request, 'change projects');
     const project = await openProject(request, id);
     return sendPage(reply, 200, projectFormPage(signedInOf(request), { project, values: projectFormValues(project), errors: {} }));
   });
@@ -91,9 +86,8 @@ export function projectRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
   });
 
   // The confirmation is a page of its own; the person's click on it is the approval an agent would ask for.
-  app.get('/projects/:id/deliver', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/projects/:id/deliver', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(projectParams, request.params);
-    managerOnly(request, 'deliver projects');
     const project = await openProject(request, id);
     const service = await billing(request);
     const [lead, receivers] = await Promise.all([service.lead(project.lead_id), service.receivers('project.delivered')]);

@@ -95,10 +95,9 @@ export function sequenceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus
   });
 
   // The confirmation is a page of its own, so unenrolling needs no JavaScript; members get no such page.
-  app.get('/sequences/:id/leads/:lead_id/unenroll', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/sequences/:id/leads/:lead_id/unenroll', { config: { access: 'manager' } }, async (request, reply) => {
     const { id, lead_id } = paramsOf(enrollmentParams, request.params);
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can unenroll leads.');
     const service = await serviceFor(request);
     const sequence = await notFoundAs(service.get(id), noSequence);
     const enrollment = await notFoundAs(service.activeEnrollment(id, lead_id), 'This lead is not enrolled in this sequence.');

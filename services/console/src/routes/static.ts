@@ -11,7 +11,7 @@ const files = new Map([
 ]);
 
 export function staticRoutes(app: FastifyInstance): void {
-  app.get('/static/:file', async (request, reply) => {
+  app.get('/static/:file', { config: { access: 'asset' } }, async (request, reply) => {
     const file = files.get((request.params as { file: string }).file);
     if (!file) return reply.callNotFound();
     return reply.type(file.type).header('cache-control', 'public, max-age=3600').send(file.body);

@@ -2,7 +2,6 @@ import { ApiError, type Bus } from '@voice/kit';
 import { allEventTypes, webhookEventTypeSchema } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { canManage } from '../domain/roles.js';
 import { type OrganizationWebhooks, webhooksFor } from '../domain/webhooks.js';
 import type { ConsoleEnv } from '../env.js';
 import { flash } from '../http/flash.js';
@@ -172,10 +171,9 @@ export function webhookRoutes(app: FastifyInstance, ctx: { bus: Bus; env: Consol
   );
 
   // The confirmation is a page of its own, so deleting needs no JavaScript; members get no such page.
-  app.get('/webhooks/:id/delete', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/webhooks/:id/delete', { config: { access: 'manager' } }, async (request, reply) => {
     const { id } = paramsOf(endpointParams, request.params);
     const signedIn = signedInOf(request);
-    if (!canManage(signedIn.role)) throw new ApiError('forbidden', 'Only owners and admins can delete endpoints.');
     return sendPage(reply, 200, deleteConfirmPage(signedIn, await (await serviceFor(request)).get(id)));
   });
 

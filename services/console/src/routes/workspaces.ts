@@ -126,7 +126,6 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
   /** The workspace and the theme a preview or an apply names, both this organization's, or a 404 page. */
   async function workspaceAndTheme(request: FastifyRequest, choice: unknown) {
     const { id } = paramsOf(workspaceParams, request.params);
-    if (!canManage(signedInOf(request).role)) throw new ApiError('forbidden', 'Only owners and admins can apply themes.');
     const { theme_id } = checkedQuery(themeChoice, choice);
     const service = await serviceFor(request);
     const [workspace, theme] = await Promise.all([notFoundAs(service.get(id), noWorkspace), notFoundAs(service.theme(theme_id), noTheme)]);
@@ -134,7 +133,7 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ConsoleContext & { bu
   }
 
   // The preview is a page of its own, so applying needs no JavaScript; members get no such page.
-  app.get('/workspaces/:id/apply-theme', { config: { access: 'signed-in' } }, async (request, reply) => {
+  app.get('/workspaces/:id/apply-theme', { config: { access: 'manager' } }, async (request, reply) => {
     const { service, workspace, theme } = await workspaceAndTheme(request, request.query);
     const currentId = workspace.default_theme_id;
     const current = currentId ? await service.theme(currentId).catch(() => undefined) : undefined;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { bearer, type Platform } from '@voice/gateway/testing';
 import { oauthRpc } from '@voice/proto';
-import { personIdentity } from '../../src/domain/api-keys.js';
+import { personIdentity } from '../../src/domain/identity.js';
 import { hashToken } from '../../src/domain/tokens.js';
 import { Browser } from './harness.js';
 
