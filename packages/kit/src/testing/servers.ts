@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,25 +12,49 @@ import { ownChild, stopChild, waitForPort } from './processes.js';
 
 /**
  * A free loopback port: from `TEST_OWN_PORTS` (`first-last`) when set, where a machine hands each user a
- * range, otherwise one the system picks.
+ * range, otherwise one below the system's ephemeral range. The port is free when chosen and bound later (a
+ * platform's gateway listens once its services have started, seconds later on a loaded machine); a port of
+ * the ephemeral range may be handed in between to any `listen(0)` or outgoing connection of another process,
+ * which made a gateway's listen fail with EADDRINUSE while other work ran beside the suite. Below that range
+ * only another chooser like this one can take it, and each starts at a random place.
  */
 export async function freePort(): Promise<number> {
   const range = /^(\d+)-(\d+)$/.exec(process.env.TEST_OWN_PORTS ?? '');
-  const candidates = range ? Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i) : [0];
+  const [first, last] = range ? [Number(range[1]), Number(range[2])] : [lowestChosenPort, ephemeralPortsStart() - 1];
+  const count = last - first + 1;
   // Start at a random place in the range, so test files running in parallel rarely race for one port.
-  const start = Math.floor(Math.random() * candidates.length);
-  for (let i = 0; i < candidates.length; i++) {
-    const port = await new Promise<number | undefined>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(undefined));
-      server.listen(candidates[(start + i) % candidates.length], '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() => resolve(typeof address === 'object' && address ? address.port : undefined));
-      });
-    });
+  const start = Math.floor(Math.random() * count);
+  for (let i = 0; i < count; i++) {
+    const port = await listensOn(first + ((start + i) % count));
     if (port !== undefined) return port;
   }
-  throw new Error(`no free port in TEST_OWN_PORTS=${process.env.TEST_OWN_PORTS}`);
+  throw new Error(range ? `no free port in TEST_OWN_PORTS=${process.env.TEST_OWN_PORTS}` : `no free port in ${first}-${last}`);
+}
+
+/** Where ports are chosen from when no range is given: above the well-known services' usual ports. */
+const lowestChosenPort = 10_000;
+
+/** The first port the system hands out on its own (Linux: /proc/sys/net/ipv4/ip_local_port_range), else IANA's 49152. */
+function ephemeralPortsStart(): number {
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(start) && start > lowestChosenPort) return start;
+  } catch {
+    // Not Linux: the IANA range below.
+  }
+  return 49_152;
+}
+
+/** The port when something can listen on it on loopback now, else undefined. */
+function listensOn(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : undefined));
+    });
+  });
 }
 
 export interface OwnServer {
