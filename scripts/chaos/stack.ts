@@ -20,6 +20,7 @@ import {
 } from '@voice/kit/testing';
 import pg from 'pg';
 import { type BenchProcess, buildWorkspaces, freePort, startProcess, stopAll } from '../../gateway/bench/lib/processes.js';
+import { startMailServer } from '../../services/console/test/support/smtp.js';
 import type { Sample } from './load.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -127,6 +128,9 @@ export async function startStack(options: StackOptions) {
     freePort().then((port) => startFakeTelegram(telegramToken, port)),
     freePort().then((port) => startFakeSlack(slackToken, port)),
   ]);
+  // An SMTP server (the console tests' own, a real one in this process) for the approval e-mails: production
+  // needs SMTP_URL, and without it the mcp service does not start.
+  const mail = await startMailServer();
   /** Every request the receiver got, across its restarts. */
   const received: ReceivedRequest[] = [];
   const receiverPort = await freePort();
@@ -166,6 +170,7 @@ export async function startStack(options: StackOptions) {
     SLACK_BOT_TOKEN: slackToken,
     SLACK_SIGNING_SECRET: randomBytes(16).toString('hex'),
     SLACK_API_BASE_URL: slack.apiBaseUrl,
+    SMTP_URL: mail.url,
     TELEPHONY_CARRIER: 'sandbox',
     // The receiver is a plain-HTTP server on loopback.
     WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
