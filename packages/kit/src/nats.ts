@@ -453,6 +453,11 @@ export class Bus {
   }
 
   /** Waits until the server has seen everything this connection sent so far. */
+  /** Resolves once the connection is up: at once, or after the reconnect under way (for raw requests on `connection`). */
+  untilConnected(): Promise<void> {
+    return this.connected;
+  }
+
   async flush(): Promise<void> {
     await this.connection.flush();
   }
