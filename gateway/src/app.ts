@@ -6,6 +6,7 @@ import {
   newId,
   readinessChecks,
   sampledRequestSpan,
+  serveOperations,
   startWorkers,
   urlPath,
 } from '@voice/kit';
@@ -13,40 +14,18 @@ import { gatewayRpc, oauthRpc } from '@voice/proto';
 import { Registry } from 'prom-client';
 import { AuditPublisher } from './audit/publisher.js';
 import { applyAuditRetention } from './audit/retention.js';
-import { listAuditLog } from './audit/store.js';
 import { AuditWriter } from './audit/writer.js';
 import { authenticate } from './auth/authenticate.js';
-import { ScopeAgreement } from './auth/scope-watch.js';
 import { isProtectedPath } from './auth/scopes.js';
 import type { GatewayDeps } from './deps.js';
-import {
-  createKeyFor,
-  keyFor,
-  keysFor,
-  organizationFor,
-  recordConsoleActionFor,
-  renameOrganizationFor,
-  revokeKeyFor,
-  rotateKeyFor,
-  usageHistoryFor,
-} from './keys/console.js';
-import { keyStanding } from './keys/store.js';
 import { GatewayMetrics } from './metrics.js';
-import {
-  createGrantFor,
-  deleteEndedAccessTokens,
-  endGrantFor,
-  grantsFor,
-  issueAccessTokenFor,
-  revokeGrantFor,
-  revokeGrantsOfPersonFor,
-} from './oauth/grants.js';
+import { deleteEndedAccessTokens } from './oauth/grants.js';
 import { challengesFor } from './oauth/metadata.js';
+import { gatewayOperations, oauthOperations } from './operations.js';
 import { registerProxies } from './proxy/upstreams.js';
 import { homeRoute } from './routes/home.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { openApiRoute } from './routes/openapi.js';
-import { usageOf, usageRoutes } from './routes/usage.js';
 
 /**
  * The gateway, the only public entry: authenticate, check scope, count quota (one Lua call), audit, and
@@ -56,7 +35,6 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   // The gateway's own metrics (the audit buffer's) beside the process metrics. Its port is public, so they are
   // not served on it but on METRICS_PORT (runService), where only the cluster's Prometheus reaches them.
   const metrics = new Registry();
-  const scopeAgreement = new ScopeAgreement(deps.env, deps.logger);
   const app = await createHttpApp({
     name: 'gateway',
     traceIdHeader: true,
@@ -67,7 +45,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
     acceptRequestId: false,
     lingering: { timeMs: deps.env.LINGERING_TIME_MS, idleMs: deps.env.LINGERING_TIMEOUT_MS, maxBytes: deps.env.LINGERING_MAX_BYTES },
     showDependencyErrors: deps.env.NODE_ENV === 'development',
-    readiness: { ...readinessChecks(deps), scopes: scopeAgreement.readiness },
+    readiness: readinessChecks(deps),
     instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
 
@@ -112,32 +90,12 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
 
   homeRoute(app, deps.env);
   openApiRoute(app, deps.env);
-  usageRoutes(app, deps);
   oauthRoutes(app, deps.env);
   await registerProxies(app, deps.env);
-  // The services' declared scopes are compared with the gateway's rule from start, not only when the
-  // OpenAPI document is asked for; ScopeAgreement says why a disagreement fails readiness.
-  app.addHook('onReady', async () => scopeAgreement.start(app));
-  app.addHook('onClose', async () => scopeAgreement.stop());
 
-  deps.bus.serve(gatewayRpc.getUsage, (_input, identity) => usageOf(deps, identity));
-  deps.bus.serve(gatewayRpc.keyStanding, (input, identity) => keyStanding(deps.prisma, identity.org_id, input.key_id, deps.now()));
-  deps.bus.serve(gatewayRpc.listAuditLog, (input, identity) => listAuditLog(deps.prisma, identity.org_id, input));
-  deps.bus.serve(gatewayRpc.getOrganization, (_input, identity) => organizationFor(deps, identity));
-  deps.bus.serve(gatewayRpc.renameOrganization, (input, identity) => renameOrganizationFor(deps, identity, input));
-  deps.bus.serve(gatewayRpc.getUsageHistory, (_input, identity) => usageHistoryFor(deps, identity));
-  deps.bus.serve(gatewayRpc.listKeys, (input, identity) => keysFor(deps, identity, input));
-  deps.bus.serve(gatewayRpc.getKey, (input, identity) => keyFor(deps, identity, input));
-  deps.bus.serve(gatewayRpc.createKey, (input, identity) => createKeyFor(deps, identity, input));
-  deps.bus.serve(gatewayRpc.rotateKey, (input, identity) => rotateKeyFor(deps, identity, input));
-  deps.bus.serve(gatewayRpc.revokeKey, (input, identity) => revokeKeyFor(deps, identity, input));
-  deps.bus.serve(gatewayRpc.recordConsoleAction, (input, identity) => recordConsoleActionFor(deps, identity, input));
-  deps.bus.serve(oauthRpc.createGrant, (input, identity) => createGrantFor(deps, identity, input));
-  deps.bus.serve(oauthRpc.issueAccessToken, (input, identity) => issueAccessTokenFor(deps, identity, input));
-  deps.bus.serve(oauthRpc.listGrants, (_input, identity) => grantsFor(deps, identity));
-  deps.bus.serve(oauthRpc.revokeGrant, (input, identity) => revokeGrantFor(deps, identity, input));
-  deps.bus.serve(oauthRpc.endGrant, (input, identity) => endGrantFor(deps, identity, input));
-  deps.bus.serve(oauthRpc.revokeGrantsOfPerson, (input, identity) => revokeGrantsOfPersonFor(deps, identity, input));
+  const host = { app, bus: deps.bus, idempotency: deps };
+  serveOperations(host, gatewayRpc, gatewayOperations(deps));
+  serveOperations(host, oauthRpc, oauthOperations(deps));
 
   await startWorkers(app, deps.env.WORKERS, {
     'audit-writer': () => startAuditWriter(deps),

@@ -185,8 +185,18 @@ const newKeySchema = z.object({ key: z.string(), record: consoleKeySchema });
  */
 export const gatewayRpc = nameOperations({
   keyStanding: defineRpc('svc.gateway.keys.standing', z.object({ key_id: z.string().min(1).max(64) }), keyStandingSchema, 'read'),
-  getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema, 'read'),
-  listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read'),
+  getUsage: defineRpc('svc.gateway.usage.get', z.object({}), usageSchema, 'read', {
+    http: { method: 'GET', path: '/api/v1/usage', tags: ['account'], summary: "Quota used by this key and the organization's plan limits" },
+  }),
+  listAuditLog: defineRpc('svc.gateway.audit.list', listAuditLogQuerySchema, auditPageSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/audit-log',
+      tags: ['account'],
+      summary: "The organization's API calls, newest first",
+      query: listAuditLogQuerySchema,
+    },
+  }),
   getUsageHistory: defineRpc('svc.gateway.usage.history', z.object({}), usageHistorySchema, 'read'),
   getOrganization: defineRpc('svc.gateway.organization.get', z.object({}), organizationLimitsSchema, 'read'),
   /**

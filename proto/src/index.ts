@@ -1,4 +1,5 @@
 export * from './audit.js';
+export * from './catalogue.js';
 export * from './common.js';
 export * from './console.js';
 export * from './errors.js';

@@ -334,20 +334,98 @@ export type MarketingAudit = z.infer<typeof marketingAuditSchema>;
 // ---------------------------------------------------------------------------------------------------------
 // NATS operations, for the MCP service (service_recall, service_brand_score, service_add_knowledge_document)
 
+const knowledge = ['knowledge'];
+const byDocumentId = documentIdParamsSchema;
+
 export const recallRpc = nameOperations({
   recall: defineRpc('svc.recall.query', recallInputSchema, recallResponseSchema, 'read'),
   /** Probes both providers; `unavailable` (503) without one, `upstream_failed` (502) when both fail. */
   brandScore: defineRpc('svc.recall.brand_score', brandScoreInputSchema, brandScoreResponseSchema, 'read'),
-  addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema, 'read-write'),
-  listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema, 'read'),
-  getDocument: defineRpc('svc.recall.documents.get', documentIdParamsSchema, documentSchema, 'read'),
+  /** REST's one entry to both: `{query}` recalls, `{brand, url}` scores the brand. */
+  llmRecall: defineRpc('svc.recall.llm_recall', llmRecallBodySchema, llmRecallResponseSchema, 'read', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/llm-recall',
+      tags: ['recall'],
+      summary: 'Recall over the knowledge base, or score a brand',
+      description:
+        'Send `{"query"}` for knowledge-base recall: ranked passages and, when a model provider is configured, an answer grounded ' +
+        'in them with [n] citations. Send `{"brand", "url"}` for the brand score: OpenAI and Anthropic probed in parallel, scored by ' +
+        'a fixed rubric. Neither form, or both mixed, is 400. No provider configured is 503; every provider failing is 502.',
+      body: llmRecallBodySchema,
+    },
+  }),
+  /** The marketing audit with an API key: not available yet (the public audit without a key is). */
+  marketingAudit: defineRpc('svc.recall.marketing_audit', marketingAuditBodySchema, marketingAuditSchema, 'read', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/marketing-audit',
+      tags: ['marketing-audit'],
+      summary: 'Marketing audit with an API key (coming soon)',
+      description: 'Not available yet: answers 501 coming_soon. Use POST /api/public/marketing-audit meanwhile.',
+      body: marketingAuditBodySchema,
+      comingSoon: true,
+    },
+    errors: ['coming_soon'],
+  }),
+  addDocument: defineRpc('svc.recall.documents.add', addDocumentInputSchema, documentSchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/knowledge/documents',
+      tags: knowledge,
+      summary: 'Add a document to the knowledge base',
+      description:
+        'The text is split into passages and indexed for recall at once. Text over 200,000 characters is 400; a body over 1 MB is 413. ' +
+        'Send an `Idempotency-Key` header to make retries safe: the same key and body add one document.',
+      body: createDocumentBodySchema,
+      status: 201,
+    },
+    idempotent: 'documents.add',
+  }),
+  listDocuments: defineRpc('svc.recall.documents.list', listDocumentsQuerySchema, documentPageSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/knowledge/documents',
+      tags: knowledge,
+      summary: 'List documents, newest first',
+      query: listDocumentsQuerySchema,
+    },
+  }),
+  getDocument: defineRpc('svc.recall.documents.get', byDocumentId, documentSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/knowledge/documents/:id',
+      tags: knowledge,
+      summary: 'Get one document with its text',
+      params: byDocumentId,
+    },
+  }),
   updateDocument: defineRpc(
     'svc.recall.documents.update',
     z.object({ id: idSchema('document'), changes: updateDocumentBodySchema }),
     documentSchema,
     'read-write',
+    {
+      http: {
+        method: 'PATCH',
+        path: '/api/v1/knowledge/documents/:id',
+        tags: knowledge,
+        summary: 'Change a document; a new title or text rebuilds its passages',
+        params: byDocumentId,
+        body: updateDocumentBodySchema,
+        bodyField: 'changes',
+      },
+    },
   ),
-  deleteDocument: defineRpc('svc.recall.documents.delete', documentIdParamsSchema, deletedDocumentSchema, 'read-write'),
+  deleteDocument: defineRpc('svc.recall.documents.delete', byDocumentId, deletedDocumentSchema, 'read-write', {
+    http: {
+      method: 'DELETE',
+      path: '/api/v1/knowledge/documents/:id',
+      tags: knowledge,
+      summary: 'Delete a document and its passages',
+      params: byDocumentId,
+    },
+  }),
   /** The organization's earlier brand scores, newest first (for the console's history). */
   listBrandScores: defineRpc('svc.recall.brand_scores.list', listBrandScoresQuerySchema, brandScoreRecordPageSchema, 'read'),
 });

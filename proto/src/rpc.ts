@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wireErrorSchema } from './errors.js';
+import { type ErrorCode, wireErrorSchema } from './errors.js';
 import { identitySchema, type Scope } from './identity.js';
 
 /**
@@ -21,6 +21,53 @@ export interface RpcDefinition<Input extends z.ZodType = z.ZodType, Output exten
    * `operationId` of the REST route that performs it, so a generated client's methods are named after it.
    */
   name?: string;
+  /** Where the operation is on the REST API, if it is (a second route of one operation is a second entry). */
+  http: readonly HttpRoute[];
+  /**
+   * Runs once per idempotency key (the `Idempotency-Key` header over REST, `idempotency_key` over NATS),
+   * remembered under this name, on every transport: the same key and input answer the first result again.
+   */
+  idempotent?: string;
+  /** The error codes (from the one table in errors.ts) the operation answers besides the gateway's own. */
+  errors: readonly ErrorCode[];
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/**
+ * An operation's REST route. The operation's input is the route's path parameters, query and body merged
+ * (plus `fixed`), so a service writes one handler for REST and NATS; the schemas here are the ones the
+ * route validates and the OpenAPI document publishes.
+ */
+export interface HttpRoute {
+  method: HttpMethod;
+  /** In fastify's form: `/api/v1/phone/calls/:id`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The input field the body goes in, where the operation takes it whole (`{ id, changes }`); otherwise its fields are the input's. */
+  bodyField?: string;
+  /** The success status: 200 unless stated. */
+  status?: 200 | 201 | 202;
+  /** Another success status the operation may answer with the same record (an entry that already existed). */
+  alsoStatus?: 200 | 201;
+  /** Input the route sets itself, not the caller: `{ source: 'api' }`. */
+  fixed?: Record<string, unknown>;
+  /** Not available on this route yet: it answers 501 `coming_soon`, the only answer its document lists. */
+  comingSoon?: true;
+  /** The route's `operationId` where it is a second route of its operation (the first takes the operation's name). */
+  operationId?: string;
+}
+
+export interface RpcOptions {
+  approval?: boolean;
+  http?: HttpRoute | readonly HttpRoute[];
+  idempotent?: string;
+  errors?: readonly ErrorCode[];
 }
 
 export function defineRpc<Input extends z.ZodType, Output extends z.ZodType>(
@@ -28,9 +75,19 @@ export function defineRpc<Input extends z.ZodType, Output extends z.ZodType>(
   input: Input,
   output: Output,
   scope: Scope,
-  options: { approval?: boolean } = {},
+  options: RpcOptions = {},
 ): RpcDefinition<Input, Output> {
-  return { subject, input, output, scope, approval: options.approval ?? false };
+  const http = options.http === undefined ? [] : Array.isArray(options.http) ? options.http : [options.http as HttpRoute];
+  return {
+    subject,
+    input,
+    output,
+    scope,
+    approval: options.approval ?? false,
+    http,
+    ...(options.idempotent ? { idempotent: options.idempotent } : {}),
+    errors: options.errors ?? [],
+  };
 }
 
 /**

@@ -403,27 +403,124 @@ export type DncCheck = z.infer<typeof dncCheckSchema>;
 
 const byCallId = z.object({ id: idSchema('call') });
 
+const calls = ['calls'];
+const sms = ['sms'];
+const dnc = ['dnc'];
+const bySmsId = z.object({ id: idSchema('sms') });
+const byDncId = z.object({ id: idSchema('dnc') });
+
 export const telephonyRpc = nameOperations({
-  listCalls: defineRpc('svc.telephony.calls.list', listCallsQuerySchema, callPageSchema, 'read'),
-  getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema, 'read'),
+  listCalls: defineRpc('svc.telephony.calls.list', listCallsQuerySchema, callPageSchema, 'read', {
+    http: { method: 'GET', path: '/api/v1/phone/calls', tags: calls, summary: 'List calls, newest first', query: listCallsQuerySchema },
+  }),
+  getCall: defineRpc('svc.telephony.calls.get', byCallId, callSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/phone/calls/:id',
+      tags: calls,
+      summary: 'Get one call with its transcript, summary and status timeline',
+      params: byCallId,
+    },
+  }),
   /** Queues an outbound call; a do-not-call number is `dnc_blocked` (422). */
-  queueCall: defineRpc('svc.telephony.calls.queue', queueCallInputSchema, callSchema, 'read-write'),
+  queueCall: defineRpc('svc.telephony.calls.queue', queueCallInputSchema, callSchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/phone/calls',
+      tags: calls,
+      summary: 'Queue an outbound call (refused with 422 dnc_blocked for do-not-call numbers)',
+      description: 'Send an `Idempotency-Key` header to make retries safe: the same key and body queue one call.',
+      body: queueCallBodySchema,
+      fixed: { source: 'api' },
+      status: 201,
+      alsoStatus: 200,
+    },
+    idempotent: 'calls.queue',
+    errors: ['invalid_request', 'not_found', 'conflict', 'dnc_blocked'],
+  }),
   /** Cancels a queued or ringing call (the carrier hangs up a ringing one); any other status is `conflict` (409). */
-  cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema, 'read-write'),
-  callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema, 'read'),
+  cancelCall: defineRpc('svc.telephony.calls.cancel', byCallId, callSchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/phone/calls/:id/cancel',
+      tags: calls,
+      summary: 'Cancel a call that is queued or ringing (409 once answered or ended)',
+      params: byCallId,
+    },
+    errors: ['invalid_request', 'not_found', 'conflict'],
+  }),
+  callStats: defineRpc('svc.telephony.calls.stats', callStatsQuerySchema, callStatsSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/phone/calls/stats',
+      tags: calls,
+      summary: 'Count calls by outcome, direction and status over a period (default: the last 30 days)',
+      query: callStatsQuerySchema,
+    },
+  }),
   /** Calls and messages over a period in the person's time zone: the console's overview. */
   getOverview: defineRpc('svc.telephony.overview.get', overviewQuerySchema, overviewSchema, 'read'),
-  listSms: defineRpc('svc.telephony.sms.list', listSmsQuerySchema, smsPageSchema, 'read'),
-  getSms: defineRpc('svc.telephony.sms.get', z.object({ id: idSchema('sms') }), smsSchema, 'read'),
+  listSms: defineRpc('svc.telephony.sms.list', listSmsQuerySchema, smsPageSchema, 'read', {
+    http: { method: 'GET', path: '/api/v1/phone/sms', tags: sms, summary: 'List messages, newest first', query: listSmsQuerySchema },
+  }),
+  getSms: defineRpc('svc.telephony.sms.get', bySmsId, smsSchema, 'read', {
+    http: { method: 'GET', path: '/api/v1/phone/sms/:id', tags: sms, summary: 'Get one message', params: bySmsId },
+  }),
   /** Sends an SMS; a do-not-call number is `dnc_blocked` (422). */
-  sendSms: defineRpc('svc.telephony.sms.send', sendSmsInputSchema, smsSchema, 'read-write'),
-  listDnc: defineRpc('svc.telephony.dnc.list', listDncQuerySchema, dncPageSchema, 'read'),
+  sendSms: defineRpc('svc.telephony.sms.send', sendSmsInputSchema, smsSchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/phone/sms',
+      tags: sms,
+      summary: 'Send an SMS (refused with 422 dnc_blocked for do-not-call numbers)',
+      description: 'Send an `Idempotency-Key` header to make retries safe: the same key and body send one message.',
+      body: sendSmsBodySchema,
+      fixed: { source: 'api' },
+      status: 201,
+      alsoStatus: 200,
+    },
+    idempotent: 'sms.send',
+    errors: ['invalid_request', 'conflict', 'dnc_blocked'],
+  }),
+  listDnc: defineRpc('svc.telephony.dnc.list', listDncQuerySchema, dncPageSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/phone/dnc',
+      tags: dnc,
+      summary: 'List do-not-call entries, newest first',
+      query: listDncQuerySchema,
+    },
+  }),
   /** One entry of the organization (the console's removal confirmation); another organization's id is `not_found`. */
-  getDnc: defineRpc('svc.telephony.dnc.get', z.object({ id: idSchema('dnc') }), dncEntrySchema, 'read'),
+  getDnc: defineRpc('svc.telephony.dnc.get', byDncId, dncEntrySchema, 'read'),
   /** Adds a number; adding one that is already listed for that channel returns the existing entry. */
-  addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema, 'read-write'),
-  removeDnc: defineRpc('svc.telephony.dnc.remove', z.object({ id: idSchema('dnc') }), deletedDncSchema, 'read-write', { approval: true }),
-  checkDnc: defineRpc('svc.telephony.dnc.check', checkDncQuerySchema, dncCheckSchema, 'read'),
+  addDnc: defineRpc('svc.telephony.dnc.add', addDncInputSchema, dncEntrySchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/phone/dnc',
+      tags: dnc,
+      summary: 'Add a number to the do-not-call list (201; 200 with the existing entry if already listed)',
+      body: addDncBodySchema,
+      fixed: { source: 'api' },
+      status: 201,
+      alsoStatus: 200,
+    },
+    errors: ['invalid_request'],
+  }),
+  removeDnc: defineRpc('svc.telephony.dnc.remove', byDncId, deletedDncSchema, 'read-write', {
+    approval: true,
+    http: { method: 'DELETE', path: '/api/v1/phone/dnc/:id', tags: dnc, summary: 'Remove a do-not-call entry', params: byDncId },
+    errors: ['not_found'],
+  }),
+  checkDnc: defineRpc('svc.telephony.dnc.check', checkDncQuerySchema, dncCheckSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/phone/dnc/check',
+      tags: dnc,
+      summary: 'Is this number listed, and for which channels',
+      query: checkDncQuerySchema,
+    },
+  }),
 });
 
 /**

@@ -19,6 +19,7 @@ export * from './mail.js';
 export * from './metrics.js';
 export * from './nats.js';
 export * from './network.js';
+export * from './operations.js';
 export * from './outbox.js';
 export * from './pagination.js';
 export * from './prisma.js';

@@ -1,9 +1,8 @@
-import { createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
+import { createHttpApp, type HttpApp, readinessChecks, serveOperations, serviceAuthPlugin, startWorkers } from '@voice/kit';
+import { recallRpc } from '@voice/proto';
 import type { RecallDeps } from './deps.js';
-import { serveRecallRpc } from './nats/handlers.js';
-import { documentRoutes } from './routes/documents.js';
-import { llmRecallRoutes } from './routes/llm-recall.js';
-import { marketingAuditRoutes } from './routes/marketing-audit.js';
+import { recallOperations } from './operations.js';
+import { publicMarketingAuditRoute } from './routes/marketing-audit.js';
 
 /** The recall service: knowledge base, recall with cited answers, brand score and marketing audit. */
 export async function buildApp(deps: RecallDeps): Promise<HttpApp> {
@@ -16,10 +15,8 @@ export async function buildApp(deps: RecallDeps): Promise<HttpApp> {
     instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
-  documentRoutes(app, deps);
-  llmRecallRoutes(app, deps);
-  marketingAuditRoutes(app, deps);
-  serveRecallRpc(deps);
+  serveOperations({ app, bus: deps.bus, idempotency: deps }, recallRpc, recallOperations(deps));
+  publicMarketingAuditRoute(app, deps);
   await startWorkers(app, deps.env.WORKERS, { outbox: () => deps.outbox.start() });
   return app;
 }

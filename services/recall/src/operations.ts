@@ -1,12 +1,20 @@
-// The operations REST routes and NATS handlers share, so both paths behave identically: each takes the
-// caller's identity (for the organization and the quota figures it reports) and validated input.
-import { insertOutboxRows, PendingEvents, runIdempotent } from '@voice/kit';
-import type { AddDocumentInput, BrandScoreInput, BrandScoreResponse, Identity, RecallInput, RecallResponse } from '@voice/proto';
+// What each operation of `recallRpc` does, over REST and NATS alike: each takes the caller's identity (for
+// the organization and the quota figures it reports) and validated input.
+import { ApiError, insertOutboxRows, type OperationHandlers, PendingEvents } from '@voice/kit';
+import {
+  type BrandScoreInput,
+  type BrandScoreResponse,
+  brandScoreInputSchema,
+  type Identity,
+  type RecallInput,
+  type RecallResponse,
+  type recallRpc,
+} from '@voice/proto';
 import type { RecallDeps } from './deps.js';
 import { scoreBrandWithProviders } from './domain/brand-score.js';
 import { recall } from './domain/recall.js';
-import { recordBrandScore } from './store/brand-scores.js';
-import { createDocument } from './store/documents.js';
+import { listBrandScores, recordBrandScore } from './store/brand-scores.js';
+import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from './store/documents.js';
 
 /** The key's monthly count after this request, as the gateway's Lua call left it. */
 const usageOf = (identity: Identity) => ({ monthly_used: identity.monthly_used, monthly_quota: identity.monthly_quota });
@@ -67,7 +75,28 @@ export async function brandScoreOperation(deps: RecallDeps, identity: Identity, 
   return response;
 }
 
-/** Adds a document; with an idempotency key, the same request twice adds one document (Stripe style). */
-export async function addDocumentOperation(deps: RecallDeps, identity: Identity, input: AddDocumentInput) {
-  return runIdempotent(deps, identity.org_id, 'documents.add', input, (body) => createDocument(deps.prisma, identity.org_id, body));
+export function recallOperations(deps: RecallDeps): OperationHandlers<typeof recallRpc> {
+  const { prisma } = deps;
+  return {
+    recall: (input, identity) => recallOperation(deps, identity, input),
+    brandScore: (input, identity) => brandScoreOperation(deps, identity, input),
+    llmRecall: async ({ query, brand, url, limit }, identity) => {
+      if (query !== undefined) return recallOperation(deps, identity, { query, limit: limit ?? 5 });
+      // The body's refinement already insists on brand and url together; this parse narrows the types.
+      return brandScoreOperation(deps, identity, brandScoreInputSchema.parse({ brand, url }));
+    },
+    marketingAudit: async () => {
+      throw new ApiError(
+        'coming_soon',
+        'The API-key marketing audit is coming soon; POST /api/public/marketing-audit works today, rate-limited.',
+      );
+    },
+    // Idempotent by its definition: the same key and body add one document.
+    addDocument: (input, identity) => createDocument(prisma, identity.org_id, input),
+    listDocuments: (input, identity) => listDocuments(prisma, identity.org_id, input),
+    getDocument: (input, identity) => getDocument(prisma, identity.org_id, input.id),
+    updateDocument: (input, identity) => updateDocument(prisma, identity.org_id, input.id, input.changes),
+    deleteDocument: (input, identity) => deleteDocument(prisma, identity.org_id, input.id),
+    listBrandScores: (input, identity) => listBrandScores(prisma, identity.org_id, input),
+  };
 }

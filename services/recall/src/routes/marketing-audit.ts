@@ -1,9 +1,10 @@
-import { ApiError, clientAddress, type HttpApp, identityOf } from '@voice/kit';
+import { ApiError, clientAddress, type HttpApp } from '@voice/kit';
 import { errorEnvelopeSchema, marketingAuditBodySchema, marketingAuditSchema } from '@voice/proto';
 import type { RecallDeps } from '../deps.js';
 import { cachedMarketingAudit } from '../domain/marketing-audit.js';
 
-export function marketingAuditRoutes(app: HttpApp, deps: RecallDeps): void {
+/** The public marketing audit: no key, limited per client address. The keyed one is an operation (`recallRpc.marketingAudit`). */
+export function publicMarketingAuditRoute(app: HttpApp, deps: RecallDeps): void {
   app.post(
     '/api/public/marketing-audit',
     {
@@ -34,27 +35,6 @@ export function marketingAuditRoutes(app: HttpApp, deps: RecallDeps): void {
         deps.pageFetch,
         { redis: deps.redis, prefix: deps.env.REDIS_PREFIX, ttlSeconds: deps.env.PUBLIC_AUDIT_CACHE_SECONDS },
         request.log,
-      );
-    },
-  );
-
-  app.post(
-    '/api/v1/marketing-audit',
-    {
-      schema: {
-        tags: ['marketing-audit'],
-        summary: 'Marketing audit with an API key (coming soon)',
-        description: 'Not available yet: answers 501 coming_soon. Use POST /api/public/marketing-audit meanwhile.',
-        body: marketingAuditBodySchema,
-        response: { 501: errorEnvelopeSchema },
-      },
-      config: { scope: 'read', operationId: 'marketingAudit' },
-    },
-    async (request) => {
-      identityOf(request);
-      throw new ApiError(
-        'coming_soon',
-        'The API-key marketing audit is coming soon; POST /api/public/marketing-audit works today, rate-limited.',
       );
     },
   );

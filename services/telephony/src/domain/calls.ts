@@ -1,4 +1,4 @@
-import { ApiError, runIdempotent } from '@voice/kit';
+import { ApiError } from '@voice/kit';
 import type { CallOutcome, CallStatus, Identity, QueueCallInput, TranscriptTurn } from '@voice/proto';
 import { Prisma } from '../generated/prisma/client.js';
 import {
@@ -28,27 +28,25 @@ export function callStatusCallbackUrl(publicBaseUrl: string, callId: string): st
 
 /**
  * Queues an outbound call: refused for do-not-call numbers, stored as `queued`, announced (`call.queued`)
- * and handed to the dialer. With an idempotency key, the same request twice makes one call.
+ * and handed to the dialer. Its definition makes it idempotent: with a key, the same request twice makes one call.
  */
-export async function queueCall(context: TelephonyContext, identity: Identity, input: QueueCallInput) {
-  return runIdempotent(context, identity.org_id, 'calls.queue', input, async (request) => {
-    await assertOwnReferences(context, identity, request);
-    await assertContactAllowed(context, identity.org_id, request.to, 'voice');
-    const row = await withEvents(context, async (tx, events) => {
-      const created = await createOutboundCall(tx, identity.org_id, {
-        ...request,
-        from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
-      });
-      recordCallEvent(events, created);
-      return created;
+export async function queueCall(context: TelephonyContext, identity: Identity, request: Omit<QueueCallInput, 'idempotency_key'>) {
+  await assertOwnReferences(context, identity, request);
+  await assertContactAllowed(context, identity.org_id, request.to, 'voice');
+  const row = await withEvents(context, async (tx, events) => {
+    const created = await createOutboundCall(tx, identity.org_id, {
+      ...request,
+      from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
     });
-    // The call exists from here on: a failed enqueue must not fail the request (a retry would queue a
-    // second call). The sweeper enqueues again.
-    await context.dialer
-      .enqueueCall(row.orgId, row.id)
-      .catch((error: unknown) => context.logger.warn({ err: error, call_id: row.id }, 'dial job not enqueued; the sweeper will retry'));
-    return readCall(context.prisma, row);
+    recordCallEvent(events, created);
+    return created;
   });
+  // The call exists from here on: a failed enqueue must not fail the request (a retry would queue a
+  // second call). The sweeper enqueues again.
+  await context.dialer
+    .enqueueCall(row.orgId, row.id)
+    .catch((error: unknown) => context.logger.warn({ err: error, call_id: row.id }, 'dial job not enqueued; the sweeper will retry'));
+  return readCall(context.prisma, row);
 }
 
 /** The statuses a call can be canceled in: before anyone answered. */

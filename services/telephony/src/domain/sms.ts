@@ -1,4 +1,3 @@
-import { runIdempotent } from '@voice/kit';
 import type { Identity, SendSmsInput, SmsStatus } from '@voice/proto';
 import type { Prisma } from '../generated/prisma/client.js';
 import {
@@ -24,20 +23,18 @@ export function smsStatusCallbackUrl(publicBaseUrl: string, smsId: string): stri
 }
 
 /** Sends an SMS: refused for do-not-call numbers, stored as `queued`, handed to the dialer's SMS worker. */
-export async function sendSms(context: TelephonyContext, identity: Identity, input: SendSmsInput) {
-  return runIdempotent(context, identity.org_id, 'sms.send', input, async (request) => {
-    await assertOwnReferences(context, identity, request);
-    await assertContactAllowed(context, identity.org_id, request.to, 'sms');
-    const row = await createOutboundSms(context.prisma, identity.org_id, {
-      ...request,
-      from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
-      segments: smsSegments(request.body),
-    });
-    await context.dialer
-      .enqueueSms(row.orgId, row.id)
-      .catch((error: unknown) => context.logger.warn({ err: error, sms_id: row.id }, 'sms job not enqueued; the sweeper will retry'));
-    return toSms(row);
+export async function sendSms(context: TelephonyContext, identity: Identity, request: Omit<SendSmsInput, 'idempotency_key'>) {
+  await assertOwnReferences(context, identity, request);
+  await assertContactAllowed(context, identity.org_id, request.to, 'sms');
+  const row = await createOutboundSms(context.prisma, identity.org_id, {
+    ...request,
+    from: request.from ?? context.env.TELEPHONY_DEFAULT_FROM,
+    segments: smsSegments(request.body),
   });
+  await context.dialer
+    .enqueueSms(row.orgId, row.id)
+    .catch((error: unknown) => context.logger.warn({ err: error, sms_id: row.id }, 'sms job not enqueued; the sweeper will retry'));
+  return toSms(row);
 }
 
 // Messages move forward only, like calls; delivery reports can arrive after a later one.
