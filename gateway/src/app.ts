@@ -89,7 +89,7 @@ export async function buildApp(deps: GatewayDeps): Promise<HttpApp> {
   app.addHook('onClose', async () => auditPublisher.close(deps.env.AUDIT_SHUTDOWN_WAIT_MS));
 
   homeRoute(app, deps.env);
-  openApiRoute(app, deps.env);
+  openApiRoute(app);
   oauthRoutes(app, deps.env);
   await registerProxies(app, deps.env);
 

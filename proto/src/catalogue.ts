@@ -3,8 +3,8 @@ import { gatewayRpc } from './gateway.js';
 import { leadsRpc } from './leads.js';
 import { mcpRpc } from './mcp.js';
 import { oauthRpc } from './oauth.js';
-import { recallRpc } from './recall.js';
-import type { RpcDefinition } from './rpc.js';
+import { publicMarketingAuditRoute, recallRpc } from './recall.js';
+import type { PublicRoute, RpcDefinition } from './rpc.js';
 import { telephonyRpc } from './telephony.js';
 import { webhooksRpc } from './webhooks.js';
 
@@ -27,3 +27,6 @@ export const operationsByService = {
 export const allOperations: readonly RpcDefinition[] = Object.values(operationsByService).flatMap((operations) =>
   Object.values(operations as Record<string, RpcDefinition>),
 );
+
+/** The documented REST routes that are not operations (public, without a key or an organization). */
+export const publicRoutes: readonly PublicRoute[] = [publicMarketingAuditRoute];

@@ -2,9 +2,10 @@
 // into passages), knowledge-base recall with cited answers, the brand score and the marketing audit.
 import { z } from 'zod';
 import { deletedSchema, idempotencyKeySchema, timestampSchema } from './common.js';
+import { errorEnvelopeSchema } from './errors.js';
 import { idSchema } from './ids.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
-import { defineRpc, nameOperations } from './rpc.js';
+import { defineRpc, nameOperations, type PublicRoute } from './rpc.js';
 
 /** Limits of one document, stated once so validation, docs and MCP input schemas agree. */
 export const knowledgeLimits = {
@@ -308,6 +309,7 @@ export const marketingAuditBodySchema = z
   .object({ url: httpUrlSchema.describe('Page to audit') })
   .strict()
   .meta({ id: 'MarketingAuditRequest' });
+export type MarketingAuditBody = z.infer<typeof marketingAuditBodySchema>;
 
 export const auditCheckSchema = z.object({
   id: z.string(),
@@ -333,6 +335,21 @@ export type MarketingAudit = z.infer<typeof marketingAuditSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // NATS operations, for the MCP service (service_recall, service_brand_score, service_add_knowledge_document)
+
+/** The public marketing audit's limits per client address, unless the deployment sets others (PUBLIC_AUDIT_*). */
+export const publicAuditDefaults = { limit: 10, windowSeconds: 3_600, cacheSeconds: 300 } as const;
+
+/** The public marketing audit: no key, limited per client address; its answers are shared for a few minutes. */
+export const publicMarketingAuditRoute: PublicRoute = {
+  method: 'POST',
+  path: '/api/public/marketing-audit',
+  operationId: 'publicMarketingAudit',
+  tags: ['marketing-audit'],
+  summary: 'Audit a page for search and AI visibility (public, rate-limited)',
+  description: `No API key. Limited to ${publicAuditDefaults.limit} audits per client address per ${publicAuditDefaults.windowSeconds} s unless the deployment sets other limits (429 rate_limited, with Retry-After). Private, loopback and link-local addresses are refused.`,
+  body: marketingAuditBodySchema,
+  responses: { 200: marketingAuditSchema, 429: errorEnvelopeSchema },
+};
 
 const knowledge = ['knowledge'];
 const byDocumentId = documentIdParamsSchema;

@@ -63,6 +63,15 @@ export interface HttpRoute {
   operationId?: string;
 }
 
+/**
+ * A documented REST route that is not an operation: public, answering anyone without a key, so it has no
+ * organization, scope or NATS subject (the public marketing audit). Declared here for the same document.
+ */
+export interface PublicRoute extends Pick<HttpRoute, 'method' | 'path' | 'summary' | 'description' | 'tags' | 'query' | 'body'> {
+  operationId: string;
+  responses: Record<number, z.ZodType>;
+}
+
 export interface RpcOptions {
   approval?: boolean;
   http?: HttpRoute | readonly HttpRoute[];

@@ -1,5 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { VoiceApiError } from './errors.js';
+import { operations as operationTable } from './operations.js';
 import type { paths } from './schema.js';
 import { type RateLimit, type RetryOptions, transport } from './transport.js';
 
@@ -38,6 +39,20 @@ type ItemOf<O> = ResultOf<O> extends { data: Array<infer I> } ? I : never;
 type Lists = {
   [P in PathsWith<'get'>]: ResultOf<Operation<P, 'get'>> extends { data: unknown[]; has_more: boolean } ? P : never;
 }[PathsWith<'get'>];
+
+type Table = typeof operationTable;
+type OperationOf<K extends keyof Table> = Operation<Table[K]['path'], Table[K]['method']>;
+/** What one operation takes: its path parameters, query and body, and an `Idempotency-Key` to send. */
+export interface OperationInit<O> {
+  path?: PathParamsOf<O>;
+  query?: QueryOf<O>;
+  body?: BodyOf<O>;
+  idempotencyKey?: string | undefined;
+}
+/** A method for every operation of the API, named by its `operationId` (generated: src/operations.ts). */
+export type OperationMethods = {
+  [K in keyof Table]: (init?: OperationInit<OperationOf<K>>) => Promise<ResultOf<OperationOf<K>>>;
+};
 
 type Api = Client<paths>;
 type Untyped = (
@@ -120,7 +135,18 @@ export class VoiceClient {
     } while (cursor);
   }
 
-  // The areas: one per resource, each method one operation.
+  /**
+   * Every operation by its `operationId`, as the OpenAPI document names it (`client.operations.listCalls({ query })`,
+   * `client.operations.addDnc({ body })`): generated, so a new operation has its method here at once.
+   */
+  readonly operations: OperationMethods = Object.fromEntries(
+    Object.entries(operationTable).map(([operationId, { method, path }]) => [
+      operationId,
+      (init: OperationInit<unknown> = {}) => this.request(method as never, path as never, init as never),
+    ]),
+  ) as unknown as OperationMethods;
+
+  // The areas: one per resource, each method one operation, with its list as an iterator over all pages.
 
   readonly calls = {
     list: (query?: QueryOf<Operation<'/api/v1/phone/calls', 'get'>>) => this.paginate('/api/v1/phone/calls', query),

@@ -1,6 +1,7 @@
 // The client against a small local HTTP server that answers as each test scripts: the key, the
 // Idempotency-Key, retries that honour Retry-After, the error envelope, pagination, the rate-limit figures.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
@@ -63,6 +64,28 @@ beforeEach(() => {
 });
 
 describe('VoiceClient', () => {
+  test('every operation of the OpenAPI document has a method named by its operationId, sending its method and path', async () => {
+    const document = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    answer = () => ({ status: 200, body: { data: [], has_more: false, next_cursor: null } });
+    const methods = client().operations as unknown as Record<string, (init: object) => Promise<unknown>>;
+    const pathParameters = { id: 'id_1', enrollment_id: 'enr_1', delivery_id: 'del_1', kind: 'telegram' };
+    let count = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, { operationId }] of Object.entries(item)) {
+        const send = methods[operationId];
+        assert.equal(typeof send, 'function', `no client method for ${operationId}`);
+        seen.length = 0;
+        await send?.({ path: pathParameters, ...(method === 'get' || method === 'delete' ? {} : { body: {} }) });
+        const expected = path.replace(/\{(\w+)\}/g, (_match, name: keyof typeof pathParameters) => pathParameters[name]);
+        assert.deepEqual([seen[0]?.method, seen[0]?.url], [method.toUpperCase(), expected], operationId);
+        count += 1;
+      }
+    }
+    assert.equal(Object.keys(methods).length, count, 'a client method for an operation the document no longer has');
+  });
+
   test('sends the key as a Bearer credential, to the base URL', async () => {
     answer = () => ({ status: 200, body: { ...call } });
     assert.deepEqual(await client().calls.get('call_1'), call);

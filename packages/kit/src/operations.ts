@@ -5,6 +5,7 @@ import {
   type HttpRoute,
   type Identity,
   idempotencyKeyHeadersSchema,
+  type PublicRoute,
   type RpcDefinition,
 } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -92,10 +93,7 @@ export function serveOperation<D extends RpcDefinition>(host: OperationHost, ope
   host.bus.serve(operation, async (input, identity) => (await run(input as Record<string, unknown>, identity)).body);
   for (const route of operation.http) {
     host.app.route({
-      method: route.method,
-      url: route.path,
-      schema: routeSchema(operation, route),
-      config: { operation, ...(route.operationId ? { operationId: route.operationId } : {}) },
+      ...operationRouteOptions(operation, route),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (route.comingSoon) throw new ApiError('coming_soon', `${route.method} ${route.path} is coming soon.`);
         const identity = identityOf(request);
@@ -114,8 +112,18 @@ export function serveOperation<D extends RpcDefinition>(host: OperationHost, ope
   }
 }
 
+/** An operation's route as fastify takes it, but for the handler: where, what it validates and documents, its scope. */
+function operationRouteOptions(operation: RpcDefinition, route: HttpRoute) {
+  return {
+    method: route.method,
+    url: route.path,
+    schema: routeSchema(operation, route),
+    config: { operation, ...(route.operationId ? { operationId: route.operationId } : {}) },
+  };
+}
+
 /** The route's validation and OpenAPI description, all from its operation. */
-export function routeSchema(operation: RpcDefinition, route: HttpRoute): Record<string, unknown> {
+function routeSchema(operation: RpcDefinition, route: HttpRoute): Record<string, unknown> {
   const response: Record<number, z.ZodType> = route.comingSoon ? {} : { [route.status ?? 200]: operation.output };
   if (route.alsoStatus) response[route.alsoStatus] = operation.output;
   for (const code of operation.errors) response[errorStatus[code as ErrorCode]] = errorEnvelopeSchema;
@@ -129,4 +137,38 @@ export function routeSchema(operation: RpcDefinition, route: HttpRoute): Record<
     ...(route.body ? { body: route.body } : {}),
     response,
   };
+}
+
+/** A public route's options, for `app.route({ ...publicRouteOptions(route), handler })`: no key, no scope. */
+export function publicRouteOptions(route: PublicRoute) {
+  return {
+    method: route.method,
+    url: route.path,
+    schema: {
+      tags: [...route.tags],
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      ...(route.query ? { querystring: route.query } : {}),
+      ...(route.body ? { body: route.body } : {}),
+      response: route.responses,
+    },
+    config: { public: true, operationId: route.operationId },
+  };
+}
+
+/**
+ * Registers every operation's REST routes and the public routes on an app that serves nothing, so that its
+ * swagger document describes them exactly as the services do: how the public OpenAPI document is built
+ * without a server. Their handlers are never called.
+ */
+export function describeRoutes(app: HttpApp, operations: readonly RpcDefinition[], publicRoutes: readonly PublicRoute[]): void {
+  const unserved = async () => {
+    throw new ApiError('internal', 'This app only describes routes.');
+  };
+  for (const operation of operations) {
+    for (const route of operation.http) {
+      app.route({ ...operationRouteOptions(operation, route), handler: unserved });
+    }
+  }
+  for (const route of publicRoutes) app.route({ ...publicRouteOptions(route), handler: unserved });
 }

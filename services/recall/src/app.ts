@@ -2,7 +2,7 @@ import { createHttpApp, type HttpApp, readinessChecks, serveOperations, serviceA
 import { recallRpc } from '@voice/proto';
 import type { RecallDeps } from './deps.js';
 import { recallOperations } from './operations.js';
-import { publicMarketingAuditRoute } from './routes/marketing-audit.js';
+import { publicMarketingAudit } from './routes/marketing-audit.js';
 
 /** The recall service: knowledge base, recall with cited answers, brand score and marketing audit. */
 export async function buildApp(deps: RecallDeps): Promise<HttpApp> {
@@ -16,7 +16,7 @@ export async function buildApp(deps: RecallDeps): Promise<HttpApp> {
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   serveOperations({ app, bus: deps.bus, idempotency: deps }, recallRpc, recallOperations(deps));
-  publicMarketingAuditRoute(app, deps);
+  publicMarketingAudit(app, deps);
   await startWorkers(app, deps.env.WORKERS, { outbox: () => deps.outbox.start() });
   return app;
 }

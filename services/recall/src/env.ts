@@ -1,5 +1,5 @@
 import { baseEnvSchema, portSchema, workersSchema } from '@voice/kit';
-import { requestBodyLimitBytes } from '@voice/proto';
+import { publicAuditDefaults, requestBodyLimitBytes } from '@voice/proto';
 import { z } from 'zod';
 
 const optionalText = z
@@ -38,10 +38,10 @@ export const envSchema = baseEnvSchema
     PAGE_FETCH_TIMEOUT_MS: milliseconds(5_000),
     PAGE_FETCH_MAX_BYTES: z.coerce.number().int().positive().default(1_048_576),
     /** Public marketing audit: requests per client address per window. */
-    PUBLIC_AUDIT_LIMIT: z.coerce.number().int().positive().default(10),
-    PUBLIC_AUDIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(3_600),
+    PUBLIC_AUDIT_LIMIT: z.coerce.number().int().positive().default(publicAuditDefaults.limit),
+    PUBLIC_AUDIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(publicAuditDefaults.windowSeconds),
     /** An audit of one URL is reused this long, so many visitors cost the audited site one fetch. */
-    PUBLIC_AUDIT_CACHE_SECONDS: z.coerce.number().int().positive().default(300),
+    PUBLIC_AUDIT_CACHE_SECONDS: z.coerce.number().int().positive().default(publicAuditDefaults.cacheSeconds),
     /** Background work this process runs: `all`, `none` (an API-only replica) or `outbox` (publishes `recall.brand_scored`). */
     WORKERS: workersSchema(['outbox']),
     /** Largest request body; a document's text is capped separately (400 with the limit named). */
