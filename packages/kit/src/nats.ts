@@ -44,15 +44,12 @@ export class Bus {
   private constructor(link: BusConnection, options: BusOptions) {
     this.link = link;
     this.connection = link.connection;
-    this.deadLetters = new DeadLetters(link.connection, {
-      namespace: options.namespace,
-      replicas: options.streamReplicas ?? 1,
-      logger: options.logger,
-    });
+    const replicas = options.streamReplicas ?? 1;
+    this.deadLetters = new DeadLetters(link.connection, { namespace: options.namespace, replicas, logger: options.logger });
     this.responder = new RpcResponder(link, options.secret);
     this.caller = new RpcCaller(link, options.secret, options.requestTimeoutMs);
     this.broadcasts = new Broadcasts(link);
-    this.stream = new EventStream(link, options.streamReplicas);
+    this.stream = new EventStream(link, replicas);
     this.publisher = new EventPublisher(link, this.stream);
     this.consumers = new EventConsumers(link, this.stream, this.deadLetters, options.eventSchemas ?? eventDataSchemas);
   }

@@ -20,16 +20,15 @@ const day = 24 * 60 * 60 * 1000;
  */
 export class EventStream {
   readonly client: JetStreamClient;
-  private readonly replicas: number;
   private ready: Promise<void> | undefined;
   private managerPromise: Promise<JetStreamManager> | undefined;
 
   constructor(
     private readonly bus: BusConnection,
-    replicas: number | undefined,
+    /** Copies of the stream the servers keep (JETSTREAM_REPLICAS). */
+    private readonly replicas: number,
   ) {
     this.client = jetstream(bus.connection);
-    this.replicas = replicas ?? 1;
   }
 
   get name(): string {
