@@ -1,6 +1,6 @@
 import { connect as connectNats } from '@nats-io/transport-node';
 import pg from 'pg';
-import { natsServer } from './nats.js';
+import { natsServer } from './nats/server-url.js';
 import { createRedisClient, type RedisMode } from './redis.js';
 import { serverAddress } from './server-address.js';
 

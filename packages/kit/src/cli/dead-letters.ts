@@ -15,7 +15,7 @@ import { exitWithError, parseCommandLine, UsageError } from '../command-line.js'
 import { DeadLetters } from '../dead-letters.js';
 import { baseEnvSchema, parseEnv } from '../env.js';
 import { ApiError } from '../errors.js';
-import { natsServer } from '../nats.js';
+import { natsServer } from '../nats/server-url.js';
 
 const usage = `usage:
   admin dead-letters list [--consumer C] [--limit N]

@@ -7,7 +7,7 @@ import { eventsStreamName } from '@voice/proto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { deadLettersStreamName } from '../dead-letters.js';
-import { natsServer } from '../nats.js';
+import { natsServer } from '../nats/server-url.js';
 
 /**
  * Test isolation on shared servers: every test file gets its own database (cloned from a migrated

@@ -1,6 +1,17 @@
 import { ApiError } from '@voice/kit';
-import { type ApprovalTool, dncChannels, e164Schema, idSchema, leadsRpc, type RpcDefinition, telephonyRpc } from '@voice/proto';
+import {
+  type ApprovalTool,
+  dncChannels,
+  e164Schema,
+  type Identity,
+  idSchema,
+  leadsRpc,
+  type RpcDefinition,
+  telephonyRpc,
+} from '@voice/proto';
 import { z } from 'zod';
+import type { McpDeps } from '../deps.js';
+import { inToolTerms } from '../mcp/tool-errors.js';
 
 /** Calls another service's operation as one identity: the tool's caller, or an approval's requester. */
 export type Caller = <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>) => Promise<z.output<D['output']>>;
@@ -117,3 +128,11 @@ export const approvalActions: Record<ApprovalTool, ApprovalAction> = {
   service_send_invoice: sendInvoice,
   service_deliver_project: deliverProject,
 };
+
+/** The operations an approval action calls, as the caller; their errors name the tool's arguments (inToolTerms). */
+export function callerFor(deps: McpDeps, identity: Identity, args: Record<string, unknown>): Caller {
+  return <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>) =>
+    deps.bus.call(rpc, identity, input).catch((error: unknown) => {
+      throw inToolTerms(error, args, input);
+    });
+}

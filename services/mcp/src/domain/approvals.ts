@@ -1,219 +1,32 @@
-import { ApiError, eventId, newId, type PendingEvents, toApiError } from '@voice/kit';
-import {
-  type ApprovalChannelKind,
-  type ApprovalDecision,
-  type ApprovalTool,
-  approvalEventDataSchema,
-  approvalTools,
-  gatewayRpc,
-  type Identity,
-  type PendingApproval,
-  type RpcDefinition,
-} from '@voice/proto';
-import type { z } from 'zod';
-import { approvalBlocks } from '../channels/slack.js';
-import { inBackground, type McpDeps } from '../deps.js';
-import { inToolTerms } from '../mcp/tool-errors.js';
+import { ApiError, newId, toApiError } from '@voice/kit';
+import { type ApprovalChannelKind, type ApprovalDecision, type ApprovalTool, approvalTools, gatewayRpc, type Identity } from '@voice/proto';
+import type { McpDeps } from '../deps.js';
 import {
   type ApprovalRow,
   claimPending,
-  type Delivery,
-  deliveriesOf,
   expireDue,
   failStale,
   findApproval,
   findApprovalForTap,
-  findWaiting,
   finishExecution,
-  insertApproval,
   requesterSchema,
-  saveDeliveries,
   toApproval,
 } from '../store/approvals.js';
-import { findChannel, listChannels } from '../store/channels.js';
-import { approvalActions, type Caller } from './approval-actions.js';
-import { mailApprovers } from './approval-mail.js';
-import { argumentsDigest, canonicalJson } from './canonical.js';
+import { findChannel } from '../store/channels.js';
+import { approvalActions, callerFor } from './approval-actions.js';
+import { recordApprovalEvent } from './approval-events.js';
+import { closeMessages } from './approval-notifiers.js';
+import { alreadyDecidedNotice, decidedNotice, expiredNotice, unknownApprovalNotice, unlinkedChatNotice } from './approval-texts.js';
+import { argumentsDigest } from './canonical.js';
 import { type McpTx, withEvents } from './events.js';
 
-/** The operations an approval action calls, as the caller; their errors name the tool's arguments (inToolTerms). */
-export function callerFor(deps: McpDeps, identity: Identity, args: Record<string, unknown>): Caller {
-  return <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>) =>
-    deps.bus.call(rpc, identity, input).catch((error: unknown) => {
-      throw inToolTerms(error, args, input);
-    });
-}
+// What becomes of an approval once requested (approval-requests.ts stores it `pending`): a person approves it
+// (`approved`, then `executed` or `failed` when its action has run, `failed` too when that run was interrupted)
+// or rejects it; the agent that asked withdraws it; or nobody decides in time (`expired`). Each change is a
+// once-only claim on the row, recorded with its `approval.resolved` event.
 
-function requestText(row: ApprovalRow): string {
-  return [
-    `Approval needed: ${row.summary}`,
-    '',
-    `Tool: ${row.tool}`,
-    `Arguments: ${canonicalJson(row.arguments)}`,
-    `Digest: ${row.argumentsDigest.slice(0, 16)}`,
-    `Asked by API key ${row.requestedBy}`,
-    `Expires: ${row.expiresAt.toISOString()}`,
-    `Id: ${row.id}`,
-  ].join('\n');
-}
-
-function outcomeLine(row: ApprovalRow): string {
-  const by = row.resolvedBy ? ` by ${row.resolvedBy}` : '';
-  switch (row.status) {
-    case 'executed':
-      return `✅ Approved${by}, and done.`;
-    case 'failed':
-      return row.resolvedBy
-        ? `⚠️ Approved${by}, but it failed: ${row.errorCode}: ${row.errorMessage}`
-        : `⚠️ Not done: ${row.errorCode}: ${row.errorMessage}`;
-    case 'rejected':
-      return `❌ Rejected${by}. Nothing was done.`;
-    case 'expired':
-      return '⌛ Expired before anyone approved it. Nothing was done.';
-    case 'approved':
-      return `⏳ Approved${by}; running.`;
-    case 'withdrawn':
-      return `↩️ Withdrawn by the agent that asked (${row.resolvedBy ?? 'its key'}), before anyone decided. Nothing was done.`;
-    case 'pending':
-      return '';
-  }
-}
-
-export function resolvedText(row: ApprovalRow): string {
-  return `${requestText(row).replace(/^Approval needed: /, 'Approval request: ')}\n\n${outcomeLine(row)}`;
-}
-
-/** Sends the request to every channel the organization linked; returns where it went and how. */
-async function deliver(deps: McpDeps, row: ApprovalRow): Promise<Delivery[]> {
-  const channels = await listChannels(deps.prisma, row.orgId);
-  const text = requestText(row);
-  return Promise.all(
-    channels.map(async (channel): Promise<Delivery> => {
-      try {
-        if (channel.kind === 'telegram') {
-          if (!deps.telegram) throw new Error('the platform has no Telegram bot configured (TELEGRAM_BOT_TOKEN)');
-          const ref = await deps.telegram.sendMessage(channel.target, text, [
-            [
-              { text: 'Approve', callback_data: `approve:${row.id}` },
-              { text: 'Reject', callback_data: `reject:${row.id}` },
-            ],
-          ]);
-          return { channel: 'telegram', status: 'sent', error: null, chat_id: ref.chatId, message_id: ref.messageId };
-        }
-        if (channel.webhookUrl) {
-          await deps.slack.postWebhook(channel.webhookUrl, text, approvalBlocks(text, row.id));
-          return { channel: 'slack', status: 'sent', error: null, slack_channel: channel.target };
-        }
-        const ref = await deps.slack.postMessage(channel.target, text, approvalBlocks(text, row.id));
-        return { channel: 'slack', status: 'sent', error: null, slack_channel: ref.channel, ts: ref.ts };
-      } catch (error) {
-        deps.logger.warn({ err: error, approval_id: row.id, channel: channel.kind }, 'approval request not delivered');
-        return { channel: channel.kind, status: 'failed', error: (error as Error).message };
-      }
-    }),
-  );
-}
-
-/** Records `approval.requested` or `approval.resolved` in the transaction that changed the approval. */
-function recordApprovalEvent(events: PendingEvents, type: 'approval.requested' | 'approval.resolved', row: ApprovalRow, now: Date) {
-  const { result: _result, ...approval } = toApproval(row, now);
-  events.add(type, row.orgId, approvalEventDataSchema.parse({ ...approval, approval_id: row.id }), {
-    // Derived, so a retried change records the same event; one of each type per approval.
-    id: eventId(`${type}:${row.id}`),
-    aggregateId: row.id,
-  });
-}
-
-/** Edits every message the request was sent as, so none keeps live buttons after the approval is resolved. */
-async function closeMessages(deps: McpDeps, row: ApprovalRow): Promise<void> {
-  const text = resolvedText(row);
-  await Promise.all(
-    deliveriesOf(row).map(async (delivery) => {
-      try {
-        if (delivery.channel === 'telegram' && deps.telegram && delivery.chat_id && delivery.message_id !== undefined) {
-          await deps.telegram.editMessageText({ chatId: delivery.chat_id, messageId: delivery.message_id }, text);
-        } else if (delivery.channel === 'slack' && delivery.slack_channel && delivery.ts) {
-          await deps.slack.updateMessage({ channel: delivery.slack_channel, ts: delivery.ts }, text);
-        }
-      } catch (error) {
-        deps.logger.warn({ err: error, approval_id: row.id, channel: delivery.channel }, 'approval message not updated');
-      }
-    }),
-  );
-}
-
-/** The approval's page in the console, where a person may decide instead of tapping. */
-export function consoleApprovalUrl(deps: McpDeps, approvalId: string): string {
-  return `${deps.env.PUBLIC_BASE_URL}/dashboard/approvals/${approvalId}`;
-}
-
-/** Where a person may decide, for the agent: the console always, and the chats the request reached. */
-function whereToDecide(deps: McpDeps, approvalId: string, sent: Delivery[]): string {
-  const chats = [...new Set(sent.map((delivery) => delivery.channel))];
-  const page = `in the console (${consoleApprovalUrl(deps, approvalId)})`;
-  return chats.length > 0 ? `${page} or in ${chats.join(' and ')}` : page;
-}
-
-/**
- * What an approval tool does instead of acting: checks the target exists (an id from another organization
- * is `not_found` now), freezes the arguments, stores the approval, tells the organization's linked
- * chats, and e-mails its owners and admins. The console lists every pending approval and decides it on its page, so an approval never needs a
- * messaging app: one the chats did not take (none linked, or each refused the message) waits there all the same.
- */
-export async function requestApproval(
-  deps: McpDeps,
-  identity: Identity,
-  tool: ApprovalTool,
-  args: Record<string, unknown>,
-  boundUserId?: string,
-): Promise<PendingApproval> {
-  const action = approvalActions[tool];
-  // The target first: an id of another organization is not_found, whatever else is wrong.
-  const summary = await action.describe(callerFor(deps, identity, args), args);
-  const now = deps.now();
-  const digest = argumentsDigest(tool, args);
-  // An agent that retries must not flood the approvers: the same action already waiting is returned as is.
-  const waiting = await findWaiting(deps.prisma, identity.org_id, tool, digest, now);
-  if (waiting) {
-    const sentTo = deliveriesOf(waiting).filter((delivery) => delivery.status === 'sent');
-    return {
-      status: 'pending_approval',
-      approval_id: waiting.id,
-      expires_at: waiting.expiresAt.toISOString(),
-      summary: `Nothing was done yet, and nothing was sent again: the same action has been waiting for approval ${whereToDecide(deps, waiting.id, sentTo)} since ${waiting.createdAt.toISOString()}. Once approved: ${waiting.summary}`,
-      sent_to: [...new Set(sentTo.map((delivery) => delivery.channel))],
-      console_url: consoleApprovalUrl(deps, waiting.id),
-    };
-  }
-  const { request_id: _requestId, ...requester } = identity;
-  const row = await insertApproval(deps.prisma, identity.org_id, {
-    id: newId('approval'),
-    tool,
-    arguments: args,
-    argumentsDigest: digest,
-    summary,
-    requester,
-    expiresAt: new Date(now.getTime() + deps.env.APPROVAL_TTL_SECONDS * 1000),
-    boundUserId,
-  });
-  const deliveries = await deliver(deps, row);
-  const sent = deliveries.filter((delivery) => delivery.status === 'sent');
-  await withEvents(deps, async (tx, events) => {
-    await saveDeliveries(tx, row.orgId, row.id, deliveries);
-    recordApprovalEvent(events, 'approval.requested', await findApproval(tx, row.orgId, row.id), now);
-  });
-  // Stored and announced first; the e-mails go out after the answer, so a slow or absent SMTP server (or
-  // console) never delays or fails the tool call. A failure is logged.
-  inBackground(deps, 'approval e-mail', () => mailApprovers(deps, identity, row, consoleApprovalUrl(deps, row.id)));
-  return {
-    status: 'pending_approval',
-    approval_id: row.id,
-    expires_at: row.expiresAt.toISOString(),
-    summary: `Nothing was done yet. Once a person approves ${whereToDecide(deps, row.id, sent)}: ${summary} See service_get_approval for the outcome.`,
-    sent_to: [...new Set(sent.map((delivery) => delivery.channel))],
-    console_url: consoleApprovalUrl(deps, row.id),
-  };
-}
+// The message texts are approval-texts.ts's; the Slack hooks route imports this one from here.
+export { resolvedText } from './approval-texts.js';
 
 async function execute(deps: McpDeps, row: ApprovalRow): Promise<ApprovalRow> {
   const tool = row.tool as ApprovalTool;
@@ -283,14 +96,10 @@ export interface TapOutcome {
 async function approvalToDecide(deps: McpDeps, decision: Tap | ConsoleDecision): Promise<ApprovalRow | TapOutcome> {
   if (decision.via === 'console') return findApproval(deps.prisma, decision.orgId, decision.approvalId);
   const row = await findApprovalForTap(deps.prisma, decision.approvalId);
-  if (!row) return { acted: false, notice: 'Unknown approval; nothing was done.', approval: undefined };
+  if (!row) return { acted: false, notice: unknownApprovalNotice, approval: undefined };
   const channel = await findChannel(deps.prisma, row.orgId, decision.via);
   if (!channel || channel.target !== decision.target) {
-    return {
-      acted: false,
-      notice: 'This chat is not linked to the organization that asked for this approval; nothing was done.',
-      approval: undefined,
-    };
+    return { acted: false, notice: unlinkedChatNotice, approval: undefined };
   }
   return row;
 }
@@ -321,30 +130,17 @@ export async function decide(deps: McpDeps, decision: Tap | ConsoleDecision): Pr
     const [expired] = await expireApprovals(deps, (tx) => expireDue(tx, now, { orgId: row.orgId, id: row.id }));
     if (expired) {
       await closeMessages(deps, expired);
-      return { acted: false, notice: `This approval expired at ${row.expiresAt.toISOString()}; nothing was done.`, approval: expired };
+      return { acted: false, notice: expiredNotice(row), approval: expired };
     }
     const current = await findApproval(deps.prisma, row.orgId, row.id);
-    const by = current.resolvedBy ? ` by ${current.resolvedBy}` : '';
-    const notice =
-      current.status === 'approved'
-        ? `Already approved${by} and running; nothing more was done.`
-        : current.status === 'expired'
-          ? 'This approval expired; nothing was done.'
-          : `Already ${current.status}${by}; nothing was done this time.`;
-    return { acted: false, notice, approval: current };
+    return { acted: false, notice: alreadyDecidedNotice(current), approval: current };
   }
   const resolved =
     decision.decision === 'approve'
       ? await execute(deps, { ...row, status: 'approved' })
       : await findApproval(deps.prisma, row.orgId, row.id);
   await closeMessages(deps, resolved);
-  const notice =
-    resolved.status === 'executed'
-      ? 'Approved: done.'
-      : resolved.status === 'failed'
-        ? `Approved, but the action failed: ${resolved.errorCode}: ${resolved.errorMessage}`
-        : 'Rejected: nothing was done.';
-  return { acted: true, notice, approval: resolved };
+  return { acted: true, notice: decidedNotice(resolved), approval: resolved };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { type Approval, type Identity, type McpSelection, scopeAllows } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
-import { consoleApprovalUrl } from '../domain/approvals.js';
+import { consoleApprovalUrl } from '../domain/approval-texts.js';
 import { bindApproval, findApproval, toApproval } from '../store/approvals.js';
 import type { ToolCatalog } from './catalog.js';
 import type { ClientFeatures } from './session.js';

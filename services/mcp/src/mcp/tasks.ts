@@ -3,7 +3,8 @@ import { type CallToolResult, ErrorCode, McpError, type Result, type Task } from
 import { ApiError } from '@voice/kit';
 import { type Approval, type ApprovalOutcome, approvalOutcomeSchema, type Identity, isErrorCode, scopeAllows } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
-import { consoleApprovalUrl, withdrawApproval } from '../domain/approvals.js';
+import { consoleApprovalUrl } from '../domain/approval-texts.js';
+import { withdrawApproval } from '../domain/approvals.js';
 import { findApproval, listApprovals, toApproval } from '../store/approvals.js';
 import { toolError } from './tool-errors.js';
 

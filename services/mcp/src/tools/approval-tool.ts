@@ -2,7 +2,7 @@ import { ApiError } from '@voice/kit';
 import { type ApprovalTool, approvalOutcomeSchema, type McpToolset, pendingApprovalSchema } from '@voice/proto';
 import { z } from 'zod';
 import { approvalActions } from '../domain/approval-actions.js';
-import { requestApproval } from '../domain/approvals.js';
+import { requestApproval } from '../domain/approval-requests.js';
 import { type ToolDefinition, toolAnnotations } from '../mcp/tool.js';
 
 /**
