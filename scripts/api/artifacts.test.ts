@@ -13,6 +13,8 @@ test('the committed OpenAPI document, client files and tables are generated from
     if (committed === artifact.text) continue;
     const committedLines = committed.split('\n');
     const line = artifact.text.split('\n').findIndex((text, index) => text !== committedLines[index]);
-    assert.fail(`${artifact.file} differs from the definitions (first at line ${line + 1}). Run \`npm run generate:api\` and commit the result.`);
+    assert.fail(
+      `${artifact.file} differs from the definitions (first at line ${line + 1}). Run \`npm run generate:api\` and commit the result.`,
+    );
   }
 });
