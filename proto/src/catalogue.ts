@@ -28,5 +28,9 @@ export const allOperations: readonly RpcDefinition[] = Object.values(operationsB
   Object.values(operations as Record<string, RpcDefinition>),
 );
 
-/** The documented REST routes that are not operations (public, without a key or an organization). */
-export const publicRoutes: readonly PublicRoute[] = [publicMarketingAuditRoute];
+/** The documented REST routes that are not operations (public, without a key or an organization), by service. */
+export const publicRoutesByService: Partial<Record<keyof typeof operationsByService, readonly PublicRoute[]>> = {
+  recall: [publicMarketingAuditRoute],
+};
+
+export const publicRoutes: readonly PublicRoute[] = Object.values(publicRoutesByService).flat();

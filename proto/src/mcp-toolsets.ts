@@ -7,6 +7,17 @@
 export const mcpToolsets = ['leads', 'calls', 'sequences', 'billing', 'workspace', 'knowledge', 'platform'] as const;
 export type McpToolset = (typeof mcpToolsets)[number];
 
+/** What each toolset covers, and the console's pages where a person does the same (the README's table). */
+export const mcpToolsetInfo: Record<McpToolset, { covers: string; console: readonly string[] }> = {
+  leads: { covers: 'leads, their notes; delete (approval)', console: ['/dashboard/leads'] },
+  calls: { covers: 'calls, SMS, do-not-call list', console: ['/dashboard/calls', '/dashboard/messages', '/dashboard/do-not-call'] },
+  sequences: { covers: 'sequences and enrollments', console: ['/dashboard/sequences'] },
+  billing: { covers: 'invoices and projects', console: ['/dashboard/invoices', '/dashboard/projects'] },
+  workspace: { covers: 'themes and workspaces', console: ['/dashboard/workspaces'] },
+  knowledge: { covers: 'recall, brand score, knowledge documents', console: ['/dashboard/knowledge', '/dashboard/brand-score'] },
+  platform: { covers: 'usage, audit log, approvals', console: ['/dashboard/usage', '/dashboard/audit-log', '/dashboard/approvals'] },
+};
+
 /** The MCP endpoint's path; every selection URL starts with it. */
 export const mcpPath = '/api/mcp';
 

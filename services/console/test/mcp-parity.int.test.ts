@@ -53,7 +53,7 @@ test('every operation a console route names is one the platform has, and a route
 
 test("the README's toolset table names each toolset's console pages, and they exist", () => {
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const after = readme.slice(readme.indexOf('<!-- toolsets -->')).split('\n').slice(1);
+  const after = readme.slice(readme.indexOf('<!-- generated: toolsets -->')).split('\n').slice(1);
   const table = after.slice(
     0,
     after.findIndex((line) => !line.startsWith('|')),

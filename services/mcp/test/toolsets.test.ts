@@ -109,10 +109,10 @@ describe('the catalogue in toolsets', () => {
   });
 });
 
-/** The rows of a README's toolset table (after `<!-- toolsets -->`): name → [tools, read tools]. */
+/** The rows of a README's toolset table (after `<!-- generated: toolsets -->`): name → [tools, read tools]. */
 function readmeTable(path: string): Map<string, [number, number]> {
   const text = readFileSync(new URL(path, import.meta.url), 'utf8');
-  const start = text.indexOf('<!-- toolsets -->');
+  const start = text.indexOf('<!-- generated: toolsets -->');
   assert.ok(start >= 0, `${path} has a toolsets table`);
   const rows = new Map<string, [number, number]>();
   for (const line of text.slice(start).split('\n').slice(1)) {
