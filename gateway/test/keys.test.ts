@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { allOperations } from '@voice/proto';
 import { isProtectedPath, isPublicPath, requiredScope } from '../src/auth/scopes.js';
 import { KeyCache } from '../src/keys/cache.js';
 import { displayPrefix, generateAccessToken, generateKey, hashKey, isWellFormedAccessToken, isWellFormedKey } from '../src/keys/format.js';
@@ -51,6 +52,23 @@ describe('scopes by effect', () => {
     assert.equal(requiredScope('POST', '/api/v1/llm-recall'), 'read');
     assert.equal(requiredScope('POST', '/api/mcp'), 'read');
     assert.equal(requiredScope('POST', '/api/v1/llm-recall-other'), 'read-write');
+  });
+
+  test("every operation's REST route needs exactly the operation's scope, its path parameters filled in", () => {
+    let routes = 0;
+    for (const operation of allOperations) {
+      for (const route of operation.http) {
+        const path = route.path.replace(/:\w+/g, 'x_1');
+        assert.equal(requiredScope(route.method, path), operation.scope, `${route.method} ${path} (${operation.name})`);
+        if (route.method === 'GET') assert.equal(requiredScope('HEAD', path), operation.scope, `HEAD ${path}`);
+        routes += 1;
+      }
+    }
+    assert.ok(routes >= 79, `${routes} routes`);
+    // A path no operation declares needs what its method says, never less.
+    assert.equal(requiredScope('GET', '/api/v1/nothing-here'), 'read');
+    assert.equal(requiredScope('POST', '/api/v1/phone/calls/x_1/nothing'), 'read-write');
+    assert.equal(requiredScope('PUT', '/api/v1/llm-recall'), 'read-write');
   });
 
   test("the MCP endpoint's toolset and read-only URLs need read, as /api/mcp does; nothing near them", () => {
