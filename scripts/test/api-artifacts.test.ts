@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { apiArtifacts } from './artifacts.js';
+import { apiArtifacts } from '../api/artifacts.js';
 
 const root = new URL('../../', import.meta.url);
 
