@@ -44,8 +44,8 @@ export type OperationHandlers<M extends Record<string, RpcDefinition>> = { [K in
 export interface OperationHost {
   app: HttpApp;
   bus: Bus;
-  /** Redis and its prefix, for operations that run once per idempotency key. */
-  idempotency: IdempotencyDeps;
+  /** Redis and its prefix, for operations that run once per idempotency key (a service without any may have no Redis). */
+  idempotency?: IdempotencyDeps;
 }
 
 /**
@@ -91,16 +91,20 @@ export function serveOperation<D extends RpcDefinition>(
   remember?: Remembered<D>,
 ): void {
   const successStatus = operation.http[0]?.status ?? 200;
+  const memory = host.idempotency;
+  if (operation.idempotent !== undefined && memory === undefined) {
+    throw new Error(`${operation.subject} is idempotent: serve it with the process's Redis (idempotency)`);
+  }
   const run = async (input: Record<string, unknown>, identity: Identity): Promise<Outcome<z.input<D['output']>>> => {
     const settle = async (request: Record<string, unknown>) => {
       const result = await handler(request as z.output<D['input']>, identity);
       return isAnswered(result) ? { status: result.status, body: result.body } : { status: successStatus, body: result };
     };
-    if (operation.idempotent === undefined) return { ...(await settle(input)), replayed: false };
+    if (operation.idempotent === undefined || memory === undefined) return { ...(await settle(input)), replayed: false };
     const { idempotency_key: key, ...request } = input;
     const once = {
-      redis: host.idempotency.redis,
-      prefix: host.idempotency.env.REDIS_PREFIX,
+      redis: memory.redis,
+      prefix: memory.env.REDIS_PREFIX,
       orgId: identity.org_id,
       operation: operation.idempotent,
       key: typeof key === 'string' ? key : undefined,
