@@ -191,7 +191,8 @@ export const deletedApprovalChannelSchema = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// NATS operations: the REST API's views and changes for the console, and the console's own decision.
+// Operations: the REST API's approvals and channels (also on NATS, for the console), and the console's own
+// decision, count and channel overview.
 
 export const decideApprovalInputSchema = z
   .object({
@@ -225,16 +226,57 @@ export const approvalChannelKindParamsSchema = z.object({ kind: z.enum(approvalC
 /** How many of the organization's approvals wait for a person: the console shows it in its navigation. */
 export const waitingApprovalsSchema = z.object({ object: z.literal('approval_count'), pending: z.number().int().nonnegative() });
 
+const approvals = ['approvals'];
+
 export const mcpRpc = nameOperations({
-  listApprovals: defineRpc('svc.mcp.approvals.list', listApprovalsQuerySchema, approvalPageSchema, 'read'),
-  getApproval: defineRpc('svc.mcp.approvals.get', approvalIdParamsSchema, approvalSchema, 'read'),
+  listApprovals: defineRpc('svc.mcp.approvals.list', listApprovalsQuerySchema, approvalPageSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/approvals',
+      tags: approvals,
+      summary: 'List approvals of destructive MCP actions, newest first',
+      query: listApprovalsQuerySchema,
+    },
+  }),
+  getApproval: defineRpc('svc.mcp.approvals.get', approvalIdParamsSchema, approvalSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/approvals/:id',
+      tags: approvals,
+      summary: 'One approval and its outcome',
+      params: approvalIdParamsSchema,
+    },
+    errors: ['not_found'],
+  }),
   countWaiting: defineRpc('svc.mcp.approvals.count_waiting', z.object({}), waitingApprovalsSchema, 'read'),
   /**
    * Approve or reject a pending approval, for a person in the console only (an identity with `user_id`): an
    * API key can never decide, so an agent cannot approve its own destructive action.
    */
   decideApproval: defineRpc('svc.mcp.approvals.decide', decideApprovalInputSchema, approvalDecisionSchema, 'read-write'),
-  listChannels: defineRpc('svc.mcp.channels.list', z.object({}), approvalChannelsOverviewSchema, 'read'),
+  /** The linked channels, as the REST API lists them. */
+  listChannels: defineRpc('svc.mcp.channels.list_linked', z.object({}), approvalChannelListSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/approvals/channels',
+      tags: approvals,
+      summary: 'The messaging channels approval requests are sent to',
+    },
+  }),
+  /**
+   * The linked channels and which kinds the platform can send to, for the console's Approvals page. It keeps
+   * the subject the console has always called (`svc.mcp.channels.list`), so either side may be deployed first.
+   */
+  channelsOverview: defineRpc('svc.mcp.channels.list', z.object({}), approvalChannelsOverviewSchema, 'read'),
   startChannelLink: defineRpc('svc.mcp.channels.start_link', startChannelLinkSchema, channelLinkCodeSchema, 'read-write'),
-  unlinkChannel: defineRpc('svc.mcp.channels.unlink', approvalChannelKindParamsSchema, deletedApprovalChannelSchema, 'read-write'),
+  unlinkChannel: defineRpc('svc.mcp.channels.unlink', approvalChannelKindParamsSchema, deletedApprovalChannelSchema, 'read-write', {
+    http: {
+      method: 'DELETE',
+      path: '/api/v1/approvals/channels/:kind',
+      tags: approvals,
+      summary: 'Stop sending approval requests to this channel',
+      params: approvalChannelKindParamsSchema,
+    },
+    errors: ['not_found'],
+  }),
 });

@@ -158,14 +158,30 @@ export type RecordEvent = z.infer<typeof recordEventSchema>;
 export const recordEventsLimit = 50;
 
 // ---------------------------------------------------------------------------------------------------------
-// NATS operations: the same views and changes as the REST API, for other services and the console.
+// Operations: the REST API's endpoints and deliveries (also on NATS, for other services and the console),
+// the console's secret reveal and a record's events.
 
+const webhooks = ['webhooks'];
 const byEndpointId = z.object({ id: idSchema('webhook') });
 const byDeliveryId = byEndpointId.extend({ delivery_id: idSchema('delivery') });
 
 export const webhooksRpc = nameOperations({
-  listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema, 'read'),
-  getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema, 'read'),
+  listEndpoints: defineRpc('svc.webhooks.endpoints.list', listWebhooksQuerySchema, webhookEndpointPageSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/webhooks',
+      tags: webhooks,
+      summary: 'List endpoints, newest first',
+      query: listWebhooksQuerySchema,
+    },
+  }),
+  getEndpoint: defineRpc('svc.webhooks.endpoints.get', byEndpointId, webhookEndpointSchema, 'read', {
+    http: { method: 'GET', path: '/api/v1/webhooks/:id', tags: webhooks, summary: 'Get one endpoint', params: byEndpointId },
+  }),
+  /**
+   * Idempotent: the same key and body create one endpoint. Only its id is kept with the key (the service's
+   * `remember`): the secret stays sealed in Postgres, never in clear in Redis.
+   */
   createEndpoint: defineRpc(
     'svc.webhooks.endpoints.create',
     createWebhookBodySchema.extend({
@@ -175,28 +191,102 @@ export const webhooksRpc = nameOperations({
     }),
     webhookEndpointWithSecretSchema,
     'read-write',
+    {
+      http: {
+        method: 'POST',
+        path: '/api/v1/webhooks',
+        tags: webhooks,
+        summary: 'Create an endpoint; the response carries its signing secret, shown this once',
+        body: createWebhookBodySchema,
+        status: 201,
+      },
+      idempotent: 'webhooks.create',
+    },
   ),
   updateEndpoint: defineRpc(
     'svc.webhooks.endpoints.update',
     byEndpointId.extend(updateWebhookBodySchema.shape).strict(),
     webhookEndpointSchema,
     'read-write',
+    {
+      http: {
+        method: 'PATCH',
+        path: '/api/v1/webhooks/:id',
+        tags: webhooks,
+        summary: 'Change an endpoint’s URL, event types or description, or disable and re-enable it',
+        params: byEndpointId,
+        body: updateWebhookBodySchema,
+      },
+    },
   ),
-  deleteEndpoint: defineRpc('svc.webhooks.endpoints.delete', byEndpointId, deletedWebhookSchema, 'read-write'),
-  rotateSecret: defineRpc('svc.webhooks.endpoints.rotate_secret', byEndpointId, webhookEndpointWithSecretSchema, 'read-write'),
+  deleteEndpoint: defineRpc('svc.webhooks.endpoints.delete', byEndpointId, deletedWebhookSchema, 'read-write', {
+    http: {
+      method: 'DELETE',
+      path: '/api/v1/webhooks/:id',
+      tags: webhooks,
+      summary: 'Delete an endpoint and its delivery log; pending deliveries are dropped',
+      params: byEndpointId,
+    },
+  }),
+  rotateSecret: defineRpc('svc.webhooks.endpoints.rotate_secret', byEndpointId, webhookEndpointWithSecretSchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/rotate-secret',
+      tags: webhooks,
+      summary: 'Issue a new signing secret, shown this once; the old one keeps signing alongside it for a grace period',
+      params: byEndpointId,
+    },
+  }),
   /**
    * The current signing secret, for a person in the console only (an identity with `user_id`): API keys
    * see a secret only when it is created or rotated.
    */
   revealSecret: defineRpc('svc.webhooks.endpoints.reveal_secret', byEndpointId, webhookEndpointWithSecretSchema, 'read-write'),
-  sendTestEvent: defineRpc('svc.webhooks.endpoints.test', byEndpointId, webhookDeliverySchema, 'read-write'),
+  sendTestEvent: defineRpc('svc.webhooks.endpoints.test', byEndpointId, webhookDeliverySchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/test',
+      tags: webhooks,
+      summary: 'Send a `webhook.test` event to this endpoint only',
+      params: byEndpointId,
+      status: 202,
+    },
+  }),
   listDeliveries: defineRpc(
     'svc.webhooks.deliveries.list',
-    listDeliveriesQuerySchema.extend({ endpoint_id: idSchema('webhook') }),
+    listDeliveriesQuerySchema.extend({ id: idSchema('webhook') }),
     webhookDeliveryPageSchema,
     'read',
+    {
+      http: {
+        method: 'GET',
+        path: '/api/v1/webhooks/:id/deliveries',
+        tags: webhooks,
+        summary: 'The delivery log of an endpoint, newest first; `status=failed` lists the dead letters',
+        params: byEndpointId,
+        query: listDeliveriesQuerySchema,
+      },
+    },
   ),
-  replayDelivery: defineRpc('svc.webhooks.deliveries.replay', byDeliveryId, webhookDeliverySchema, 'read-write'),
+  getDelivery: defineRpc('svc.webhooks.deliveries.get', byDeliveryId, webhookDeliveryWithEventSchema, 'read', {
+    http: {
+      method: 'GET',
+      path: '/api/v1/webhooks/:id/deliveries/:delivery_id',
+      tags: webhooks,
+      summary: 'Get one delivery with the event body it sends',
+      params: byDeliveryId,
+    },
+  }),
+  replayDelivery: defineRpc('svc.webhooks.deliveries.replay', byDeliveryId, webhookDeliverySchema, 'read-write', {
+    http: {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/deliveries/:delivery_id/replay',
+      tags: webhooks,
+      summary: 'Send a delivery’s event again, as a new delivery with its own retries (same `webhook-id`)',
+      params: byDeliveryId,
+      status: 202,
+    },
+  }),
   /**
    * The events one record produced (a call's `call.queued` … `call.completed`) that were due to an endpoint,
    * with their deliveries: a call's console page. NATS only; at most `recordEventsLimit`, oldest first.

@@ -44,8 +44,23 @@ export type OperationHandlers<M extends Record<string, RpcDefinition>> = { [K in
 export interface OperationHost {
   app: HttpApp;
   bus: Bus;
-  /** Redis and its prefix, for operations that run once per idempotency key. */
-  idempotency: IdempotencyDeps;
+  /** Redis and its prefix, for operations that run once per idempotency key (a service without any may have no Redis). */
+  idempotency?: IdempotencyDeps;
+}
+
+/**
+ * What an idempotent operation keeps under its key instead of its answer, where the answer must not rest in
+ * Redis (a signing secret shown once): `keep` reduces the answer (to the id of what was made), `replay`
+ * answers a repeated request from that.
+ */
+export interface Remembered<D extends RpcDefinition> {
+  keep(body: z.input<D['output']>): unknown;
+  replay(kept: unknown, identity: Identity): Promise<z.input<D['output']>>;
+}
+
+export interface ServeOptions<M extends Record<string, RpcDefinition>> {
+  /** By operation, what an idempotent one keeps under its key, where not its answer. */
+  remember?: { [K in keyof M]?: Remembered<M[K]> };
 }
 
 interface Outcome<T> {
@@ -62,32 +77,47 @@ export function serveOperations<M extends Record<string, RpcDefinition>>(
   host: OperationHost,
   operations: M,
   handlers: OperationHandlers<M>,
+  options: ServeOptions<M> = {},
 ): void {
   for (const name of Object.keys(operations) as (keyof M & string)[]) {
-    serveOperation(host, operations[name] as M[typeof name], handlers[name]);
+    serveOperation(host, operations[name] as M[typeof name], handlers[name], options.remember?.[name]);
   }
 }
 
-export function serveOperation<D extends RpcDefinition>(host: OperationHost, operation: D, handler: OperationHandler<D>): void {
+export function serveOperation<D extends RpcDefinition>(
+  host: OperationHost,
+  operation: D,
+  handler: OperationHandler<D>,
+  remember?: Remembered<D>,
+): void {
   const successStatus = operation.http[0]?.status ?? 200;
+  const memory = host.idempotency;
+  if (operation.idempotent !== undefined && memory === undefined) {
+    throw new Error(`${operation.subject} is idempotent: serve it with the process's Redis (idempotency)`);
+  }
   const run = async (input: Record<string, unknown>, identity: Identity): Promise<Outcome<z.input<D['output']>>> => {
     const settle = async (request: Record<string, unknown>) => {
       const result = await handler(request as z.output<D['input']>, identity);
       return isAnswered(result) ? { status: result.status, body: result.body } : { status: successStatus, body: result };
     };
-    if (operation.idempotent === undefined) return { ...(await settle(input)), replayed: false };
+    if (operation.idempotent === undefined || memory === undefined) return { ...(await settle(input)), replayed: false };
     const { idempotency_key: key, ...request } = input;
-    return idempotent(
-      {
-        redis: host.idempotency.redis,
-        prefix: host.idempotency.env.REDIS_PREFIX,
-        orgId: identity.org_id,
-        operation: operation.idempotent,
-        key: typeof key === 'string' ? key : undefined,
-        fingerprint: request,
-      },
-      () => settle(request),
-    );
+    const once = {
+      redis: memory.redis,
+      prefix: memory.env.REDIS_PREFIX,
+      orgId: identity.org_id,
+      operation: operation.idempotent,
+      key: typeof key === 'string' ? key : undefined,
+      fingerprint: request,
+    };
+    if (remember === undefined) return idempotent(once, () => settle(request));
+    let fresh = undefined as Omit<Outcome<z.input<D['output']>>, 'replayed'> | undefined;
+    const outcome = await idempotent(once, async () => {
+      fresh = await settle(request);
+      return { status: fresh.status, body: remember.keep(fresh.body) };
+    });
+    if (fresh !== undefined) return { ...fresh, replayed: false };
+    return { status: outcome.status, body: await remember.replay(outcome.body, identity), replayed: true };
   };
 
   host.bus.serve(operation, async (input, identity) => (await run(input as Record<string, unknown>, identity)).body);

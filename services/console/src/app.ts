@@ -1,5 +1,5 @@
-import { createHttpApp, type HttpApp, metricsRegistryOf, readinessChecks, startWorkers } from '@voice/kit';
-import { requestBodyLimitBytes } from '@voice/proto';
+import { createHttpApp, type HttpApp, metricsRegistryOf, readinessChecks, serveOperations, startWorkers } from '@voice/kit';
+import { consoleRpc, requestBodyLimitBytes } from '@voice/proto';
 import type { ConsoleDeps } from './deps.js';
 import { startCleanup } from './domain/cleanup.js';
 import { recordConsoleActions } from './http/actions.js';
@@ -8,7 +8,7 @@ import { acceptForms, refuseRepeatedQueryParameters } from './http/forms.js';
 import { answerRouterError, installPageHandling, pagesPrefix } from './http/pages.js';
 import { installSessionCheck } from './http/session.js';
 import { ConsoleMetrics } from './metrics.js';
-import { serveConsoleRpc } from './nats/handlers.js';
+import { consoleOperations } from './operations.js';
 import { accountRoutes } from './routes/account.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -92,7 +92,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<HttpApp> {
   );
   // The OAuth authorization server's endpoints for clients (JSON, no session) sit outside /dashboard.
   await oauthRoutes(app, deps);
-  serveConsoleRpc(deps);
+  // Its operations are NATS only (no `http`), so this registers no route beside the pages.
+  serveOperations({ app, bus: deps.bus }, consoleRpc, consoleOperations(deps));
   await startWorkers(app, deps.env.WORKERS, {
     cleanup: () => startCleanup(deps, { intervalMs: deps.env.CLEANUP_INTERVAL_MS, databaseUrl: deps.env.DATABASE_URL }),
   });

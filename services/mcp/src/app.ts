@@ -5,16 +5,17 @@ import {
   type HttpApp,
   metricsRegistryOf,
   readinessChecks,
+  serveOperations,
   serviceAuthPlugin,
   startWorkers,
 } from '@voice/kit';
-import { requestBodyLimitBytes } from '@voice/proto';
+import { mcpRpc, requestBodyLimitBytes } from '@voice/proto';
 import type { McpDeps } from './deps.js';
 import { sweepExpired } from './domain/approvals.js';
 import { ToolCatalog } from './mcp/catalog.js';
 import { observeApprovals } from './metrics.js';
-import { serveMcpRpc } from './nats/handlers.js';
-import { approvalRoutes } from './routes/approvals.js';
+import { mcpOperations } from './operations.js';
+import { retiredChannelRoutes } from './routes/approvals.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { slackHookRoutes } from './routes/slack-hooks.js';
 import { telegramHookRoutes } from './routes/telegram-hooks.js';
@@ -32,10 +33,10 @@ export async function buildApp(deps: McpDeps, catalog: ToolCatalog = new ToolCat
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   observeApprovals(metricsRegistryOf(app), deps.prisma);
   mcpRoutes(app, deps, catalog);
-  approvalRoutes(app, deps);
+  serveOperations({ app, bus: deps.bus }, mcpRpc, mcpOperations(deps));
+  retiredChannelRoutes(app);
   telegramHookRoutes(app, deps);
   await slackHookRoutes(app, deps);
-  serveMcpRpc(deps);
 
   await startWorkers(app, deps.env.WORKERS, {
     outbox: () => deps.outbox.start(),

@@ -62,7 +62,7 @@ describe('approvals over NATS: the console lists, links channels and decides', (
   });
 
   test('channels: the platform says what it offers; a person gets link codes, links from the chat, lists and unlinks; a member cannot', async () => {
-    const empty = await call(mcpRpc.listChannels, person(org, 'read'), {});
+    const empty = await call(mcpRpc.channelsOverview, person(org, 'read'), {});
     assert.deepEqual(empty, { data: [], available: { telegram: true, slack: true, slack_bot: true } });
     const member = await refusal(call(mcpRpc.startChannelLink, person(org, 'read'), { kind: 'telegram' }));
     assert.equal(member.code, 'forbidden_scope');
@@ -80,7 +80,7 @@ describe('approvals over NATS: the console lists, links channels and decides', (
       webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXX',
     });
     assert.equal((await h.slackCommand('C0APPROVE1', slack.code)).json().response_type, 'in_channel');
-    const listed = await call(mcpRpc.listChannels, owner, {});
+    const listed = await call(mcpRpc.channelsOverview, owner, {});
     assert.deepEqual(
       listed.data.map((channel) => [channel.kind, channel.chat_id ?? channel.channel_id, channel.webhook_url_set]),
       [
@@ -181,6 +181,7 @@ describe('approvals over NATS: the console lists, links channels and decides', (
     }
     assert.deepEqual((await call(mcpRpc.listApprovals, other, { limit: 100 })).data, []);
     assert.deepEqual((await call(mcpRpc.listChannels, other, {})).data, []);
+    assert.deepEqual((await call(mcpRpc.channelsOverview, other, {})).data, []);
 
     const still = await call(mcpRpc.getApproval, owner, { id: approvalId });
     assert.deepEqual([still.status, still.resolved_by], ['pending', null]);

@@ -1,14 +1,20 @@
-import { createHttpApp, type HttpApp, metricsRegistryOf, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
-import { requestBodyLimitBytes } from '@voice/proto';
+import {
+  createHttpApp,
+  type HttpApp,
+  metricsRegistryOf,
+  readinessChecks,
+  serveOperations,
+  serviceAuthPlugin,
+  startWorkers,
+} from '@voice/kit';
+import { requestBodyLimitBytes, webhooksRpc } from '@voice/proto';
 import { startMaintenance } from './delivery/maintenance.js';
 import { startDeliveryWorker } from './delivery/worker.js';
 import type { WebhooksDeps } from './deps.js';
 import { DeliveryMetrics } from './metrics.js';
 import { startFanout } from './nats/fanout.js';
-import { serveWebhooksRpc } from './nats/handlers.js';
 import { startPlanChanges } from './nats/plan-changes.js';
-import { deliveryRoutes } from './routes/deliveries.js';
-import { webhookRoutes } from './routes/webhooks.js';
+import { webhooksOperations, webhooksServeOptions } from './operations.js';
 
 /**
  * The webhooks service: endpoints and their delivery log, over REST (via the gateway) and NATS; and the
@@ -27,9 +33,7 @@ export async function buildApp(deps: WebhooksDeps): Promise<HttpApp> {
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
   const metrics = new DeliveryMetrics(metricsRegistryOf(app), deps.queue);
-  webhookRoutes(app, deps);
-  deliveryRoutes(app, deps);
-  serveWebhooksRpc(deps);
+  serveOperations({ app, bus: deps.bus, idempotency: deps }, webhooksRpc, webhooksOperations(deps), webhooksServeOptions(deps));
   // Closed in reverse: the consumers stop taking events first, then in-flight attempts finish.
   await startWorkers(app, deps.env.WORKERS, {
     deliveries: () => startDeliveryWorker(deps, metrics),

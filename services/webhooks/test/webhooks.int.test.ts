@@ -200,7 +200,7 @@ describe('endpoints API', () => {
       [endpoint.id],
     );
     assert.equal((await deps.bus.call(webhooksRpc.getEndpoint, identity, { id: endpoint.id })).url, 'https://hooks.example.com/nats');
-    assert.deepEqual((await deps.bus.call(webhooksRpc.listDeliveries, identity, { endpoint_id: endpoint.id })).data, []);
+    assert.deepEqual((await deps.bus.call(webhooksRpc.listDeliveries, identity, { id: endpoint.id })).data, []);
     await assert.rejects(deps.bus.call(webhooksRpc.getEndpoint, testIdentity(), { id: endpoint.id }), { code: 'not_found' });
   });
 

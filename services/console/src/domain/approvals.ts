@@ -29,7 +29,7 @@ export async function approvalsFor(ctx: { bus: Bus }, signedIn: SignedIn, reques
     get: (id: string) => call(mcpRpc.getApproval, { id }),
     decide: (id: string, decision: 'approve' | 'reject') =>
       call(mcpRpc.decideApproval, { id, decision, approver_name: signedIn.user.name }, decisionTimeoutMs),
-    channels: () => call(mcpRpc.listChannels, {}),
+    channels: () => call(mcpRpc.channelsOverview, {}),
     /** A one-time code that links the chat it is sent from; the chat id itself is never asked for. */
     startLink: (input: RpcInput<typeof mcpRpc.startChannelLink>) => call(mcpRpc.startChannelLink, input),
     unlink: (kind: 'telegram' | 'slack') => call(mcpRpc.unlinkChannel, { kind }),

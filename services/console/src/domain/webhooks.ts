@@ -21,7 +21,7 @@ export async function webhooksFor(ctx: { bus: Bus }, signedIn: SignedIn, request
     list: async () => (await call(webhooksRpc.listEndpoints, { limit: 100 })).data,
     get: (id: string) => call(webhooksRpc.getEndpoint, { id }),
     deliveries: (id: string, cursor?: string) =>
-      call(webhooksRpc.listDeliveries, { endpoint_id: id, limit: deliveriesPerPage, ...(cursor ? { cursor } : {}) }),
+      call(webhooksRpc.listDeliveries, { id, limit: deliveriesPerPage, ...(cursor ? { cursor } : {}) }),
     create: (input: RpcInput<typeof webhooksRpc.createEndpoint>) => call(webhooksRpc.createEndpoint, input),
     update: (input: RpcInput<typeof webhooksRpc.updateEndpoint>) => call(webhooksRpc.updateEndpoint, input),
     remove: (id: string) => call(webhooksRpc.deleteEndpoint, { id }),

@@ -1,4 +1,4 @@
-import { ApiError, type IdempotentResult, runIdempotent } from '@voice/kit';
+import { ApiError } from '@voice/kit';
 import type { CreateWebhookBody, Identity, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint } from '@voice/proto';
 import { enqueueDeliveries } from '../delivery/queue.js';
 import type { WebhooksDeps } from '../deps.js';
@@ -18,27 +18,31 @@ function assertUrl(deps: WebhooksDeps, url: string): void {
 }
 
 /**
- * Creates an endpoint. The same Idempotency-Key and body create nothing and answer with that endpoint as it
- * is now (`replayed`). Only its id is kept with the key: the secret stays sealed in Postgres, never in clear
- * in Redis.
+ * Creates an endpoint; the answer carries its signing secret, shown this once. Idempotent by its definition
+ * (`webhooks.create`), remembered by the id alone (`createdEndpoint`): a replay answers with the endpoint as
+ * it is now, its secret opened from Postgres, so the secret is never in clear in Redis.
  */
-export async function createEndpointOnce(
-  deps: WebhooksDeps,
-  identity: Identity,
-  input: CreateWebhookBody & { idempotency_key?: string | undefined },
-): Promise<IdempotentResult<EndpointWithSecret>> {
-  const { prisma } = deps;
+export async function addEndpoint(deps: WebhooksDeps, identity: Identity, body: CreateWebhookBody): Promise<EndpointWithSecret> {
   assertWebhooksPlan(identity);
-  assertUrl(deps, input.url);
-  let created: EndpointWithSecret | undefined;
-  const result = await runIdempotent(deps, identity.org_id, 'webhooks.create', input, async (body) => {
-    const { row, secret } = await createEndpoint(prisma, identity.org_id, body, deps.secretBox);
-    created = { ...toEndpoint(row), secret };
-    return { endpoint_id: row.id };
-  });
-  if (created) return { ...result, body: created };
-  const row = await getEndpointRow(prisma, identity.org_id, result.body.endpoint_id);
-  return { ...result, body: { ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) } };
+  assertUrl(deps, body.url);
+  const { row, secret } = await createEndpoint(deps.prisma, identity.org_id, body, deps.secretBox);
+  return { ...toEndpoint(row), secret };
+}
+
+/** What an idempotency key keeps of a created endpoint, and the answer again from it: the endpoint with its secret. */
+export function createdEndpoint(deps: WebhooksDeps) {
+  return {
+    keep: (endpoint: EndpointWithSecret): KeptEndpoint => ({ endpoint_id: endpoint.id }),
+    replay: async (kept: KeptEndpoint, identity: Identity): Promise<EndpointWithSecret> => {
+      const row = await getEndpointRow(deps.prisma, identity.org_id, kept.endpoint_id);
+      return { ...toEndpoint(row), secret: deps.secretBox.open(row.secret, row.id) };
+    },
+  };
+}
+
+/** Only the endpoint's id, as the key has kept it from the start. */
+interface KeptEndpoint {
+  endpoint_id: string;
 }
 
 export async function changeEndpoint(
