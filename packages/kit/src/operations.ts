@@ -127,10 +127,12 @@ export function serveOperation<D extends RpcDefinition>(
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (route.comingSoon) throw new ApiError('coming_soon', `${route.method} ${route.path} is coming soon.`);
         const identity = identityOf(request);
+        // Only what the route declares (and so validates) reaches the operation: a query or body it does
+        // not take is ignored, as it was by hand-written routes, rather than overriding the path's `id`.
         const input = {
           ...(request.params as object),
-          ...(request.query as object),
-          ...(route.bodyField ? { [route.bodyField]: request.body } : (request.body as object | undefined)),
+          ...(route.query ? (request.query as object) : {}),
+          ...(route.bodyField ? { [route.bodyField]: request.body } : route.body ? (request.body as object | undefined) : {}),
           ...route.fixed,
           ...(operation.idempotent ? { idempotency_key: idempotencyKeyOf(request) } : {}),
         };

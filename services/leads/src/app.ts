@@ -1,14 +1,16 @@
-import { type BackgroundWork, createHttpApp, type HttpApp, readinessChecks, serviceAuthPlugin, startWorkers } from '@voice/kit';
-import { requestBodyLimitBytes } from '@voice/proto';
+import {
+  type BackgroundWork,
+  createHttpApp,
+  type HttpApp,
+  readinessChecks,
+  serveOperations,
+  serviceAuthPlugin,
+  startWorkers,
+} from '@voice/kit';
+import { leadsRpc, requestBodyLimitBytes } from '@voice/proto';
 import type { LeadsDeps } from './deps.js';
 import { consumeCallOutcomes } from './nats/call-outcomes.js';
-import { serveLeadsRpc } from './nats/handlers.js';
-import { invoiceRoutes } from './routes/invoices.js';
-import { leadRoutes } from './routes/leads.js';
-import { projectRoutes } from './routes/projects.js';
-import { sequenceRoutes } from './routes/sequences.js';
-import { themeRoutes } from './routes/themes.js';
-import { workspaceRoutes } from './routes/workspaces.js';
+import { leadsOperations } from './operations.js';
 import { startStepWorker } from './sequences/runner.js';
 import { startSweeper } from './sequences/sweeper.js';
 
@@ -26,13 +28,7 @@ export async function buildApp(deps: LeadsDeps): Promise<HttpApp> {
     instrument: { bus: deps.bus, outbox: { relay: deps.outbox, database: deps.prisma } },
   });
   await app.register(serviceAuthPlugin, { secret: deps.env.INTERNAL_SIGNING_SECRET });
-  workspaceRoutes(app, deps);
-  themeRoutes(app, deps);
-  leadRoutes(app, deps);
-  sequenceRoutes(app, deps);
-  invoiceRoutes(app, deps);
-  projectRoutes(app, deps);
-  serveLeadsRpc(deps);
+  serveOperations({ app, bus: deps.bus, idempotency: deps }, leadsRpc, leadsOperations(deps));
   await startWorkers(app, deps.env.WORKERS, {
     outbox: () => deps.outbox.start(),
     'call-outcomes': () => consumeCallOutcomes(deps),

@@ -294,6 +294,48 @@ describe('invoices and projects', () => {
     assert.ok(listed.data.some((item) => item.id === invoice.id));
   });
 
+  it('sends and delivers once per idempotency key over NATS too, the key shared with REST', async () => {
+    const invoice = await draft({ lines: [{ description: 'Once', unit_amount: 700 }] });
+    const key = `nats-send-${invoice.id}`;
+    const sent = await h.deps.bus.call(leadsRpc.sendInvoice, org, { id: invoice.id, idempotency_key: key });
+    assert.equal(sent.status, 'sent');
+    // Without the key a second send is refused (the invoice is no longer a draft); with it, the first answer comes back.
+    assert.deepEqual(await h.deps.bus.call(leadsRpc.sendInvoice, org, { id: invoice.id, idempotency_key: key }), sent);
+    const viaRest = await h.request(org, 'POST', `/api/v1/invoices/${invoice.id}/send`, undefined, { 'idempotency-key': key });
+    assert.equal(viaRest.statusCode, 200);
+    assert.equal(viaRest.headers['idempotent-replayed'], 'true');
+    assert.equal(viaRest.json().sent_at, sent.sent_at);
+    const other = await draft({ lines: [{ description: 'Other', unit_amount: 1 }] });
+    await assert.rejects(
+      h.deps.bus.call(leadsRpc.sendInvoice, org, { id: other.id, idempotency_key: key }),
+      (error: unknown) => error instanceof ApiError && error.code === 'idempotency_conflict',
+    );
+
+    const project = (await h.request(org, 'POST', '/api/v1/projects', { lead_id: customer.id, name: 'Deliver once' })).json();
+    const deliverKey = `nats-deliver-${project.id}`;
+    const delivered = await h.deps.bus.call(leadsRpc.deliverProject, org, { id: project.id, idempotency_key: deliverKey });
+    assert.equal(delivered.status, 'delivered');
+    assert.deepEqual(await h.deps.bus.call(leadsRpc.deliverProject, org, { id: project.id, idempotency_key: deliverKey }), delivered);
+    const deliveredViaRest = await h.request(org, 'POST', `/api/v1/projects/${project.id}/deliver`, undefined, {
+      'idempotency-key': deliverKey,
+    });
+    assert.equal(deliveredViaRest.statusCode, 200);
+    assert.equal(deliveredViaRest.headers['idempotent-replayed'], 'true');
+    const deliveries = () => events.filter((event) => event.type === 'project.delivered' && event.data.id === project.id);
+    await eventually('project.delivered', async () => deliveries()[0]);
+    assert.equal(deliveries().length, 1);
+    assert.equal(events.filter((event) => event.type === 'invoice.sent' && event.data.id === invoice.id).length, 1);
+  });
+
+  it('acts on the path’s invoice, whatever a body the route does not take says', async () => {
+    const invoice = await draft({ lines: [{ description: 'Path', unit_amount: 100 }] });
+    const other = await draft({ lines: [{ description: 'Body', unit_amount: 100 }] });
+    const sent = await h.request(org, 'POST', `/api/v1/invoices/${invoice.id}/send`, { id: other.id });
+    assert.equal(sent.statusCode, 200);
+    assert.equal(sent.json().id, invoice.id);
+    assert.equal((await h.request(org, 'GET', `/api/v1/invoices/${other.id}?id=${invoice.id}`)).json().status, 'draft');
+  });
+
   it('keeps invoices when their customer is deleted, without the link', async () => {
     const lead = (await h.request(org, 'POST', '/api/v1/leads', { name: 'Leaving' })).json();
     const invoice = (

@@ -116,6 +116,15 @@ describe('leads', () => {
     assert.deepEqual(ready.json().checks, { postgres: 'ok', redis: 'ok', nats: 'ok' });
   });
 
+  it('acts on the path’s lead: a query or body the route does not take changes nothing', async () => {
+    const kept = (await h.request(org, 'POST', '/api/v1/leads', { name: 'Kept' })).json();
+    const other = (await h.request(org, 'POST', '/api/v1/leads', { name: 'Other' })).json();
+    assert.equal((await h.request(org, 'GET', `/api/v1/leads/${kept.id}?id=${other.id}`)).json().id, kept.id);
+    const changed = await h.request(org, 'PATCH', `/api/v1/leads/${kept.id}?status=won&owner=someone`, { tags: ['vip'] });
+    assert.equal(changed.statusCode, 200);
+    assert.deepEqual([changed.json().status, changed.json().owner, changed.json().tags], ['new', null, ['vip']]);
+  });
+
   it('creates once per Idempotency-Key', async () => {
     const key = `lead-${Date.now()}`;
     const first = await h.request(org, 'POST', '/api/v1/leads', { name: 'Once' }, { 'idempotency-key': key });

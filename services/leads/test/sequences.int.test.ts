@@ -297,6 +297,36 @@ describe('sequences and enrollments', () => {
     assert.equal(unknownLead.json().error.param, 'lead_ids');
     const empty = await h.request(org, 'POST', `/api/v1/sequences/${sequence.id}/enrollments`, { lead_ids: [] });
     assert.equal(empty.statusCode, 400);
+    // The path names the sequence `id`, and so does the error for an unknown one.
+    const unknownSequence = await h.request(org, 'POST', '/api/v1/sequences/seq_00000000000000000000/enrollments', {
+      lead_ids: [leads[0].id],
+    });
+    assert.equal(unknownSequence.statusCode, 404);
+    assert.equal(unknownSequence.json().error.param, 'id');
+  });
+
+  it('enrolls once per idempotency key over NATS too, the key shared with REST', async () => {
+    const sequence = await post('/api/v1/sequences', { name: 'Keyed', steps: [{ type: 'wait', delay_seconds: 90 * 86_400 }] });
+    const lead = await post('/api/v1/leads', { name: 'Keyed' });
+    const input = { sequence_id: sequence.id, lead_ids: [lead.id], idempotency_key: `enroll-${sequence.id}` };
+    const enrolled = await h.deps.bus.call(leadsRpc.enroll, org, input);
+    assert.deepEqual(await h.deps.bus.call(leadsRpc.enroll, org, input), enrolled);
+    const viaRest = await h.request(
+      org,
+      'POST',
+      `/api/v1/sequences/${sequence.id}/enrollments`,
+      { lead_ids: [lead.id] },
+      {
+        'idempotency-key': input.idempotency_key,
+      },
+    );
+    assert.equal(viaRest.statusCode, 201);
+    assert.equal(viaRest.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(viaRest.json(), enrolled);
+    await assert.rejects(
+      h.deps.bus.call(leadsRpc.enroll, org, { ...input, lead_ids: [lead.id, lead.id] }),
+      (error: unknown) => error instanceof ApiError && error.code === 'idempotency_conflict',
+    );
   });
 
   it('keeps organizations apart', async () => {
