@@ -129,11 +129,12 @@ export function serveOperation<D extends RpcDefinition>(
         const identity = identityOf(request);
         // Only what the route declares (and so validates) reaches the operation: a query or body it does
         // not take is ignored, as it was by hand-written routes, rather than overriding the path's `id`.
+        // The path's parameters come last: a body or query field of the same name never overrides them.
         const input = {
-          ...(request.params as object),
           ...(route.query ? (request.query as object) : {}),
           ...(route.bodyField ? { [route.bodyField]: request.body } : route.body ? (request.body as object | undefined) : {}),
           ...route.fixed,
+          ...(request.params as object),
           ...(operation.idempotent ? { idempotency_key: idempotencyKeyOf(request) } : {}),
         };
         const outcome = await run(input, identity);
