@@ -104,4 +104,5 @@ export const documentsWithTables = [
   'services/recall/README.md',
   'services/mcp/README.md',
   'services/webhooks/README.md',
+  'services/console/README.md',
 ];

@@ -10,12 +10,12 @@ export const operations = {
   listCalls: { method: 'get', path: '/api/v1/phone/calls' },
   /** Queue an outbound call (refused with 422 dnc_blocked for do-not-call numbers) */
   queueCall: { method: 'post', path: '/api/v1/phone/calls' },
-  /** Count calls by outcome, direction and status over a period (default: the last 30 days) */
-  callStats: { method: 'get', path: '/api/v1/phone/calls/stats' },
   /** Get one call with its transcript, summary and status timeline */
   getCall: { method: 'get', path: '/api/v1/phone/calls/{id}' },
   /** Cancel a call that is queued or ringing (409 once answered or ended) */
   cancelCall: { method: 'post', path: '/api/v1/phone/calls/{id}/cancel' },
+  /** Count calls by outcome, direction and status over a period (default: the last 30 days) */
+  callStats: { method: 'get', path: '/api/v1/phone/calls/stats' },
   /** List messages, newest first */
   listSms: { method: 'get', path: '/api/v1/phone/sms' },
   /** Send an SMS (refused with 422 dnc_blocked for do-not-call numbers) */
@@ -26,10 +26,10 @@ export const operations = {
   listDnc: { method: 'get', path: '/api/v1/phone/dnc' },
   /** Add a number to the do-not-call list (201; 200 with the existing entry if already listed) */
   addDnc: { method: 'post', path: '/api/v1/phone/dnc' },
-  /** Is this number listed, and for which channels */
-  checkDnc: { method: 'get', path: '/api/v1/phone/dnc/check' },
   /** Remove a do-not-call entry */
   removeDnc: { method: 'delete', path: '/api/v1/phone/dnc/{id}' },
+  /** Is this number listed, and for which channels */
+  checkDnc: { method: 'get', path: '/api/v1/phone/dnc/check' },
   /** List workspaces, newest first */
   listWorkspaces: { method: 'get', path: '/api/v1/workspaces' },
   /** Create a workspace */
@@ -64,12 +64,10 @@ export const operations = {
   updateLead: { method: 'patch', path: '/api/v1/leads/{id}' },
   /** Delete a lead with its notes and enrollments (its personal data) */
   deleteLead: { method: 'delete', path: '/api/v1/leads/{id}' },
-  /** List a lead’s notes, newest first */
-  listLeadNotes: { method: 'get', path: '/api/v1/leads/{id}/notes' },
   /** Append a note to a lead */
   addLeadNote: { method: 'post', path: '/api/v1/leads/{id}/notes' },
-  /** List a lead’s sequence enrollments */
-  listLeadEnrollments: { method: 'get', path: '/api/v1/leads/{id}/enrollments' },
+  /** List a lead’s notes, newest first */
+  listLeadNotes: { method: 'get', path: '/api/v1/leads/{id}/notes' },
   /** List follow-up sequences */
   listSequences: { method: 'get', path: '/api/v1/sequences' },
   /** Create a sequence of call, SMS and wait steps */
@@ -80,14 +78,16 @@ export const operations = {
   updateSequence: { method: 'patch', path: '/api/v1/sequences/{id}' },
   /** Delete a sequence without active enrollments */
   deleteSequence: { method: 'delete', path: '/api/v1/sequences/{id}' },
-  /** List a sequence’s enrollments by lead or status */
-  listEnrollments: { method: 'get', path: '/api/v1/sequences/{id}/enrollments' },
   /** Enroll leads; a lead already active in the sequence keeps its enrollment */
   enroll: { method: 'post', path: '/api/v1/sequences/{id}/enrollments' },
-  /** Get an enrollment with its step history */
-  getEnrollment: { method: 'get', path: '/api/v1/sequences/{id}/enrollments/{enrollment_id}' },
+  /** List a sequence’s enrollments by lead or status */
+  listEnrollments: { method: 'get', path: '/api/v1/sequences/{id}/enrollments' },
   /** Unenroll: stop the enrollment’s future steps */
   unenroll: { method: 'post', path: '/api/v1/sequences/{id}/enrollments/{enrollment_id}/stop' },
+  /** List a lead’s sequence enrollments */
+  listLeadEnrollments: { method: 'get', path: '/api/v1/leads/{id}/enrollments' },
+  /** Get an enrollment with its step history */
+  getEnrollment: { method: 'get', path: '/api/v1/sequences/{id}/enrollments/{enrollment_id}' },
   /** List invoices by status, customer or workspace */
   listInvoices: { method: 'get', path: '/api/v1/invoices' },
   /** Draft an invoice; totals are computed from the lines (half-up per line) */
@@ -116,6 +116,10 @@ export const operations = {
   deleteProject: { method: 'delete', path: '/api/v1/projects/{id}' },
   /** Deliver the project to its customer (irreversible) */
   deliverProject: { method: 'post', path: '/api/v1/projects/{id}/deliver' },
+  /** Recall over the knowledge base, or score a brand */
+  llmRecall: { method: 'post', path: '/api/v1/llm-recall' },
+  /** Marketing audit with an API key (coming soon) */
+  marketingAudit: { method: 'post', path: '/api/v1/marketing-audit' },
   /** Add a document to the knowledge base */
   addDocument: { method: 'post', path: '/api/v1/knowledge/documents' },
   /** List documents, newest first */
@@ -126,24 +130,10 @@ export const operations = {
   updateDocument: { method: 'patch', path: '/api/v1/knowledge/documents/{id}' },
   /** Delete a document and its passages */
   deleteDocument: { method: 'delete', path: '/api/v1/knowledge/documents/{id}' },
-  /** Recall over the knowledge base, or score a brand */
-  llmRecall: { method: 'post', path: '/api/v1/llm-recall' },
-  /** Audit a page for search and AI visibility (public, rate-limited) */
-  publicMarketingAudit: { method: 'post', path: '/api/public/marketing-audit' },
-  /** Marketing audit with an API key (coming soon) */
-  marketingAudit: { method: 'post', path: '/api/v1/marketing-audit' },
-  /** List approvals of destructive MCP actions, newest first */
-  listApprovals: { method: 'get', path: '/api/v1/approvals' },
-  /** The messaging channels approval requests are sent to */
-  listChannels: { method: 'get', path: '/api/v1/approvals/channels' },
-  /** Stop sending approval requests to this channel */
-  unlinkChannel: { method: 'delete', path: '/api/v1/approvals/channels/{kind}' },
-  /** One approval and its outcome */
-  getApproval: { method: 'get', path: '/api/v1/approvals/{id}' },
-  /** Create an endpoint; the response carries its signing secret, shown this once */
-  createEndpoint: { method: 'post', path: '/api/v1/webhooks' },
   /** List endpoints, newest first */
   listEndpoints: { method: 'get', path: '/api/v1/webhooks' },
+  /** Create an endpoint; the response carries its signing secret, shown this once */
+  createEndpoint: { method: 'post', path: '/api/v1/webhooks' },
   /** Get one endpoint */
   getEndpoint: { method: 'get', path: '/api/v1/webhooks/{id}' },
   /** Change an endpoint’s URL, event types or description, or disable and re-enable it */
@@ -160,4 +150,14 @@ export const operations = {
   getDelivery: { method: 'get', path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}' },
   /** Send a delivery’s event again, as a new delivery with its own retries (same `webhook-id`) */
   replayDelivery: { method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/replay' },
+  /** List approvals of destructive MCP actions, newest first */
+  listApprovals: { method: 'get', path: '/api/v1/approvals' },
+  /** One approval and its outcome */
+  getApproval: { method: 'get', path: '/api/v1/approvals/{id}' },
+  /** The messaging channels approval requests are sent to */
+  listChannels: { method: 'get', path: '/api/v1/approvals/channels' },
+  /** Stop sending approval requests to this channel */
+  unlinkChannel: { method: 'delete', path: '/api/v1/approvals/channels/{kind}' },
+  /** Audit a page for search and AI visibility (public, rate-limited) */
+  publicMarketingAudit: { method: 'post', path: '/api/public/marketing-audit' },
 } as const;
