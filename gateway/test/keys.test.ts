@@ -64,7 +64,7 @@ describe('scopes by effect', () => {
         routes += 1;
       }
     }
-    assert.ok(routes >= 79, `${routes} routes`);
+    assert.ok(routes >= 78, `${routes} routes`); // every documented route but the public marketing audit's
     // A path no operation declares needs what its method says, never less.
     assert.equal(requiredScope('GET', '/api/v1/nothing-here'), 'read');
     assert.equal(requiredScope('POST', '/api/v1/phone/calls/x_1/nothing'), 'read-write');
