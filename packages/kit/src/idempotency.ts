@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from './errors.js';
 
@@ -134,10 +134,4 @@ export async function runIdempotent<I extends { idempotency_key?: string | undef
 /** The request's `Idempotency-Key` header, checked (400 when malformed), or undefined. */
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return parseIdempotencyKey(request.headers['idempotency-key']);
-}
-
-/** Sends an idempotent operation's response; a replayed one is marked `Idempotent-Replayed: true`. */
-export function sendIdempotent<T>(reply: FastifyReply, result: IdempotentResult<T>): FastifyReply {
-  if (result.replayed) void reply.header('idempotent-replayed', 'true');
-  return reply.status(result.status).send(result.body);
 }
