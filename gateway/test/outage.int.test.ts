@@ -66,7 +66,7 @@ describe('dependency outages: 503 fast, readiness fails and recovers, liveness s
     const notReady = await gateway.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(notReady.statusCode, 503);
     // Which dependency failed, not where it lives or what it said (NODE_ENV is not development here).
-    assert.deepEqual(notReady.json(), { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable', nats: 'ok', scopes: 'ok' } });
+    assert.deepEqual(notReady.json(), { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable', nats: 'ok' } });
     assert.equal(await probe('/healthz'), 200);
     redisRelay.restore();
     // Readiness recovers on reconnect, without a restart.
