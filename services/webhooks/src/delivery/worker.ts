@@ -1,4 +1,5 @@
-import { inSpan, spanKind, startBullmqWorker } from '@voice/kit';
+import { inSpan, spanKind } from '@voice/kit';
+import { startBullmqWorker } from '@voice/kit/bullmq';
 import type { Job } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { decideOutcome } from '../domain/outcome.js';
