@@ -4,7 +4,9 @@
 // (a fresh test database, Redis prefix and NATS namespace). Each deployable is started BENCH_ROUNDS times
 // (default 5), the order rotated each round, and stopped (SIGTERM) before the next one starts; the figure is
 // the median. `/readyz` is polled every 5 ms. The target is printed beside each figure; nothing asserts it.
-// BENCH_STARTUP=gateway,webhooks starts only those.
+// BENCH_STARTUP=gateway,webhooks starts only those. BENCH_COMPARE_ROOT=<another checkout, built> starts each
+// deployable from there too, right after this checkout's, in every round, and prints the two medians and the
+// median of the rounds' ratios: a before and an after under the same load.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -22,6 +24,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const targetMs = 2_000;
 const services = readdirSync(join(root, 'services')).sort();
 const chosen = process.env.BENCH_STARTUP?.split(',').map((name) => name.trim());
+const compareRoot = process.env.BENCH_COMPARE_ROOT;
 const deployables = [['gateway', 'gateway/dist/main.js'], ...services.map((name) => [name, `services/${name}/dist/main.js`])].filter(
   ([name]) => !chosen || chosen.includes(name as string),
 ) as Array<[string, string]>;
@@ -51,11 +54,11 @@ const env: Record<string, string> = {
 };
 
 /** Starts one deployable and returns the milliseconds from its spawn to `/readyz` answering 200; stops it. */
-async function timeStart(name: string, entry: string): Promise<number> {
+async function timeStart(name: string, entry: string, from = root): Promise<number> {
   const port = ports[name] as number;
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, [entry], {
-    cwd: root,
+    cwd: from,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...env, PORT: String(port) },
   });
@@ -93,6 +96,7 @@ function nodeAloneMs(): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] as number;
 const times = new Map<string, number[]>(deployables.map(([name]) => [name, []]));
+const compared = new Map<string, number[]>(deployables.map(([name]) => [name, []]));
 const bare: number[] = [];
 const loads: number[] = [];
 try {
@@ -100,7 +104,10 @@ try {
     loads.push(loadavg()[0] as number);
     bare.push(nodeAloneMs());
     const order = deployables.map((_, index) => deployables[(index + round) % deployables.length] as [string, string]);
-    for (const [name, entry] of order) times.get(name)?.push(await timeStart(name, entry));
+    for (const [name, entry] of order) {
+      times.get(name)?.push(await timeStart(name, entry));
+      if (compareRoot) compared.get(name)?.push(await timeStart(name, entry, compareRoot));
+    }
     console.log(`round ${round + 1}: ${order.map(([name]) => `${name} ${Math.round(times.get(name)?.at(-1) ?? 0)} ms`).join(', ')}`);
   }
   console.log(`\nprocess start → /readyz 200, median of ${rounds} (target < ${targetMs} ms each):`);
@@ -111,6 +118,18 @@ try {
     );
   }
   console.log(`  node -e '' ${String(Math.round(median(bare))).padStart(5)} ms  (Node alone, for reference)`);
+  if (compareRoot) {
+    console.log(
+      `\nagainst ${compareRoot}, started right after each start of this checkout (median; median of the rounds' ratios this/that):`,
+    );
+    for (const [name, values] of times) {
+      const other = compared.get(name) ?? [];
+      const ratios = values.map((value, index) => value / (other[index] ?? Number.NaN));
+      console.log(
+        `  ${name.padEnd(10)} ${String(Math.round(median(values))).padStart(5)} ms against ${String(Math.round(median(other))).padStart(5)} ms: ${median(ratios).toFixed(2)}`,
+      );
+    }
+  }
   console.log(`load average (1 min) at each round: ${loads.map((load) => load.toFixed(2)).join(', ')}`);
   console.log(execFileSync('uptime', { encoding: 'utf8' }).trim());
 } finally {
