@@ -1,12 +1,12 @@
-// `npm run bench [-- filter…]`: runs every deployable's bench scripts (<deployable>/bench/*.ts) one after
-// another and prints their figures. Targets are stated next to each figure; nothing here asserts timings.
+// `npm run bench [-- filter…]`: runs every deployable's bench scripts (<deployable>/bench/*.ts), then those of
+// the whole platform (scripts/bench/*.ts: startup), one after another and prints their figures. Targets are stated next to each figure; nothing here asserts timings.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const folders = ['gateway', ...readdirSync(join(root, 'services')).map((name) => join('services', name))];
+const folders = ['gateway', ...readdirSync(join(root, 'services')).map((name) => join('services', name)), 'scripts'];
 const filters = process.argv.slice(2);
 const scripts = folders
   .flatMap((folder) => {

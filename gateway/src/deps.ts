@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter, schemaPoolConfig } from '@voice/kit';
+import { type Bus, connectBusAndRedis, createLogger, type Logger, OutboxRelay, prismaAdapter, schemaPoolConfig } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { GatewayEnv } from './env.js';
@@ -38,16 +38,15 @@ export async function connectDeps(env: GatewayEnv, options: { logger?: Logger; n
   });
   // A connection lost while idle is replaced on next use; unhandled, the pool's error would end the process.
   auditPool.on('error', (error) => logger.warn({ err: error }, 'audit database connection lost'));
-  const redis = await connectRedis(env, { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS });
-  defineQuotaCommand(redis);
-  const bus = await Bus.connect({
-    url: env.NATS_URL,
-    streamReplicas: env.JETSTREAM_REPLICAS,
+  // The Prisma engine (its query compiler is WebAssembly, compiled on first use) gets ready while the other
+  // connections are made, rather than on the first query (the first /readyz); a failure here is left to that query.
+  prisma.$connect().catch(() => {});
+  const { bus, redis } = await connectBusAndRedis(env, {
     name: 'gateway',
-    namespace: env.NATS_NAMESPACE,
     logger,
-    secret: env.INTERNAL_SIGNING_SECRET,
+    redis: { failFast: true, commandTimeoutMs: env.QUOTA_TIMEOUT_MS },
   });
+  defineQuotaCommand(redis);
   const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'gateway' });
   const cacheOptions = { ttlMs: env.KEY_CACHE_TTL_MS, unknownTtlMs: Math.min(env.KEY_CACHE_TTL_MS, 2_000), maxEntries: 100_000 };
   const keys = new KeyCache((hash) => findGrantByHash(prisma, hash), cacheOptions);

@@ -10,7 +10,8 @@ await runService(
   envSchema,
   async (env, logger) => {
     const deps = await connectDeps(env, { logger });
-    await warnWithoutPersistence(deps.redis, logger);
+    // Beside the rest of the start, not before it: its outcome is a line in the log, nothing waits on it.
+    warnWithoutPersistence(deps.redis, logger).catch(() => {});
     return deps;
   },
   buildApp,

@@ -1,6 +1,8 @@
 export * from './address-guard.js';
-export * from './bullmq.js';
+// BullMQ's worker helper is '@voice/kit/bullmq': importing BullMQ is a fifth of a second of a start, and only
+// the deployables with queues (telephony, leads, webhooks) need it.
 export * from './command-line.js';
+export * from './connections.js';
 export * from './dates.js';
 export * from './dead-letters.js';
 export * from './deadline.js';

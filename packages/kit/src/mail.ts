@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { z } from 'zod';
 import type { Logger } from './logger.js';
 
@@ -68,16 +68,21 @@ export function requireSmtpInProduction(env: { NODE_ENV: string; SMTP_URL?: stri
  * sending deployable's env schema requires `SMTP_URL` in production.
  */
 export function createMailer(env: MailEnv, logger: Logger): Mailer {
-  const transport = env.SMTP_URL ? nodemailer.createTransport({ url: env.SMTP_URL, ...smtpTimeouts }) : undefined;
+  const url = env.SMTP_URL;
+  // nodemailer is loaded with the first message, not at start: most processes never send one, and its import
+  // is a tenth of a second of every start otherwise.
+  let transport: Promise<Transporter> | undefined;
+  const transportOf = (smtpUrl: string) =>
+    (transport ??= import('nodemailer').then((nodemailer) => nodemailer.default.createTransport({ url: smtpUrl, ...smtpTimeouts })));
   const inFlight = new Set<Promise<boolean>>();
   return {
     send(message) {
-      if (!transport) {
+      if (!url) {
         logger.info({ to: message.to, subject: message.subject, link: message.link }, 'e-mail not sent (no SMTP_URL): its link is here');
         return Promise.resolve(false);
       }
-      const sending = transport
-        .sendMail({ from: env.MAIL_FROM, to: message.to, subject: message.subject, text: message.text })
+      const sending = transportOf(url)
+        .then((smtp) => smtp.sendMail({ from: env.MAIL_FROM, to: message.to, subject: message.subject, text: message.text }))
         .then(
           () => true,
           (error: unknown) => {
@@ -91,7 +96,7 @@ export function createMailer(env: MailEnv, logger: Logger): Mailer {
     },
     async close() {
       await Promise.all(inFlight);
-      transport?.close();
+      if (transport) (await transport.catch(() => undefined))?.close();
     },
   };
 }

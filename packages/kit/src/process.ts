@@ -71,7 +71,7 @@ export interface ServiceOptions {
 /**
  * A deployable's process, the same for all six: parse the environment (a bad or missing variable, a
  * production secret left at its development value, ends the process naming them), check that the backing
- * services answer, connect the dependencies, build the app (its routes, readiness checks and the background
+ * services answer while connecting the dependencies, build the app (its routes, readiness checks and the background
  * work `WORKERS` enables), listen, and on SIGTERM close the app (then its workers) and the dependencies.
  */
 export async function runService<S extends z.ZodObject, D extends { close(): Promise<void> }>(
@@ -84,7 +84,10 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
   const env = parseProcessEnv(envSchema, name) as z.infer<S> & ServiceEnv;
   const logger = createLogger(name, env.LOG_LEVEL);
   const uses = new Set(options.uses ?? ['postgres', 'redis', 'nats']);
-  await assertBackingServices({
+  // The check runs beside the connections rather than before them: a start with every service up does not
+  // wait for it, and one with a service down still ends within the check's 3 s with its readable line (the
+  // connections' own retries would take longer, and say less).
+  const checked = assertBackingServices({
     ...(uses.has('postgres') ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(uses.has('redis') ? { redisUrl: env.REDIS_URL, redisMode: env.REDIS_MODE, redisSentinelName: env.REDIS_SENTINEL_NAME } : {}),
     ...(uses.has('nats') ? { natsUrl: env.NATS_URL } : {}),
@@ -92,7 +95,15 @@ export async function runService<S extends z.ZodObject, D extends { close(): Pro
     logger.fatal(error.message);
     process.exit(1);
   });
-  const deps = await connect(env, logger);
+  let deps: D;
+  try {
+    deps = await connect(env, logger);
+  } catch (error) {
+    // A connection that failed first: the check's line, when it finds the service down, says it better.
+    await checked;
+    throw error;
+  }
+  await checked;
   const app = await buildApp(deps);
   return runProcess({
     app,

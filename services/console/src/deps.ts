@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, createMailer, FixedWindowLimiter, type Logger, prismaAdapter } from '@voice/kit';
+import { type Bus, connectBusAndRedis, createLogger, createMailer, FixedWindowLimiter, type Logger, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { ConsoleContext } from './domain/context.js';
 import type { ConsoleEnv } from './env.js';
@@ -17,15 +17,10 @@ export interface ConsoleDeps extends ConsoleContext {
 
 export async function connectDeps(env: ConsoleEnv, logger: Logger = createLogger('console', env.LOG_LEVEL)): Promise<ConsoleDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'console') });
-  const redis = await connectRedis(env, { failFast: true });
-  const bus = await Bus.connect({
-    url: env.NATS_URL,
-    streamReplicas: env.JETSTREAM_REPLICAS,
-    name: 'console',
-    namespace: env.NATS_NAMESPACE,
-    logger,
-    secret: env.INTERNAL_SIGNING_SECRET,
-  });
+  // The Prisma engine (its query compiler is WebAssembly, compiled on first use) gets ready while the other
+  // connections are made, rather than on the first query (the first /readyz); a failure here is left to that query.
+  prisma.$connect().catch(() => {});
+  const { bus, redis } = await connectBusAndRedis(env, { name: 'console', logger });
   const limiter = (name: string, limit: number) =>
     new FixedWindowLimiter(redis, { prefix: env.REDIS_PREFIX, name, limit, windowSeconds: env.SIGN_IN_WINDOW_SECONDS });
   const mailer = createMailer(env, logger);

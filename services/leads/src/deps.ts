@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
+import { type Bus, connectBusAndRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { LeadsEnv } from './env.js';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -21,16 +21,11 @@ export interface LeadsDeps {
 
 export async function connectDeps(env: LeadsEnv, logger: Logger = createLogger('leads', env.LOG_LEVEL)): Promise<LeadsDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'leads') });
-  const bus = await Bus.connect({
-    url: env.NATS_URL,
-    streamReplicas: env.JETSTREAM_REPLICAS,
-    name: 'leads',
-    namespace: env.NATS_NAMESPACE,
-    logger,
-    secret: env.INTERNAL_SIGNING_SECRET,
-  });
+  // The Prisma engine (its query compiler is WebAssembly, compiled on first use) gets ready while the other
+  // connections are made, rather than on the first query (the first /readyz); a failure here is left to that query.
+  prisma.$connect().catch(() => {});
+  const { bus, redis } = await connectBusAndRedis(env, { name: 'leads', logger });
   const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'leads' });
-  const redis = await connectRedis(env, { failFast: true });
   const stepQueue = createStepQueue(env);
   return {
     env,

@@ -29,6 +29,9 @@ export async function connectDeps(
   options: { now?: () => Date } = {},
 ): Promise<McpDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'mcp') });
+  // The Prisma engine (its query compiler is WebAssembly, compiled on first use) gets ready while NATS
+  // connects, rather than on the first query (the first /readyz); a failure here is left to that query.
+  prisma.$connect().catch(() => {});
   const bus = await Bus.connect({
     url: env.NATS_URL,
     streamReplicas: env.JETSTREAM_REPLICAS,

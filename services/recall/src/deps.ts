@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, FixedWindowLimiter, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
+import { type Bus, connectBusAndRedis, createLogger, FixedWindowLimiter, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { Redis } from 'ioredis';
 import type { BrandScoreDeps } from './domain/brand-score.js';
 import { readBrandPage } from './domain/marketing-audit.js';
@@ -56,15 +56,10 @@ export function configuredProviders(env: RecallEnv): LlmProvider[] {
 
 export async function connectDeps(env: RecallEnv, logger: Logger = createLogger('recall', env.LOG_LEVEL)): Promise<RecallDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'recall') });
-  const redis = await connectRedis(env, { failFast: true });
-  const bus = await Bus.connect({
-    url: env.NATS_URL,
-    streamReplicas: env.JETSTREAM_REPLICAS,
-    name: 'recall',
-    namespace: env.NATS_NAMESPACE,
-    logger,
-    secret: env.INTERNAL_SIGNING_SECRET,
-  });
+  // The Prisma engine (its query compiler is WebAssembly, compiled on first use) gets ready while the other
+  // connections are made, rather than on the first query (the first /readyz); a failure here is left to that query.
+  prisma.$connect().catch(() => {});
+  const { bus, redis } = await connectBusAndRedis(env, { name: 'recall', logger });
   const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'recall' });
   const providers = configuredProviders(env);
   const pageFetch: PageFetchOptions = { timeoutMs: env.PAGE_FETCH_TIMEOUT_MS, maxBytes: env.PAGE_FETCH_MAX_BYTES };

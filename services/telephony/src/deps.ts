@@ -1,4 +1,4 @@
-import { Bus, connectRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
+import { connectBusAndRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
 import type { CarrierAdapter } from './carrier/carrier.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
 import { TwilioCarrier } from './carrier/twilio.js';
@@ -37,15 +37,10 @@ export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogg
   // No JIT: the overview's queries probe many small index ranges, which Postgres estimates high enough to
   // compile (about a second) for a few milliseconds of work; nothing here runs long enough to gain from it.
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'telephony', { settings: { jit: 'off' } }) });
-  const redis = await connectRedis(env, { failFast: true });
-  const bus = await Bus.connect({
-    url: env.NATS_URL,
-    streamReplicas: env.JETSTREAM_REPLICAS,
-    name: 'telephony',
-    namespace: env.NATS_NAMESPACE,
-    logger,
-    secret: env.INTERNAL_SIGNING_SECRET,
-  });
+  // The Prisma engine (its query compiler is WebAssembly, compiled on first use) gets ready while the other
+  // connections are made, rather than on the first query (the first /readyz); a failure here is left to that query.
+  prisma.$connect().catch(() => {});
+  const { bus, redis } = await connectBusAndRedis(env, { name: 'telephony', logger });
   const outbox = new OutboxRelay({ bus, logger, databaseUrl: env.DATABASE_URL, schema: 'telephony' });
   const queues = new DialerQueues(env);
   const deps: TelephonyDeps = {

@@ -1,5 +1,5 @@
 import type { UrlPolicy } from '@voice/kit';
-import { Bus, bullmqOptions, connectRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
+import { type Bus, bullmqOptions, connectBusAndRedis, createLogger, type Logger, prismaAdapter } from '@voice/kit';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type DeliveryJob, deliveryQueueName } from './delivery/queue.js';
@@ -25,15 +25,10 @@ export interface WebhooksDeps {
 
 export async function connectDeps(env: WebhooksEnv, logger: Logger = createLogger('webhooks', env.LOG_LEVEL)): Promise<WebhooksDeps> {
   const prisma = new PrismaClient({ adapter: prismaAdapter(env.DATABASE_URL, 'webhooks') });
-  const bus = await Bus.connect({
-    url: env.NATS_URL,
-    streamReplicas: env.JETSTREAM_REPLICAS,
-    name: 'webhooks',
-    namespace: env.NATS_NAMESPACE,
-    logger,
-    secret: env.INTERNAL_SIGNING_SECRET,
-  });
-  const redis = await connectRedis(env, { failFast: true });
+  // The Prisma engine (its query compiler is WebAssembly, compiled on first use) gets ready while the other
+  // connections are made, rather than on the first query (the first /readyz); a failure here is left to that query.
+  prisma.$connect().catch(() => {});
+  const { bus, redis } = await connectBusAndRedis(env, { name: 'webhooks', logger });
   const queue = new Queue<DeliveryJob>(deliveryQueueName, bullmqOptions(env));
   queue.on('error', (error) => logger.warn({ err: error }, 'delivery queue error'));
   return {

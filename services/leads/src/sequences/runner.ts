@@ -1,4 +1,5 @@
-import { ApiError, type BullmqWorker, eventId, newId, startBullmqWorker } from '@voice/kit';
+import { ApiError, eventId, newId } from '@voice/kit';
+import { type BullmqWorker, startBullmqWorker } from '@voice/kit/bullmq';
 import { type EnrollmentStepResult, type Identity, planSchema, type SequenceStep, telephonyRpc } from '@voice/proto';
 import type { Job } from 'bullmq';
 import type { LeadsDeps } from '../deps.js';

@@ -1,4 +1,5 @@
-import { type BackgroundWork, type BullmqWorker, everyInterval, type Logger, startBullmqWorker } from '@voice/kit';
+import { type BackgroundWork, everyInterval, type Logger } from '@voice/kit';
+import { type BullmqWorker, startBullmqWorker } from '@voice/kit/bullmq';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { CarrierError } from '../carrier/carrier.js';
 import type { SandboxStep } from '../carrier/sandbox.js';

@@ -1,12 +1,23 @@
-import { inSpan, spanKind, startBullmqWorker } from '@voice/kit';
+import { inSpan, spanKind } from '@voice/kit';
+import { startBullmqWorker } from '@voice/kit/bullmq';
 import type { Job } from 'bullmq';
 import type { WebhooksDeps } from '../deps.js';
 import { decideOutcome } from '../domain/outcome.js';
 import { signingSecrets } from '../domain/records.js';
 import { signedHeaders } from '../domain/signature.js';
 import { attemptResult, type DeliveryMetrics } from '../metrics.js';
-import { abandon, loadAttempt, recordFailure, recordSuccess } from '../store/deliveries.js';
+import {
+  type AttemptRecord,
+  type AttemptRow,
+  abandon,
+  loadAttempt,
+  loadAttempts,
+  recordFailure,
+  recordSuccess,
+  recordSuccesses,
+} from '../store/deliveries.js';
 import { disableEndpoint, markFailing, markHealthy } from '../store/endpoints.js';
+import { batched } from './batch.js';
 import { postJson } from './post.js';
 import { type DeliveryJob, deliveryQueueName, scheduleBackoff } from './queue.js';
 
@@ -23,14 +34,49 @@ export class RetryLater extends Error {
 
 const excerptChars = 255;
 
+/** An attempt's first read and its last write when it succeeds: one query each, or batched (startDeliveryWorker). */
+export interface AttemptStore {
+  load(orgId: string, deliveryId: string): Promise<AttemptRow | null>;
+  succeeded(orgId: string, id: string, attempt: AttemptRecord): Promise<void>;
+}
+
+/** One statement per call. */
+export function directAttemptStore(deps: Pick<WebhooksDeps, 'prisma'>): AttemptStore {
+  return {
+    load: (orgId, deliveryId) => loadAttempt(deps.prisma, orgId, deliveryId),
+    succeeded: (orgId, id, attempt) => recordSuccess(deps.prisma, orgId, id, attempt),
+  };
+}
+
+/** The calls of one event-loop turn in one statement (see batch.ts): what the worker's attempts use. */
+export function batchedAttemptStore(deps: Pick<WebhooksDeps, 'prisma'>): AttemptStore {
+  const load = batched(async (keys: Array<{ orgId: string; deliveryId: string }>) => {
+    const rows = await loadAttempts(deps.prisma, keys);
+    return keys.map((key) => rows.get(key.deliveryId) ?? null);
+  });
+  const succeeded = batched(async (done: Array<{ orgId: string; id: string; attempt: AttemptRecord }>) => {
+    await recordSuccesses(deps.prisma, done);
+    return done.map(() => undefined);
+  });
+  return {
+    load: (orgId, deliveryId) => load({ orgId, deliveryId }),
+    succeeded: (orgId, id, attempt) => succeeded({ orgId, id, attempt }),
+  };
+}
+
 /**
  * One attempt of one delivery. The delivery row is the truth: a job whose delivery already succeeded or
  * failed (a job run twice after a crash) does nothing, so a receiver gets an event at least once and,
  * outside crashes, exactly once per attempt. `metrics` counts the attempt and, when it ends the delivery, its outcome.
  */
-export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob, metrics?: DeliveryMetrics): Promise<string> {
+export async function attemptDelivery(
+  deps: WebhooksDeps,
+  job: DeliveryJob,
+  metrics?: DeliveryMetrics,
+  store: AttemptStore = directAttemptStore(deps),
+): Promise<string> {
   const { prisma, env } = deps;
-  const delivery = await loadAttempt(prisma, job.orgId, job.deliveryId);
+  const delivery = await store.load(job.orgId, job.deliveryId);
   if (delivery?.status !== 'pending') return 'nothing to do';
   const { endpoint, event } = delivery;
   if (endpoint.status !== 'enabled') {
@@ -91,7 +137,7 @@ export async function attemptDelivery(deps: WebhooksDeps, job: DeliveryJob, metr
     lastError: result.kind === 'error' ? result.error : null,
   };
   if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
-    await recordSuccess(prisma, job.orgId, delivery.id, record);
+    await store.succeeded(job.orgId, delivery.id, record);
     metrics?.ended('delivered', attempts, secondsSince(at));
     if (endpoint.failingSince !== null) await markHealthy(prisma, job.orgId, endpoint.id);
     return `delivered (${result.status})`;
@@ -131,9 +177,10 @@ export interface DeliveryWorker {
 /** Runs delivery attempts from the queue, `WEBHOOK_DELIVERY_CONCURRENCY` at a time (kit's supervised BullMQ worker). */
 export function startDeliveryWorker(deps: WebhooksDeps, metrics?: DeliveryMetrics): DeliveryWorker {
   const { env, logger } = deps;
+  const store = batchedAttemptStore(deps);
   return startBullmqWorker<DeliveryJob, string>({
     queue: deliveryQueueName,
-    processor: (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data, metrics),
+    processor: (job: Job<DeliveryJob, string>) => attemptDelivery(deps, job.data, metrics, store),
     env,
     logger,
     options: {

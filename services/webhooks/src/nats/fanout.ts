@@ -14,24 +14,21 @@ export const fanoutDurable = 'webhooks-fanout';
  * and job ids make that redelivery a no-op for what was already done.
  */
 export async function startFanout(deps: WebhooksDeps): Promise<BackgroundWork> {
-  // Each consume() is one sequential pull loop on the shared durable; several loops fan out events in
-  // parallel (webhooks promise no order, as with Stripe and Svix).
-  const loops: BackgroundWork[] = [];
-  for (let loop = 0; loop < deps.env.WEBHOOK_FANOUT_CONCURRENCY; loop++) {
-    const consumer = await deps.bus.consume(
-      {
-        durable: fanoutDurable,
-        types: subscribableEventTypes,
-        ackWaitMs: deps.env.WEBHOOK_FANOUT_ACK_WAIT_MS,
-        // Fan-out fails only while Postgres or Redis is down; keep retrying (30 s apart at most) for days
-        // rather than drop an event a customer's endpoint is owed.
-        maxDeliver: 10_000,
-      },
-      (event) => fanOut(deps, event),
-    );
-    loops.push(consumer);
-  }
-  return { close: () => Promise.all(loops.map((consumer) => consumer.close())) };
+  // One pull subscription on the shared durable, handling up to WEBHOOK_FANOUT_CONCURRENCY events at once
+  // (webhooks promise no order, as with Stripe and Svix). Eight subscriptions of one event each cost the
+  // client and the server eight pull loops and buffers for the same work.
+  return deps.bus.consume(
+    {
+      durable: fanoutDurable,
+      types: subscribableEventTypes,
+      ackWaitMs: deps.env.WEBHOOK_FANOUT_ACK_WAIT_MS,
+      // Fan-out fails only while Postgres or Redis is down; keep retrying (30 s apart at most) for days
+      // rather than drop an event a customer's endpoint is owed.
+      maxDeliver: 10_000,
+      concurrency: deps.env.WEBHOOK_FANOUT_CONCURRENCY,
+    },
+    (event) => fanOut(deps, event),
+  );
 }
 
 /** One event: store a delivery per subscribed endpoint and queue those still pending. Safe to run twice. */

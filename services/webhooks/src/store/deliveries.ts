@@ -9,7 +9,8 @@ import {
   webhookTestEventDataSchema,
 } from '@voice/proto';
 import { toDelivery } from '../domain/records.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Endpoint, PrismaClient } from '../generated/prisma/client.js';
+import type { DeliveryStatus, EndpointStatus } from '../generated/prisma/enums.js';
 import { getEndpointRow } from './endpoints.js';
 
 /** Events, deliveries and their attempts. Every query takes the organization first. */
@@ -144,9 +145,80 @@ export async function createTestDelivery(prisma: PrismaClient, orgId: string, en
   return delivery;
 }
 
+/** What one attempt reads: the delivery, the endpoint's fields it needs (secrets included) and the exact body. */
+export interface AttemptRow {
+  id: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  replayOf: string | null;
+  createdAt: Date;
+  endpoint: Pick<Endpoint, 'id' | 'url' | 'status' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'>;
+  event: { id: string; body: string; createdAt: Date };
+}
+
+/**
+ * Everything the attempts of several deliveries need, in one statement: each delivery joined to its endpoint
+ * and event, by id. The worker asks for the deliveries of the jobs it starts together at once (see
+ * delivery/batch.ts): before, Prisma's `include` made three queries per attempt, one round trip each.
+ */
+export async function loadAttempts(
+  prisma: PrismaClient,
+  keys: ReadonlyArray<{ orgId: string; deliveryId: string }>,
+): Promise<Map<string, AttemptRow>> {
+  const rows = await prisma.$queryRaw<
+    Array<{
+      id: string;
+      status: DeliveryStatus;
+      attemptCount: number;
+      replayOf: string | null;
+      createdAt: Date;
+      endpointId: string;
+      url: string;
+      endpointStatus: EndpointStatus;
+      secret: string;
+      previousSecret: string | null;
+      previousSecretExpiresAt: Date | null;
+      failingSince: Date | null;
+      eventId: string;
+      body: string;
+      eventCreatedAt: Date;
+    }>
+  >`
+    SELECT d.id, d.status::text AS status, d.attempt_count AS "attemptCount", d.replay_of AS "replayOf", d.created_at AS "createdAt",
+      n.id AS "endpointId", n.url, n.status::text AS "endpointStatus", n.secret, n.previous_secret AS "previousSecret",
+      n.previous_secret_expires_at AS "previousSecretExpiresAt", n.failing_since AS "failingSince",
+      e.id AS "eventId", e.body, e.created_at AS "eventCreatedAt"
+    FROM unnest(${keys.map((key) => key.orgId)}::text[], ${keys.map((key) => key.deliveryId)}::text[]) AS wanted (org_id, id)
+    JOIN deliveries AS d ON d.org_id = wanted.org_id AND d.id = wanted.id
+    JOIN endpoints AS n ON n.id = d.endpoint_id
+    JOIN events AS e ON e.id = d.event_id`;
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        status: row.status,
+        attemptCount: row.attemptCount,
+        replayOf: row.replayOf,
+        createdAt: row.createdAt,
+        endpoint: {
+          id: row.endpointId,
+          url: row.url,
+          status: row.endpointStatus,
+          secret: row.secret,
+          previousSecret: row.previousSecret,
+          previousSecretExpiresAt: row.previousSecretExpiresAt,
+          failingSince: row.failingSince,
+        },
+        event: { id: row.eventId, body: row.body, createdAt: row.eventCreatedAt },
+      },
+    ]),
+  );
+}
+
 /** Everything one attempt needs: the delivery, its endpoint (secrets included) and the exact body. */
-export async function loadAttempt(prisma: PrismaClient, orgId: string, deliveryId: string) {
-  return prisma.delivery.findFirst({ where: { orgId, id: deliveryId }, include: { endpoint: true, event: true } });
+export async function loadAttempt(prisma: PrismaClient, orgId: string, deliveryId: string): Promise<AttemptRow | null> {
+  return (await loadAttempts(prisma, [{ orgId, deliveryId }])).get(deliveryId) ?? null;
 }
 
 export interface AttemptRecord {
@@ -156,19 +228,29 @@ export interface AttemptRecord {
   lastError: string | null;
 }
 
+/** A 2xx: the delivery is done. */
 export async function recordSuccess(prisma: PrismaClient, orgId: string, id: string, attempt: AttemptRecord) {
-  await prisma.delivery.updateMany({
-    where: { orgId, id },
-    data: {
-      status: 'succeeded',
-      attemptCount: { increment: 1 },
-      lastAttemptAt: attempt.at,
-      nextAttemptAt: null,
-      responseStatus: attempt.responseStatus,
-      responseExcerpt: attempt.responseExcerpt,
-      lastError: null,
-    },
-  });
+  await recordSuccesses(prisma, [{ orgId, id, attempt }]);
+}
+
+/**
+ * Several deliveries done, in one statement (one round trip, one commit): the worker records the 2xx of the
+ * attempts that end together at once (see delivery/batch.ts).
+ */
+export async function recordSuccesses(prisma: PrismaClient, done: ReadonlyArray<{ orgId: string; id: string; attempt: AttemptRecord }>) {
+  if (done.length === 0) return;
+  await prisma.$executeRaw`
+    UPDATE deliveries AS d SET status = 'succeeded', attempt_count = d.attempt_count + 1, last_attempt_at = done.at,
+      next_attempt_at = NULL, response_status = done.response_status, response_excerpt = done.response_excerpt,
+      last_error = NULL, updated_at = ${new Date()}
+    FROM unnest(
+      ${done.map((item) => item.orgId)}::text[],
+      ${done.map((item) => item.id)}::text[],
+      ${done.map((item) => item.attempt.at.toISOString())}::timestamptz[],
+      ${done.map((item) => item.attempt.responseStatus)}::int[],
+      ${done.map((item) => item.attempt.responseExcerpt)}::text[]
+    ) AS done (org_id, id, at, response_status, response_excerpt)
+    WHERE d.org_id = done.org_id AND d.id = done.id`;
 }
 
 /** A failed attempt: retried at `nextAttemptAt`, or a dead letter when that is null. */
