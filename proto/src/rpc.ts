@@ -49,6 +49,11 @@ export interface HttpRoute {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /**
+   * Where the path's parameters take other names in the input (`/sequences/:id` is `sequence_id`): an error
+   * naming the input's field names the route's parameter over REST, `{ sequence_id: 'id' }`.
+   */
+  errorParams?: Record<string, string>;
   /** The input field the body goes in, where the operation takes it whole (`{ id, changes }`); otherwise its fields are the input's. */
   bodyField?: string;
   /** The success status: 200 unless stated. */

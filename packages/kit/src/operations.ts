@@ -137,7 +137,12 @@ export function serveOperation<D extends RpcDefinition>(
           ...(request.params as object),
           ...(operation.idempotent ? { idempotency_key: idempotencyKeyOf(request) } : {}),
         };
-        const outcome = await run(input, identity);
+        const outcome = await run(input, identity).catch((error: unknown) => {
+          const renamed = error instanceof ApiError && error.param !== undefined ? route.errorParams?.[error.param] : undefined;
+          throw renamed === undefined
+            ? error
+            : new ApiError((error as ApiError).code, (error as ApiError).message, { param: renamed, cause: error });
+        });
         if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
         return reply.status(outcome.status).send(outcome.body);
       },

@@ -58,13 +58,13 @@ export async function deleteSequence(deps: LeadsDeps, identity: Identity, id: st
  * Enrolls leads in a sequence and schedules each new enrollment's first step. A lead already active in
  * the sequence keeps its enrollment (returned as is), so enrolling is safe to retry.
  */
-/** `sequenceParam` names the sequence as the caller does: the REST path's `id`, the NATS operation's `sequence_id`. */
+/** `sequenceParam` names the sequence as the operation's input does (`sequence_id`; its REST routes say `id`: `errorParams`). */
 export async function enrollLeads(
   deps: LeadsDeps,
   identity: Identity,
   sequenceId: string,
   leadIds: string[],
-  sequenceParam = 'id',
+  sequenceParam = 'sequence_id',
 ): Promise<Enrollment[]> {
   const orgId = identity.org_id;
   const sequence = await findSequence(deps.prisma, orgId, sequenceId, sequenceParam);
