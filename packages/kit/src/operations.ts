@@ -127,14 +127,18 @@ export function serveOperation<D extends RpcDefinition>(
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (route.comingSoon) throw new ApiError('coming_soon', `${route.method} ${route.path} is coming soon.`);
         const identity = identityOf(request);
-        // Only what the route declares (and so validates) reaches the operation: a query or body it does
-        // not take is ignored, as it was by hand-written routes, rather than overriding the path's `id`.
-        // The path's parameters come last: a body or query field of the same name never overrides them.
-        const input = {
+        // Only what the route declares (and so validates) reaches the operation: a query or body it does not
+        // take is ignored, and no query or body field overrides a path parameter of the same name. The path's
+        // parameters come first, as the NATS callers' input does, so both hash alike for idempotency.
+        const params = request.params as Record<string, unknown>;
+        const sent = {
           ...(route.query ? (request.query as object) : {}),
           ...(route.bodyField ? { [route.bodyField]: request.body } : route.body ? (request.body as object | undefined) : {}),
+        };
+        const input = {
+          ...params,
+          ...Object.fromEntries(Object.entries(sent).filter(([name]) => !Object.hasOwn(params, name))),
           ...route.fixed,
-          ...(request.params as object),
           ...(operation.idempotent ? { idempotency_key: idempotencyKeyOf(request) } : {}),
         };
         const outcome = await run(input, identity).catch((error: unknown) => {
