@@ -95,7 +95,7 @@ function referencedSchemas(paths: JsonObject, schemas: Record<string, unknown>):
  * Builds the public OpenAPI 3.1 document from the operations' definitions alone, with no service running:
  * their routes are registered on an app that serves nothing, whose swagger document (@fastify/swagger, from
  * the zod schemas the services validate with) is decorated with what the gateway adds. The services register
- * the same routes from the same definitions, so the document is theirs. `npm run generate:client` writes it
+ * the same routes from the same definitions, so the document is theirs. `npm run generate:api` writes it
  * to openapi.json, and the gateway serves it.
  */
 export async function buildOpenApiDocument(): Promise<JsonObject> {
