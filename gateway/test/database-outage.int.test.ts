@@ -160,6 +160,7 @@ describe('Postgres unreachable: 503 unavailable with Retry-After, not 500', () =
       type: 'api.called' as const,
       created_at: new Date().toISOString(),
       org_id: identity.org_id,
+      livemode: true,
       data: {
         calls: [
           {

@@ -128,6 +128,11 @@ export const eventEnvelopeSchema = z.object({
   type: eventTypeSchema,
   created_at: z.string(),
   org_id: z.string(),
+  /**
+   * False for an event of a test twin (mode.ts): test events go to the twin's endpoints only. Always set by
+   * publishers; absent only on events published before test mode, which consumers read as live (`readEvent`).
+   */
+  livemode: z.boolean().optional(),
   data: z.record(z.string(), z.unknown()),
 });
 
@@ -136,7 +141,7 @@ export const eventEnvelopeSchema = z.object({
  * `EventEnvelope` alone is any event.
  */
 export type EventEnvelope<T extends EventType = EventType> = {
-  [K in T]: { id: string; type: K; created_at: string; org_id: string; data: EventData<K> };
+  [K in T]: { id: string; type: K; created_at: string; org_id: string; livemode: boolean; data: EventData<K> };
 }[T];
 
 /**

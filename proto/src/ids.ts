@@ -36,8 +36,10 @@ export type IdKind = keyof typeof idPrefixes;
 /** The body after the prefix: base62, 8 to 40 characters. Unknown or malformed ids fail validation early. */
 export function idSchema(kind: IdKind) {
   const prefix = idPrefixes[kind];
+  // An organization's test twin is `org_test_…` (mode.ts).
+  const infix = kind === 'org' ? '(?:test_)?' : '';
   return z
     .string()
-    .regex(new RegExp(`^${prefix}_[0-9A-Za-z]{8,40}$`), `must be a ${kind} id (${prefix}_…)`)
+    .regex(new RegExp(`^${prefix}_${infix}[0-9A-Za-z]{8,40}$`), `must be a ${kind} id (${prefix}_…)`)
     .describe(`${kind} id, e.g. ${prefix}_2x8Fq0aZ9kLm4Rt7`);
 }

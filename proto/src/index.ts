@@ -12,6 +12,7 @@ export * from './leads.js';
 export * from './limits.js';
 export * from './mcp.js';
 export * from './mcp-toolsets.js';
+export * from './mode.js';
 export * from './oauth.js';
 export * from './pagination.js';
 export * from './recall.js';

@@ -30,6 +30,11 @@ export interface RpcDefinition<Input extends z.ZodType = z.ZodType, Output exten
   idempotent?: string;
   /** The error codes (from the one table in errors.ts) the operation answers besides the gateway's own. */
   errors: readonly ErrorCode[];
+  /**
+   * A test helper (`/api/v1/test_helpers/…`, MCP's `testing` toolset): it exists for test credentials only,
+   * and answers a live one 404 `not_found`, on every transport (mode.ts).
+   */
+  testOnly: boolean;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -82,6 +87,7 @@ export interface RpcOptions {
   http?: HttpRoute | readonly HttpRoute[];
   idempotent?: string;
   errors?: readonly ErrorCode[];
+  testOnly?: true;
 }
 
 export function defineRpc<Input extends z.ZodType, Output extends z.ZodType>(
@@ -101,6 +107,7 @@ export function defineRpc<Input extends z.ZodType, Output extends z.ZodType>(
     http,
     ...(options.idempotent ? { idempotent: options.idempotent } : {}),
     errors: options.errors ?? [],
+    testOnly: options.testOnly ?? false,
   };
 }
 

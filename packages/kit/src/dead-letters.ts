@@ -12,7 +12,7 @@ import {
   type StreamInfo,
 } from '@nats-io/jetstream';
 import { type MsgHdrs, type NatsConnection, headers as natsHeaders, type Subscription } from '@nats-io/nats-core';
-import { type EventEnvelope, eventEnvelopeSchema } from '@voice/proto';
+import { type EventEnvelope, eventEnvelopeSchema, livemodeOf } from '@voice/proto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from './errors.js';
@@ -126,7 +126,10 @@ export function readEvent(
   const checked = schema.safeParse(envelope.data.data);
   if (!checked.success) return { kind: 'dead', reason: 'data_mismatch', detail: issuesText(checked.error), eventId, eventType };
   // The event as sent, not the parsed copy: a webhook body keeps the publisher's bytes (key order included).
-  return { kind: 'event', event: body as EventEnvelope };
+  // One published before test mode has no `livemode`; its organization's id tells it (always live then).
+  const event = body as EventEnvelope;
+  if (envelope.data.livemode === undefined) event.livemode = livemodeOf(event.org_id);
+  return { kind: 'event', event };
 }
 
 /** What the operator sees of a dead letter in a list. */

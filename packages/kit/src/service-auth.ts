@@ -1,4 +1,4 @@
-import { type Identity, type RpcDefinition, type Scope, scopeAllows } from '@voice/proto';
+import { type Identity, isTestOrg, type RpcDefinition, type Scope, scopeAllows } from '@voice/proto';
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from './errors.js';
@@ -62,6 +62,16 @@ export function requireScope(identity: Identity, needed: Scope): void {
 }
 
 /**
+ * Refuses a test helper to a live credential with 404, as if it did not exist: it is not a route of the live
+ * API (proto's `RpcDefinition.testOnly`). Checked with the scope, over HTTP and NATS alike.
+ */
+export function requireMode(identity: Identity, operation: Pick<RpcDefinition, 'testOnly'>): void {
+  if (operation.testOnly && !isTestOrg(identity.org_id)) {
+    throw new ApiError('not_found', 'Test helpers exist in test mode only: call them with a test key (vk_test_…).');
+  }
+}
+
+/**
  * Services accept only requests the gateway signed: a direct call with forged identity headers is 401.
  * A route's scope (its operation's, or its own `config.scope`) is enforced here too.
  */
@@ -89,6 +99,8 @@ export const serviceAuthPlugin = fp<{ secret: string }>(
       const needed = routeScope(request.routeOptions.config);
       try {
         if (needed && request.routeOptions.config.public !== true) requireScope(identityOf(request), needed);
+        const operation = request.routeOptions.config.operation;
+        if (operation) requireMode(identityOf(request), operation);
         done();
       } catch (error) {
         done(error as Error);

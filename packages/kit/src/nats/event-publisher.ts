@@ -1,6 +1,6 @@
 import { headers } from '@nats-io/nats-core';
 import type { Link } from '@opentelemetry/api';
-import { type EventData, type EventEnvelope, type EventType, eventSubject } from '@voice/proto';
+import { type EventData, type EventEnvelope, type EventType, eventSubject, livemodeOf } from '@voice/proto';
 import { type EventId, eventId } from '../ids.js';
 import { contextFromStored, injectIntoNats, inSpan, type StoredTraceContext, spanKind } from '../trace.js';
 import type { BusConnection } from './connection.js';
@@ -10,7 +10,8 @@ import { jsonPayload } from './payload.js';
 /** A new event of a type, with its data as given; `id` fixed by the caller makes a retry the same event. */
 export function newEvent<T extends EventType>(type: T, orgId: string, data: EventData<T>, id?: EventId): EventEnvelope<T> {
   // The mapped type does not see that `type` and `data` belong together for a generic `T`; the signature does.
-  return { id: id ?? eventId(), type, created_at: new Date().toISOString(), org_id: orgId, data } as EventEnvelope<T>;
+  const envelope = { id: id ?? eventId(), type, created_at: new Date().toISOString(), org_id: orgId, livemode: livemodeOf(orgId), data };
+  return envelope as EventEnvelope<T>;
 }
 
 /** Stores domain events in the events stream, each in a producer span whose context rides to every consumer. */

@@ -3,7 +3,7 @@ import { type Identity, type RpcDefinition, type RpcReply, rpcRequestSchema } fr
 import type { z } from 'zod';
 import { ApiError, dependencyReason, toApiError } from '../errors.js';
 import { natsSignatureHeader, verifyNatsRequest } from '../identity.js';
-import { requireScope } from '../service-auth.js';
+import { requireMode, requireScope } from '../service-auth.js';
 import { findNulCharacter } from '../text.js';
 import { activeSpan, contextFromNats, inSpan, markFailed, spanKind } from '../trace.js';
 import type { BusConnection } from './connection.js';
@@ -67,6 +67,7 @@ export class RpcResponder {
       }
       const request = rpcRequestSchema.parse(parsePayload(message.data));
       requireScope(request.identity, definition.scope);
+      requireMode(request.identity, definition);
       const nulPath = findNulCharacter(request.input);
       if (nulPath !== undefined) throw new ApiError('invalid_request', `${nulPath} contains a NUL character.`, { param: nulPath });
       const parsed = definition.input.safeParse(request.input);

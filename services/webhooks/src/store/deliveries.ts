@@ -5,6 +5,7 @@ import {
   eventRecordId,
   type ListDeliveriesQuery,
   type RecordEvent,
+  livemodeOf,
   recordEventsLimit,
   webhookTestEventDataSchema,
 } from '@voice/proto';
@@ -131,6 +132,7 @@ export async function createTestDelivery(prisma: PrismaClient, orgId: string, en
     type: 'webhook.test',
     created_at: now.toISOString(),
     org_id: orgId,
+    livemode: livemodeOf(orgId),
     data: webhookTestEventDataSchema.parse({
       endpoint_id: endpointId,
       message: 'A test event sent on request. Receiving it means this endpoint is set up.',
