@@ -95,7 +95,14 @@ describe('audit log: one record per API call, written off the request path', () 
       { ...sampleCall(), client_address: '203.0.113.9', at: '2026-03-01T12:34:56.789Z' },
       { ...sampleCall(), method: 'DELETE', path: '/api/v1/leads/lead_x', status: 404, latency_ms: 0, client_address: null },
     ];
-    const event = { id: newId('event'), type: 'api.called' as const, created_at: new Date().toISOString(), org_id: orgId, livemode: true, data: { calls } };
+    const event = {
+      id: newId('event'),
+      type: 'api.called' as const,
+      created_at: new Date().toISOString(),
+      org_id: orgId,
+      livemode: true,
+      data: { calls },
+    };
     await writer.add(event);
     await writer.add(event);
     const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId }, orderBy: { createdAt: 'desc' } });
@@ -125,7 +132,14 @@ describe('audit log: one record per API call, written off the request path', () 
     // The third event fills the batch: the three land in one insert.
     await Promise.all(
       sent.map(({ orgId, calls }) =>
-        writer.add({ id: newId('event'), type: 'api.called', created_at: new Date().toISOString(), org_id: orgId, livemode: true, data: { calls } }),
+        writer.add({
+          id: newId('event'),
+          type: 'api.called',
+          created_at: new Date().toISOString(),
+          org_id: orgId,
+          livemode: true,
+          data: { calls },
+        }),
       ),
     );
     const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId: { in: orgIds } } });
@@ -141,7 +155,14 @@ describe('audit log: one record per API call, written off the request path', () 
       { ...sampleCall(), path: '/api/v1/leads/a\tb\nc\rd\\e', client_address: null },
       { ...sampleCall(), path: '/api/v1/leads/\\N', client_address: '\\N' },
     ];
-    await writer.add({ id: newId('event'), type: 'api.called', created_at: new Date().toISOString(), org_id: orgId, livemode: true, data: { calls } });
+    await writer.add({
+      id: newId('event'),
+      type: 'api.called',
+      created_at: new Date().toISOString(),
+      org_id: orgId,
+      livemode: true,
+      data: { calls },
+    });
     const stored = await gateway.deps.prisma.auditRecord.findMany({ where: { orgId } });
     const byId = new Map(stored.map((record) => [record.id, record]));
     for (const call of calls) {
@@ -154,7 +175,14 @@ describe('audit log: one record per API call, written off the request path', () 
     const writer = newWriter({ batchSize: 2, flushMs: 60_000 });
     const orgId = newId('org');
     const event = (calls: ReturnType<typeof sampleCall>[]) =>
-      ({ id: newId('event'), type: 'api.called', created_at: new Date().toISOString(), org_id: orgId, livemode: true, data: { calls } }) as const;
+      ({
+        id: newId('event'),
+        type: 'api.called',
+        created_at: new Date().toISOString(),
+        org_id: orgId,
+        livemode: true,
+        data: { calls },
+      }) as const;
     const first = event([sampleCall(), sampleCall()]);
     const second = event([sampleCall()]);
     await Promise.all([writer.add(first), writer.add(second)]);

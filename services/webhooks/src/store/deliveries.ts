@@ -4,8 +4,8 @@ import {
   type EventType,
   eventRecordId,
   type ListDeliveriesQuery,
-  type RecordEvent,
   livemodeOf,
+  type RecordEvent,
   recordEventsLimit,
   webhookTestEventDataSchema,
 } from '@voice/proto';
