@@ -403,6 +403,70 @@ export type DncCheck = z.infer<typeof dncCheckSchema>;
 
 const byCallId = z.object({ id: idSchema('call') });
 
+/**
+ * Test mode's magic numbers (README, "Test mode"): a test call to one of these plays out as stated, so a
+ * developer can reach every branch of their webhook handler; a test message to the last is answered with an
+ * inbound STOP. Any other number gets the simulator's realistic mix. Like payment providers' test cards, they
+ * are in a range no real phone answers (+1 500 555 01xx, Twilio's test prefix).
+ */
+export const testPhoneNumbers = {
+  '+15005550101': { status: 'completed', outcome: 'qualified_lead', means: 'Answered; the contact qualifies (a lead is captured)' },
+  '+15005550102': { status: 'completed', outcome: 'not_interested', means: 'Answered; the contact is not interested (not qualified)' },
+  '+15005550103': { status: 'busy', outcome: null, means: 'The line is busy' },
+  '+15005550104': { status: 'no_answer', outcome: null, means: 'Rings out with no answer' },
+  '+15005550105': { status: 'completed', outcome: 'voicemail', means: 'Voicemail picks up; a message is left' },
+  '+15005550106': { status: 'failed', outcome: null, means: 'The carrier fails the call' },
+  '+15005550107': {
+    status: 'completed',
+    outcome: 'not_interested',
+    means: 'For SMS: the recipient replies STOP (an inbound message and a do-not-call entry)',
+  },
+} as const satisfies Record<
+  string,
+  { status: Exclude<(typeof finalCallStatuses)[number], 'canceled'>; outcome: CallOutcome | null; means: string }
+>;
+export type TestPhoneNumber = keyof typeof testPhoneNumbers;
+/** The magic number whose messages are answered STOP. */
+export const testStopReplyNumber: TestPhoneNumber = '+15005550107';
+
+/**
+ * What a test helper may move a call to: the next step of its simulation when neither is given, a status
+ * (`ringing`, `in_progress`, or a final one), or an outcome (the call is answered and completes with it).
+ */
+const advanceCallFields = z.object({
+  status: z.enum(callStatuses).exclude(['queued']).optional().describe('The state to move the call to; its next one when omitted'),
+  outcome: z.enum(callOutcomes).optional().describe('Complete the call with this outcome (status completed)'),
+});
+const outcomeCompletes: [(body: z.infer<typeof advanceCallFields>) => boolean, { message: string; path: string[] }] = [
+  (body) => !(body.status && body.outcome && body.status !== 'completed'),
+  { message: 'An outcome completes the call: give status completed, or no status', path: ['outcome'] },
+];
+export const advanceCallBodySchema = advanceCallFields
+  .strict()
+  .refine(...outcomeCompletes)
+  .meta({ id: 'AdvanceCallBody' });
+export const advanceCallInputSchema = advanceCallFields.extend({ id: idSchema('call') }).refine(...outcomeCompletes);
+
+export const simulateInboundCallBodySchema = z
+  .object({
+    from: e164Schema.describe('Who calls'),
+    to: e164Schema.optional().describe("The organization's number called (any, in test mode)"),
+    outcome: z.enum(callOutcomes).optional().describe('How the conversation ends; the simulator picks one when omitted'),
+  })
+  .strict()
+  .meta({ id: 'SimulateInboundCallBody' });
+
+export const simulateInboundSmsBodySchema = z
+  .object({
+    from: e164Schema.describe('Who writes'),
+    to: e164Schema.optional().describe("The organization's number written to (any, in test mode)"),
+    body: z.string().min(1).max(1600).describe('The text; STOP opts the sender out, START back in, as for a real message'),
+  })
+  .strict()
+  .meta({ id: 'SimulateInboundSmsBody' });
+
+const testHelpers = ['test_helpers'];
+
 const calls = ['calls'];
 const sms = ['sms'];
 const dnc = ['dnc'];
@@ -520,6 +584,51 @@ export const telephonyRpc = nameOperations({
       summary: 'Is this number listed, and for which channels',
       query: checkDncQuerySchema,
     },
+  }),
+  /** Test mode: moves a test call on (README, "Test mode"); a call already ended is `conflict`. */
+  advanceCall: defineRpc('svc.telephony.test_helpers.calls.advance', advanceCallInputSchema, callSchema, 'read-write', {
+    testOnly: true,
+    http: {
+      method: 'POST',
+      path: '/api/v1/test_helpers/calls/:id/advance',
+      tags: testHelpers,
+      summary: 'Test mode: move a test call to its next state, a chosen state or a chosen outcome',
+      description:
+        'Test keys only (404 for live keys). With no body the call takes its next step; `status` or `outcome` choose where it ends up, with the same events a real call sends.',
+      params: byCallId,
+      body: advanceCallBodySchema,
+    },
+    errors: ['invalid_request', 'not_found', 'conflict'],
+  }),
+  /** Test mode: an inbound call from a number, played out by the simulator. */
+  simulateInboundCall: defineRpc('svc.telephony.test_helpers.calls.inbound', simulateInboundCallBodySchema, callSchema, 'read-write', {
+    testOnly: true,
+    http: {
+      method: 'POST',
+      path: '/api/v1/test_helpers/calls/inbound',
+      tags: testHelpers,
+      summary: 'Test mode: simulate an inbound call from a number',
+      description:
+        'Test keys only (404 for live keys). The call rings, is answered and ends as a real inbound call would, with its events.',
+      body: simulateInboundCallBodySchema,
+      status: 201,
+    },
+    errors: ['invalid_request'],
+  }),
+  /** Test mode: an inbound SMS from a number, handled as a real one (STOP and START included). */
+  simulateInboundSms: defineRpc('svc.telephony.test_helpers.sms.inbound', simulateInboundSmsBodySchema, smsSchema, 'read-write', {
+    testOnly: true,
+    http: {
+      method: 'POST',
+      path: '/api/v1/test_helpers/sms/inbound',
+      tags: testHelpers,
+      summary: 'Test mode: simulate an inbound SMS from a number',
+      description:
+        'Test keys only (404 for live keys). Filed and announced (`sms.received`) as a real message; STOP adds the sender to the test do-not-call list.',
+      body: simulateInboundSmsBodySchema,
+      status: 201,
+    },
+    errors: ['invalid_request'],
   }),
 });
 

@@ -162,6 +162,21 @@ export const recordEventsLimit = 50;
 // the console's secret reveal and a record's events.
 
 const webhooks = ['webhooks'];
+
+/** Test mode: an event type to send the organization's test endpoints, with a realistic payload. */
+export const triggerEventBodySchema = z
+  .object({ event_type: webhookEventTypeSchema.exclude([allEventTypes]).describe('The event type to send, e.g. `call.completed`') })
+  .strict()
+  .meta({ id: 'TriggerEventBody' });
+
+/** The event a test helper made and the deliveries it was due, one per subscribed test endpoint. */
+export const triggeredEventSchema = z
+  .object({
+    object: z.literal('triggered_event'),
+    event: eventEnvelopeSchema.describe('The body POSTed to each endpoint'),
+    deliveries: z.array(webhookDeliverySchema),
+  })
+  .meta({ id: 'TriggeredEvent' });
 const byEndpointId = z.object({ id: idSchema('webhook') });
 const byDeliveryId = byEndpointId.extend({ delivery_id: idSchema('delivery') });
 
@@ -286,6 +301,21 @@ export const webhooksRpc = nameOperations({
       params: byDeliveryId,
       status: 202,
     },
+  }),
+  /** Test mode: sends one event of a type, with a realistic payload, to the test endpoints subscribed to it. */
+  triggerEvent: defineRpc('svc.webhooks.test_helpers.trigger', triggerEventBodySchema, triggeredEventSchema, 'read-write', {
+    testOnly: true,
+    http: {
+      method: 'POST',
+      path: '/api/v1/test_helpers/webhooks/trigger',
+      tags: ['test_helpers'],
+      summary: 'Test mode: send an event of any type, with a realistic payload, to your test endpoints',
+      description:
+        'Test keys only (404 for live keys). The event (`livemode: false`) goes to every enabled test endpoint subscribed to its type, signed and retried as any other.',
+      body: triggerEventBodySchema,
+      status: 202,
+    },
+    errors: ['invalid_request'],
   }),
   /**
    * The events one record produced (a call's `call.queued` … `call.completed`) that were due to an endpoint,

@@ -30,6 +30,12 @@ export const operations = {
   removeDnc: { method: 'delete', path: '/api/v1/phone/dnc/{id}' },
   /** Is this number listed, and for which channels */
   checkDnc: { method: 'get', path: '/api/v1/phone/dnc/check' },
+  /** Test mode: move a test call to its next state, a chosen state or a chosen outcome */
+  advanceCall: { method: 'post', path: '/api/v1/test_helpers/calls/{id}/advance' },
+  /** Test mode: simulate an inbound call from a number */
+  simulateInboundCall: { method: 'post', path: '/api/v1/test_helpers/calls/inbound' },
+  /** Test mode: simulate an inbound SMS from a number */
+  simulateInboundSms: { method: 'post', path: '/api/v1/test_helpers/sms/inbound' },
   /** List workspaces, newest first */
   listWorkspaces: { method: 'get', path: '/api/v1/workspaces' },
   /** Create a workspace */
@@ -150,6 +156,8 @@ export const operations = {
   getDelivery: { method: 'get', path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}' },
   /** Send a delivery’s event again, as a new delivery with its own retries (same `webhook-id`) */
   replayDelivery: { method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/replay' },
+  /** Test mode: send an event of any type, with a realistic payload, to your test endpoints */
+  triggerEvent: { method: 'post', path: '/api/v1/test_helpers/webhooks/trigger' },
   /** List approvals of destructive MCP actions, newest first */
   listApprovals: { method: 'get', path: '/api/v1/approvals' },
   /** One approval and its outcome */

@@ -198,6 +198,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/test_helpers/calls/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: move a test call to its next state, a chosen state or a chosen outcome
+         * @description Test keys only (404 for live keys). With no body the call takes its next step; `status` or `outcome` choose where it ends up, with the same events a real call sends.
+         */
+        post: operations["advanceCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/calls/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: simulate an inbound call from a number
+         * @description Test keys only (404 for live keys). The call rings, is answered and ends as a real inbound call would, with its events.
+         */
+        post: operations["simulateInboundCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/sms/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: simulate an inbound SMS from a number
+         * @description Test keys only (404 for live keys). Filed and announced (`sms.received`) as a real message; STOP adds the sender to the test do-not-call list.
+         */
+        post: operations["simulateInboundSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces": {
         parameters: {
             query?: never;
@@ -811,6 +871,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/test_helpers/webhooks/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: send an event of any type, with a realistic payload, to your test endpoints
+         * @description Test keys only (404 for live keys). The event (`livemode: false`) goes to every enabled test endpoint subscribed to its type, signed and retried as any other.
+         */
+        post: operations["triggerEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/approvals": {
         parameters: {
             query?: never;
@@ -951,6 +1031,37 @@ export interface components {
             channel?: "voice" | "sms" | "all";
             reason?: string;
         };
+        AdvanceCallBodyInput: {
+            /**
+             * @description The state to move the call to; its next one when omitted
+             * @enum {string}
+             */
+            status?: "ringing" | "in_progress" | "completed" | "failed" | "canceled" | "no_answer" | "busy";
+            /**
+             * @description Complete the call with this outcome (status completed)
+             * @enum {string}
+             */
+            outcome?: "qualified_lead" | "booked" | "message_taken" | "not_interested" | "voicemail" | "wrong_number" | "spam";
+        };
+        SimulateInboundCallBodyInput: {
+            /** @description Who calls */
+            from: string;
+            /** @description The organization's number called (any, in test mode) */
+            to?: string;
+            /**
+             * @description How the conversation ends; the simulator picks one when omitted
+             * @enum {string}
+             */
+            outcome?: "qualified_lead" | "booked" | "message_taken" | "not_interested" | "voicemail" | "wrong_number" | "spam";
+        };
+        SimulateInboundSmsBodyInput: {
+            /** @description Who writes */
+            from: string;
+            /** @description The organization's number written to (any, in test mode) */
+            to?: string;
+            /** @description The text; STOP opts the sender out, START back in, as for a real message */
+            body: string;
+        };
         CreateDocumentRequestInput: {
             /** @description Shown with every recalled passage */
             title: string;
@@ -1021,6 +1132,13 @@ export interface components {
              * @enum {string}
              */
             status?: "enabled" | "disabled";
+        };
+        TriggerEventBodyInput: {
+            /**
+             * @description The event type to send, e.g. `call.completed`
+             * @enum {string}
+             */
+            event_type: "call.queued" | "call.started" | "call.completed" | "call.failed" | "call.canceled" | "call.ringing" | "sms.delivered" | "sms.failed" | "sms.sent" | "sms.received" | "dnc.added" | "dnc.removed" | "lead.created" | "lead.updated" | "lead.qualified" | "lead.deleted" | "enrollment.started" | "enrollment.completed" | "enrollment.stopped" | "invoice.sent" | "project.delivered" | "approval.requested" | "approval.resolved" | "recall.brand_scored";
         };
         AuditRecord: {
             id: string;
@@ -2198,10 +2316,28 @@ export interface components {
                 type: "call.queued" | "call.started" | "call.completed" | "call.failed" | "call.canceled" | "call.ringing" | "sms.delivered" | "sms.failed" | "sms.sent" | "sms.received" | "dnc.added" | "dnc.removed" | "lead.created" | "lead.updated" | "lead.qualified" | "lead.deleted" | "enrollment.started" | "enrollment.completed" | "enrollment.stopped" | "invoice.sent" | "project.delivered" | "approval.requested" | "approval.resolved" | "recall.brand_scored" | "webhook.test" | "org.plan_changed" | "api.called";
                 created_at: string;
                 org_id: string;
+                livemode?: boolean;
                 data: {
                     [key: string]: unknown;
                 };
             };
+        };
+        TriggeredEvent: {
+            /** @constant */
+            object: "triggered_event";
+            /** @description The body POSTed to each endpoint */
+            event: {
+                id: string;
+                /** @enum {string} */
+                type: "call.queued" | "call.started" | "call.completed" | "call.failed" | "call.canceled" | "call.ringing" | "sms.delivered" | "sms.failed" | "sms.sent" | "sms.received" | "dnc.added" | "dnc.removed" | "lead.created" | "lead.updated" | "lead.qualified" | "lead.deleted" | "enrollment.started" | "enrollment.completed" | "enrollment.stopped" | "invoice.sent" | "project.delivered" | "approval.requested" | "approval.resolved" | "recall.brand_scored" | "webhook.test" | "org.plan_changed" | "api.called";
+                created_at: string;
+                org_id: string;
+                livemode?: boolean;
+                data: {
+                    [key: string]: unknown;
+                };
+            };
+            deliveries: components["schemas"]["WebhookDelivery"][];
         };
     };
     responses: never;
@@ -3539,6 +3675,282 @@ export interface operations {
                 };
             };
             /** @description Invalid request (`invalid_request`, `invalid_cursor`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in your organization (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    advanceCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description call id, e.g. call_2x8Fq0aZ9kLm4Rt7 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdvanceCallBodyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The key's monthly quota */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this month */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the monthly quota resets (Unix seconds) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This request, for support */
+                    "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulateInboundCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateInboundCallBodyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description The key's monthly quota */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this month */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the monthly quota resets (Unix seconds) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This request, for support */
+                    "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in your organization (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulateInboundSms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateInboundSmsBodyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description The key's monthly quota */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this month */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the monthly quota resets (Unix seconds) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This request, for support */
+                    "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sms"];
+                };
+            };
+            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9275,6 +9687,94 @@ export interface operations {
                 };
             };
             /** @description Invalid request (`invalid_request`, `invalid_cursor`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential (`missing`), an unknown key (`unknown_key`), a revoked key (`revoked`), or an OAuth access token, which is for the MCP URL it was granted for and not for this API (`invalid_token`); `WWW-Authenticate` names the protected resource metadata */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope (`forbidden_scope`) or the plan lacks the feature (`plan_required`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in your organization (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Monthly quota used up (`quota_exceeded`) or daily plan limit reached (`rate_limited`); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    triggerEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerEventBodyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The key's monthly quota */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left this month */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the monthly quota resets (Unix seconds) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This request, for support */
+                    "Request-Id"?: string;
+                    /** @description This request's trace (W3C trace id), when the platform traces requests: the id to look the request up in its tracing backend */
+                    "Trace-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggeredEvent"];
+                };
+            };
+            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;

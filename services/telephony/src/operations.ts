@@ -1,4 +1,4 @@
-import { answered, type OperationHandlers } from '@voice/kit';
+import { ApiError, answered, type OperationHandlers } from '@voice/kit';
 import type { telephonyRpc } from '@voice/proto';
 import type { TelephonyDeps } from './deps.js';
 import { cancelCall, queueCall } from './domain/calls.js';
@@ -31,5 +31,9 @@ export function telephonyOperations(deps: TelephonyDeps): OperationHandlers<type
     },
     removeDnc: (input, identity) => removeDnc(deps, identity.org_id, input.id),
     checkDnc: (input, identity) => checkDnc(deps, identity.org_id, input.phone),
+    // TEMPORARY while test mode is built on its branch (issue 32): replaced before it lands.
+    advanceCall: () => Promise.reject(new ApiError('coming_soon', 'Test helpers are being built.')),
+    simulateInboundCall: () => Promise.reject(new ApiError('coming_soon', 'Test helpers are being built.')),
+    simulateInboundSms: () => Promise.reject(new ApiError('coming_soon', 'Test helpers are being built.')),
   };
 }
