@@ -36,7 +36,7 @@ describe('gateway authentication, in the order API.md fixes', () => {
       assert.equal(response.statusCode, 401, candidate);
       assert.equal(response.json().error.code, 'unknown_key');
     }
-    const neverIssued = generateKey();
+    const neverIssued = generateKey('org_2x8Fq0aZ9kLm4Rt7');
     assert.equal(isWellFormedKey(neverIssued), true);
     const response = await usage(bearer(neverIssued));
     assert.equal(response.statusCode, 401);

@@ -1,22 +1,33 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { allOperations } from '@voice/proto';
+import { allOperations, testTwinOf } from '@voice/proto';
 import { isProtectedPath, isPublicPath, requiredScope } from '../src/auth/scopes.js';
 import { KeyCache } from '../src/keys/cache.js';
 import { displayPrefix, generateAccessToken, generateKey, hashKey, isWellFormedAccessToken, isWellFormedKey } from '../src/keys/format.js';
 import type { KeyGrant } from '../src/keys/store.js';
 import { periodsAt } from '../src/quota/quota.js';
 
+const liveOrg = 'org_2x8Fq0aZ9kLm4Rt7';
+
 describe('key format', () => {
   test('generated keys have the prefix, 38 base62 characters and a valid checksum', () => {
-    const key = generateKey();
+    const key = generateKey(liveOrg);
     assert.match(key, /^vk_live_[0-9A-Za-z]{38}$/);
     assert.equal(isWellFormedKey(key), true);
-    assert.notEqual(generateKey(), key);
+    assert.notEqual(generateKey(liveOrg), key);
+  });
+
+  test("a test twin's keys are vk_test_, well formed, and neither prefix can be swapped onto the other's body", () => {
+    const key = generateKey(testTwinOf(liveOrg));
+    assert.match(key, /^vk_test_[0-9A-Za-z]{38}$/);
+    assert.equal(isWellFormedKey(key), true);
+    assert.equal(isWellFormedKey(`vk_live_${key.slice(8)}`), false);
+    const live = generateKey(liveOrg);
+    assert.equal(isWellFormedKey(`vk_test_${live.slice(8)}`), false);
   });
 
   test('any single-character change breaks the checksum', () => {
-    const key = generateKey();
+    const key = generateKey(liveOrg);
     for (let position = 8; position < key.length; position++) {
       const changed = key.slice(0, position) + (key[position] === 'x' ? 'y' : 'x') + key.slice(position + 1);
       assert.equal(isWellFormedKey(changed), false, `position ${position}`);
@@ -30,14 +41,14 @@ describe('key format', () => {
     assert.match(token, /^vk_oat_[0-9A-Za-z]{38}$/);
     assert.equal(isWellFormedAccessToken(token), true);
     assert.equal(isWellFormedKey(token), false);
-    assert.equal(isWellFormedAccessToken(generateKey()), false);
+    assert.equal(isWellFormedAccessToken(generateKey(liveOrg)), false);
     const changed = `${token.slice(0, 10)}${token[10] === 'x' ? 'y' : 'x'}${token.slice(11)}`;
     assert.equal(isWellFormedAccessToken(changed), false);
     assert.equal(isWellFormedAccessToken(`vk_live_${token.slice(7)}`), false);
   });
 
   test('the stored hash is SHA-256 hex and the display prefix reveals only the first characters', () => {
-    const key = generateKey();
+    const key = generateKey(liveOrg);
     assert.match(hashKey(key), /^[0-9a-f]{64}$/);
     assert.equal(displayPrefix(key), `${key.slice(0, 14)}…`);
   });

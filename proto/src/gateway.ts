@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { timestampSchema } from './common.js';
 import { type Plan, planSchema, scopeSchema } from './identity.js';
 import { idSchema } from './ids.js';
+import { isTestOrg, testModeLimits } from './mode.js';
 import { listQuerySchema, pageSchema } from './pagination.js';
 import { defineRpc, nameOperations } from './rpc.js';
 
@@ -20,6 +21,19 @@ export const planLimits: Record<Plan, PlanLimits> = {
   pro: { readWriteKeys: true, dailyRequests: 1_000_000, maxKeys: null, auditRetentionDays: 365, webhooks: true },
   enterprise: { readWriteKeys: true, dailyRequests: null, maxKeys: null, auditRetentionDays: null, webhooks: true },
 };
+
+/**
+ * The requests an organization may make per UTC day: its plan's, or test mode's own for a test twin, whose
+ * counters are apart from the live organization's (mode.ts), so test traffic never spends live quota.
+ */
+export function dailyRequestLimit(orgId: string, plan: Plan): number | null {
+  return isTestOrg(orgId) ? testModeLimits.dailyRequests : planLimits[plan].dailyRequests;
+}
+
+/** A new key's or grant's monthly quota: as asked, or test mode's for a test twin's credential. */
+export function monthlyQuotaFor(orgId: string, asked: number): number {
+  return isTestOrg(orgId) ? testModeLimits.monthlyRequests : asked;
+}
 
 export const keyStatuses = ['active', 'revoked'] as const;
 

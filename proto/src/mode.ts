@@ -4,6 +4,8 @@
 // test and live data apart, with nothing to remember per table; and whether something is test data is a
 // function of its organization's id alone, which any service, event consumer or page can tell without a lookup.
 
+import { z } from 'zod';
+
 const livePrefix = 'org_';
 const testPrefix = 'org_test_';
 
@@ -28,12 +30,12 @@ export function liveOrgOf(orgId: string): string {
 }
 
 /** The organization of one mode: the live one or its test twin. */
-export function orgInMode(orgId: string, mode: 'live' | 'test'): string {
+export function orgInMode(orgId: string, mode: Mode): string {
   return mode === 'test' ? testTwinOf(orgId) : liveOrgOf(orgId);
 }
 
-export const modes = ['live', 'test'] as const;
-export type Mode = (typeof modes)[number];
+export const modeSchema = z.enum(['live', 'test']);
+export type Mode = z.infer<typeof modeSchema>;
 
 /**
  * What test credentials may do, instead of their plan's request limits: their own counters (the twin's), so a

@@ -1,5 +1,5 @@
 import { ApiError } from '@voice/kit';
-import { canonicalMcpPath, type Identity, isMcpPath, planLimits, scopeAllows } from '@voice/proto';
+import { canonicalMcpPath, dailyRequestLimit, type Identity, isMcpPath, isTestOrg, scopeAllows } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayDeps } from '../deps.js';
 import { publicBaseUrl } from '../env.js';
@@ -119,7 +119,7 @@ export async function authenticate(
         keyId: grant.id,
         lineageId: grant.lineageId,
         monthlyQuota: grant.monthlyQuota,
-        dailyLimit: planLimits[grant.plan].dailyRequests,
+        dailyLimit: dailyRequestLimit(grant.orgId, grant.plan),
         now,
       },
       deps.countedRequests,
@@ -151,7 +151,8 @@ export async function authenticate(
   }
   if (decision.verdict === 'rate_limited') {
     void reply.header('x-ratelimit-reset', String(unixSeconds(decision.dailyResetsAt)));
-    throw new ApiError('rate_limited', `The ${grant.plan} plan's daily request limit is reached; it resets at 00:00 UTC.`, {
+    const whose = isTestOrg(grant.orgId) ? 'Test mode' : `The ${grant.plan} plan`;
+    throw new ApiError('rate_limited', `${whose}'s daily request limit is reached; it resets at 00:00 UTC.`, {
       headers: { 'retry-after': String(secondsUntil(decision.dailyResetsAt, now)) },
     });
   }

@@ -4,8 +4,8 @@
 //   npm run -s admin -- org create --name N --plan lite|starter|pro|enterprise
 //   npm run -s admin -- org list
 //   npm run -s admin -- org set-plan ORG_ID --plan P
-//   npm run -s admin -- key create --org ORG_ID --scope read|read-write --quota N
-//   npm run -s admin -- key list --org ORG_ID
+//   npm run -s admin -- key create --org ORG_ID --scope read|read-write --quota N [--mode live|test]
+//   npm run -s admin -- key list --org ORG_ID [--mode live|test]
 //   npm run -s admin -- key rotate KEY_ID [--grace-seconds S]
 //   npm run -s admin -- key revoke KEY_ID
 import {
@@ -19,7 +19,7 @@ import {
   prismaAdapter,
   UsageError,
 } from '@voice/kit';
-import { planSchema, scopeSchema } from '@voice/proto';
+import { modeSchema, orgInMode, planSchema, scopeSchema } from '@voice/proto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type AdminCommand, type RecordKeyEnd, runAdminCommand } from '../admin/commands.js';
@@ -31,8 +31,9 @@ const usage = `usage:
   admin org create --name N --plan lite|starter|pro|enterprise
   admin org list
   admin org set-plan ORG_ID --plan P
-  admin key create --org ORG_ID --scope read|read-write --quota N
-  admin key list --org ORG_ID
+  admin key create --org ORG_ID --scope read|read-write --quota N [--mode live|test]
+      (--mode test: a vk_test_ key of the organization's test twin, with test mode's own quota)
+  admin key list --org ORG_ID [--mode live|test]
   admin key rotate KEY_ID [--grace-seconds S]
   admin key revoke KEY_ID
   admin user invite …          (the console's: people)
@@ -45,6 +46,7 @@ const { values, positionals } = parseCommandLine(
     org: { type: 'string' },
     scope: { type: 'string' },
     quota: { type: 'string' },
+    mode: { type: 'string' },
     'grace-seconds': { type: 'string' },
   },
   usage,
@@ -94,6 +96,12 @@ try {
     if (!parsed.success) throw new UsageError('--plan must be one of lite, starter, pro, enterprise');
     return parsed.data;
   };
+  /** The organization of the chosen mode: the live one (the default) or its test twin (mode.ts in proto). */
+  const orgOfMode = () => {
+    const mode = modeSchema.safeParse(values.mode ?? 'live');
+    if (!mode.success) throw new UsageError('--mode must be live or test');
+    return orgInMode(required('--org', values.org), mode.data);
+  };
   const scope = () => {
     const parsed = scopeSchema.safeParse(values.scope);
     if (!parsed.success) throw new UsageError('--scope must be read or read-write');
@@ -110,12 +118,12 @@ try {
       case 'key create':
         return run({
           kind: 'key.create',
-          orgId: required('--org', values.org),
+          orgId: orgOfMode(),
           scope: scope(),
           monthlyQuota: number('quota', values.quota),
         });
       case 'key list':
-        return run({ kind: 'key.list', orgId: required('--org', values.org) });
+        return run({ kind: 'key.list', orgId: orgOfMode() });
       case 'key rotate':
         return run({
           kind: 'key.rotate',

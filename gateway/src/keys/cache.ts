@@ -1,3 +1,4 @@
+import { liveOrgOf } from '@voice/proto';
 import type { KeyGrant } from './store.js';
 
 /** What a broadcast drops: entries by hash, every entry of a key or grant (its access tokens), or of an organization. */
@@ -63,7 +64,9 @@ export class KeyCache {
     const keyIds = new Set(change.keyIds ?? []);
     if (change.orgId || keyIds.size > 0) {
       for (const [hash, entry] of this.entries) {
-        if (entry.grant && (entry.grant.orgId === change.orgId || keyIds.has(entry.grant.id))) this.entries.delete(hash);
+        // A change to an organization (its plan) is one to its test twin too.
+        const ofOrg = change.orgId !== undefined && entry.grant && liveOrgOf(entry.grant.orgId) === liveOrgOf(change.orgId);
+        if (entry.grant && (ofOrg || keyIds.has(entry.grant.id))) this.entries.delete(hash);
       }
     }
   }

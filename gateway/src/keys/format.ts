@@ -1,14 +1,16 @@
 import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { randomBase62 } from '@voice/kit';
+import { isTestOrg } from '@voice/proto';
 
 /**
  * Bearer credential formats: a prefix + 32 base62 characters (about 190 random bits) + a 6-character
  * base62 CRC32 of everything before it. The checksum lets the gateway reject a mistyped or made-up
  * credential without a lookup, and lets secret scanners recognise a real one. The prefix says what it is:
- * `vk_live_` an API key, `vk_oat_` an OAuth access token (short-lived, minted for a grant).
+ * `vk_live_` an API key, `vk_test_` a test key (its organization's test twin: mode.ts in proto), `vk_oat_` an
+ * OAuth access token (short-lived, minted for a grant).
  */
-const keyPrefix = 'vk_live_';
+const keyPrefixes = { live: 'vk_live_', test: 'vk_test_' } as const;
 export const accessTokenPrefix = 'vk_oat_';
 const randomLength = 32;
 const checksumLength = 6;
@@ -39,11 +41,14 @@ function credentialFormat(prefix: string) {
   };
 }
 
-const keyFormat = credentialFormat(keyPrefix);
+const keyFormats = { live: credentialFormat(keyPrefixes.live), test: credentialFormat(keyPrefixes.test) };
 const accessTokenFormat = credentialFormat(accessTokenPrefix);
 
-export const generateKey = keyFormat.generate;
-export const isWellFormedKey = keyFormat.isWellFormed;
+/** A new API key for an organization: `vk_test_…` for a test twin, `vk_live_…` otherwise. */
+export function generateKey(orgId: string): string {
+  return keyFormats[isTestOrg(orgId) ? 'test' : 'live'].generate();
+}
+export const isWellFormedKey = (text: string) => keyFormats.live.isWellFormed(text) || keyFormats.test.isWellFormed(text);
 export const generateAccessToken = accessTokenFormat.generate;
 export const isWellFormedAccessToken = accessTokenFormat.isWellFormed;
 
@@ -54,7 +59,7 @@ export function hashKey(key: string): string {
 
 /** What may be shown of a key after creation: enough to recognise it, far too little to use it. */
 export function displayPrefix(key: string): string {
-  return `${key.slice(0, keyPrefix.length + 6)}…`;
+  return `${key.slice(0, keyPrefixes.live.length + 6)}…`;
 }
 
 /** The key's last four characters (its checksum's), shown after the prefix. */

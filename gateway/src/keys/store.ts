@@ -1,5 +1,15 @@
 import { ApiError, afterPosition, type KeysetPosition, keysetOrder, newId } from '@voice/kit';
-import { type ApiKeyRecord, type ConsoleKey, canonicalMcpPath, type Plan, planLimits, type Scope } from '@voice/proto';
+import {
+  type ApiKeyRecord,
+  type ConsoleKey,
+  canonicalMcpPath,
+  isTestOrg,
+  liveOrgOf,
+  monthlyQuotaFor,
+  type Plan,
+  planLimits,
+  type Scope,
+} from '@voice/proto';
 import type { ApiKey, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { displayPrefix, displaySuffix, generateKey, hashKey } from './format.js';
 
@@ -103,10 +113,24 @@ function countedKeys(prisma: Prisma.TransactionClient, orgId: string) {
 }
 
 /**
+ * A test twin's row (mode.ts in proto), made from its live organization's the first time it is needed: the
+ * twin's credentials belong to it, and it has the live organization's name and plan (`setPlan` keeps the two
+ * plans equal). Nothing for a live organization; nothing when the live one does not exist.
+ */
+export async function ensureTestTwin(tx: Prisma.TransactionClient, orgId: string): Promise<void> {
+  if (!isTestOrg(orgId)) return;
+  await tx.$executeRaw`
+    INSERT INTO organizations (id, name, plan, created_at, updated_at)
+    SELECT ${orgId}, name, plan, now(), now() FROM organizations WHERE id = ${liveOrgOf(orgId)}
+    ON CONFLICT (id) DO NOTHING`;
+}
+
+/**
  * Locks the organization's row, so two concurrent creations cannot both pass the limit, and checks that
  * its plan allows one more bearer credential (key or grant) of this scope. Returns the plan.
  */
 export async function admitCredential(tx: Prisma.TransactionClient, orgId: string, scope: Scope): Promise<Plan> {
+  await ensureTestTwin(tx, orgId);
   const locked = await tx.$queryRaw<Array<{ plan: Plan }>>`SELECT plan FROM organizations WHERE id = ${orgId} FOR UPDATE`;
   const plan = locked[0]?.plan;
   if (!plan) throw new ApiError('not_found', `No organization ${orgId}.`, { param: 'org' });
@@ -144,7 +168,7 @@ export interface NewKeyInput {
 export async function createKey(prisma: PrismaClient, orgId: string, input: NewKeyInput): Promise<CreatedKey> {
   return prisma.$transaction(async (tx) => {
     await admitCredential(tx, orgId, input.scope);
-    const key = generateKey();
+    const key = generateKey(orgId);
     const id = newId('key');
     const hash = hashKey(key);
     const row = await tx.apiKey.create({
@@ -157,7 +181,7 @@ export async function createKey(prisma: PrismaClient, orgId: string, input: NewK
         name: input.name ?? '',
         createdBy: input.createdBy ?? null,
         scope: fromScope(input.scope),
-        monthlyQuota: input.monthlyQuota,
+        monthlyQuota: monthlyQuotaFor(orgId, input.monthlyQuota),
         lineageId: id,
         expiresAt: input.expiresAt ?? null,
       },
@@ -186,7 +210,7 @@ export async function rotateKey(prisma: PrismaClient, keyId: string, graceSecond
       throw new ApiError('not_found', `No active key ${keyId}.`, { param: 'key_id' });
     }
     if (old.rotatedToId) throw new ApiError('conflict', `Key ${keyId} was already rotated to ${old.rotatedToId}.`);
-    const key = generateKey();
+    const key = generateKey(old.orgId);
     const id = newId('key');
     const hash = hashKey(key);
     const row = await tx.apiKey.create({

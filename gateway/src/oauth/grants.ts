@@ -6,6 +6,7 @@ import {
   type GrantRevocationReason,
   type Identity,
   type issueAccessTokenInputSchema,
+  monthlyQuotaFor,
   type OAuthGrant,
   type revokeGrantsOfPersonInputSchema,
   scopeAllows,
@@ -103,7 +104,7 @@ export async function createGrantFor(
         resource: input.resource,
         createdBy: person.userId,
         scope: fromScope(input.scope),
-        monthlyQuota: input.monthly_quota,
+        monthlyQuota: monthlyQuotaFor(person.orgId, input.monthly_quota),
         lineageId: id,
       },
     });

@@ -1,4 +1,4 @@
-import { type Identity, planLimits, type Usage } from '@voice/proto';
+import { dailyRequestLimit, type Identity, planLimits, type Usage } from '@voice/proto';
 import type { GatewayDeps } from '../deps.js';
 import { findGrantByKeyId } from '../keys/store.js';
 import { readUsage } from './quota.js';
@@ -18,7 +18,11 @@ export async function usageOf(deps: GatewayDeps, identity: Identity): Promise<Us
     plan: identity.plan,
     key_id: identity.key_id,
     monthly: { used: usage.monthlyUsed, quota: grant.monthlyQuota, resets_at: usage.monthlyResetsAt.toISOString() },
-    daily: { used: usage.dailyUsed, limit: limits.dailyRequests, resets_at: usage.dailyResetsAt.toISOString() },
+    daily: {
+      used: usage.dailyUsed,
+      limit: dailyRequestLimit(identity.org_id, identity.plan),
+      resets_at: usage.dailyResetsAt.toISOString(),
+    },
     limits: {
       max_keys: limits.maxKeys,
       audit_retention_days: limits.auditRetentionDays,
