@@ -159,6 +159,22 @@ export class VoiceClient {
       this.request('get', '/api/v1/phone/calls/stats', query ? { query } : {}),
   };
 
+  /**
+   * Test mode's helpers (README, "Test mode"): with a test key (`vk_test_…`) only; a live key gets 404. Move a
+   * test call on, simulate inbound calls and messages, and send any webhook event to your test endpoints.
+   */
+  readonly testHelpers = {
+    /** Moves a test call to its next state, or to the `status` or `outcome` given. */
+    advanceCall: (id: string, body: BodyOf<Operation<'/api/v1/test_helpers/calls/{id}/advance', 'post'>> = {}) =>
+      this.request('post', '/api/v1/test_helpers/calls/{id}/advance', { path: { id }, body }),
+    inboundCall: (body: BodyOf<Operation<'/api/v1/test_helpers/calls/inbound', 'post'>>) =>
+      this.request('post', '/api/v1/test_helpers/calls/inbound', { body }),
+    inboundSms: (body: BodyOf<Operation<'/api/v1/test_helpers/sms/inbound', 'post'>>) =>
+      this.request('post', '/api/v1/test_helpers/sms/inbound', { body }),
+    triggerEvent: (body: BodyOf<Operation<'/api/v1/test_helpers/webhooks/trigger', 'post'>>) =>
+      this.request('post', '/api/v1/test_helpers/webhooks/trigger', { body }),
+  };
+
   readonly sms = {
     list: (query?: QueryOf<Operation<'/api/v1/phone/sms', 'get'>>) => this.paginate('/api/v1/phone/sms', query),
     get: (id: string) => this.request('get', '/api/v1/phone/sms/{id}', { path: { id } }),

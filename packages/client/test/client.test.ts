@@ -86,6 +86,26 @@ describe('VoiceClient', () => {
     assert.equal(Object.keys(methods).length, count, 'a client method for an operation the document no longer has');
   });
 
+  test("test mode's helpers send their method, path and body", async () => {
+    answer = () => ({ status: 200, body: { ...call } });
+    const voice = client();
+    await voice.testHelpers.advanceCall('call_1');
+    await voice.testHelpers.advanceCall('call_1', { outcome: 'booked' });
+    await voice.testHelpers.inboundCall({ from: '+15005550101' });
+    await voice.testHelpers.inboundSms({ from: '+15005550107', body: 'STOP' });
+    await voice.testHelpers.triggerEvent({ event_type: 'call.completed' });
+    assert.deepEqual(
+      seen.map((request) => [request.method, request.url, request.body]),
+      [
+        ['POST', '/api/v1/test_helpers/calls/call_1/advance', '{}'],
+        ['POST', '/api/v1/test_helpers/calls/call_1/advance', '{"outcome":"booked"}'],
+        ['POST', '/api/v1/test_helpers/calls/inbound', '{"from":"+15005550101"}'],
+        ['POST', '/api/v1/test_helpers/sms/inbound', '{"from":"+15005550107","body":"STOP"}'],
+        ['POST', '/api/v1/test_helpers/webhooks/trigger', '{"event_type":"call.completed"}'],
+      ],
+    );
+  });
+
   test('sends the key as a Bearer credential, to the base URL', async () => {
     answer = () => ({ status: 200, body: { ...call } });
     assert.deepEqual(await client().calls.get('call_1'), call);
