@@ -13,6 +13,7 @@ import {
   type FakeProvider,
   type FakeSlack,
   type FakeTelegram,
+  fakeProvidersEnv,
   knowingAnswers,
   startFakeAnthropic,
   startFakeOpenAi,
@@ -113,12 +114,7 @@ describe('MCP through the gateway with the SDK client', () => {
       leads: { SEQUENCE_DELAY_SCALE: '1' },
       recall: {
         BRAND_PAGE_CHECK: 'true',
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: openai.baseUrl,
-        OPENAI_MODEL: 'gpt-test',
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        ANTHROPIC_BASE_URL: anthropic.baseUrl,
-        ANTHROPIC_MODEL: 'claude-test',
+        ...fakeProvidersEnv(openai, anthropic),
       },
       mcp: {
         TELEGRAM_BOT_TOKEN: telegramBotToken,

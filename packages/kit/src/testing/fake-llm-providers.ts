@@ -161,3 +161,15 @@ export function unawareAnswers(delayMs = 0): FakeBehaviour {
     }
   };
 }
+
+/** Recall's settings that point both model providers at these stand-ins (its production adapters, their servers faked). */
+export function fakeProvidersEnv(openai: FakeProvider, anthropic: FakeProvider): Record<string, string> {
+  return {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: openai.baseUrl,
+    OPENAI_MODEL: 'gpt-test',
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    ANTHROPIC_BASE_URL: anthropic.baseUrl,
+    ANTHROPIC_MODEL: 'claude-test',
+  };
+}

@@ -1,7 +1,14 @@
 // The recall service's model providers for console tests: the local servers recall's own tests use, speaking
 // OpenAI's and Anthropic's real protocols, so the production SDKs run. Both know the brand they are given
 // (a high brand score) and write grounded answers citing the first passage found.
-import { type FakeBehaviour, type FakeProvider, knowingAnswers, startFakeAnthropic, startFakeOpenAi } from '@voice/kit/testing';
+import {
+  type FakeBehaviour,
+  type FakeProvider,
+  fakeProvidersEnv,
+  knowingAnswers,
+  startFakeAnthropic,
+  startFakeOpenAi,
+} from '@voice/kit/testing';
 
 export const knownBrand = 'Acme Voice';
 /** The grounded answer every question gets: it cites the first passage recall found. */
@@ -27,12 +34,7 @@ export async function startFakeRecallProviders(): Promise<FakeRecallProviders> {
     openai,
     anthropic,
     env: {
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_MODEL: 'gpt-test',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: anthropic.baseUrl,
-      ANTHROPIC_MODEL: 'claude-test',
+      ...fakeProvidersEnv(openai, anthropic),
       PROVIDER_MAX_RETRIES: '0',
     },
     async close() {
