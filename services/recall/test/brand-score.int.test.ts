@@ -14,7 +14,7 @@ import { brandScoreResponseSchema, type EventEnvelope, recallRpc } from '@voice/
 import { buildApp } from '../src/app.js';
 import { connectDeps, type RecallDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { type Harness, startRecall } from './support/harness.js';
+import { fakeProviderEnv, type Harness, startRecall } from './support/harness.js';
 
 const seedKeys = ['ok', 'brand', 'score', 'verdict', 'zinger', 'probes', 'recommendations', 'api'];
 
@@ -33,17 +33,7 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
   before(async () => {
     openai = await startFakeOpenAi(knowingAnswers('Acme Voice'));
     anthropic = await startFakeAnthropic(knowingAnswers('Acme Voice'));
-    h = await startRecall({
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_MODEL: 'gpt-test',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: anthropic.baseUrl,
-      ANTHROPIC_MODEL: 'claude-test',
-      PROVIDER_TIMEOUT_MS: '1500',
-      PROVIDER_MAX_RETRIES: '0',
-      BRAND_PAGE_CHECK: 'false',
-    });
+    h = await startRecall({ ...fakeProviderEnv(openai, anthropic), PROVIDER_TIMEOUT_MS: '1500', BRAND_PAGE_CHECK: 'false' });
     ({ deps, app } = h);
     await deps.bus.consume({ durable: 'test-brand-scored', types: ['recall.brand_scored'] }, async (event) => {
       events.push(event);

@@ -1,5 +1,5 @@
 import { type HttpApp, parseEnv } from '@voice/kit';
-import { createTestContext, type TestContext } from '@voice/kit/testing';
+import { createTestContext, type FakeProvider, type TestContext } from '@voice/kit/testing';
 import { buildApp } from '../../src/app.js';
 import { connectDeps, type RecallDeps } from '../../src/deps.js';
 import { envSchema } from '../../src/env.js';
@@ -29,5 +29,18 @@ export async function startRecall(env: Record<string, string> = {}, prepare?: (d
       await deps.close();
       await ctx.cleanup();
     },
+  };
+}
+
+/** Both providers pointed at local fake servers (`startFakeOpenAi`, `startFakeAnthropic`), without SDK retries. */
+export function fakeProviderEnv(openai: FakeProvider, anthropic: FakeProvider): Record<string, string> {
+  return {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: openai.baseUrl,
+    OPENAI_MODEL: 'gpt-test',
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    ANTHROPIC_BASE_URL: anthropic.baseUrl,
+    ANTHROPIC_MODEL: 'claude-test',
+    PROVIDER_MAX_RETRIES: '0',
   };
 }
