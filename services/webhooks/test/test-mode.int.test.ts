@@ -2,17 +2,8 @@
 // trigger test helper sends any event type, with its example data, through the normal delivery path.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type HttpApp, parseEnv } from '@voice/kit';
-import {
-  createTestContext,
-  eventually,
-  gatewayHeaders,
-  type ReceivedRequest,
-  type Receiver,
-  startReceiver,
-  type TestContext,
-  testIdentity,
-} from '@voice/kit/testing';
+import type { HttpApp } from '@voice/kit';
+import { eventually, gatewayHeaders, type ReceivedRequest, type Receiver, startReceiver, testIdentity } from '@voice/kit/testing';
 import {
   type EventEnvelope,
   eventDataSchemas,
@@ -28,31 +19,28 @@ import {
   webhooksRpc,
 } from '@voice/proto';
 import { Webhook } from 'standardwebhooks';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type WebhooksDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
+import type { WebhooksDeps } from '../src/deps.js';
+import { type DeliveryStack, startDeliveryStack } from './support/harness.js';
 import { loadReadmeRecipe, type VerifyWebhook } from './support/recipe.js';
 
-let ctx: TestContext;
+// The service with its fan-out and delivery workers, on its own database and namespace. The stack's own
+// endpoint belongs to one more organization, which must receive none of this file's events.
+let stack: DeliveryStack;
 let deps: WebhooksDeps;
 let app: HttpApp;
 let verifyWebhook: VerifyWebhook;
 const receivers: Receiver[] = [];
 
 before(async () => {
-  ctx = await createTestContext();
-  deps = await connectDeps(
-    parseEnv(envSchema, { ...ctx.env, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,100' }),
-  );
-  app = await buildApp(deps);
+  stack = await startDeliveryStack();
+  ({ deps, app } = stack);
   verifyWebhook = await loadReadmeRecipe();
 });
 
 after(async () => {
   await Promise.allSettled(receivers.map((receiver) => receiver.close()));
-  await app?.close();
-  await deps?.close();
-  await ctx?.cleanup();
+  assert.equal(stack?.target.requests.length, 0, 'another organization’s endpoint received nothing');
+  await stack?.close();
 });
 
 /** A live organization's identity and its test twin's, as a `vk_live_` and a `vk_test_` key of it would sign. */
