@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type HttpApp, parseEnv } from '@voice/kit';
+import type { HttpApp } from '@voice/kit';
 import {
   type FakeProvider,
   gatewayHeaders,
@@ -11,10 +11,8 @@ import {
   unawareAnswers,
 } from '@voice/kit/testing';
 import { brandScoreResponseSchema, type EventEnvelope, recallRpc } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
-import { fakeProviderEnv, type Harness, startRecall } from './support/harness.js';
+import type { RecallDeps } from '../src/deps.js';
+import { fakeProviderEnv, type Harness, startProviderlessApp, startRecall } from './support/harness.js';
 
 const seedKeys = ['ok', 'brand', 'score', 'verdict', 'zinger', 'probes', 'recommendations', 'api'];
 
@@ -262,12 +260,8 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
   });
 
   test('without a provider configured the brand score is 503 naming the variables to set', async (t) => {
-    const bare = await connectDeps(parseEnv(envSchema, { ...h.ctx.env, BRAND_PAGE_CHECK: 'false' }));
-    const bareApp = await buildApp(bare);
-    t.after(async () => {
-      await bareApp.close();
-      await bare.close();
-    });
+    const { app: bareApp, close } = await startProviderlessApp(h);
+    t.after(close);
     const response = await bareApp.inject({
       method: 'POST',
       url: '/api/v1/llm-recall',

@@ -25,7 +25,7 @@ import {
 } from '@voice/proto';
 import type { RecallDeps } from '../src/deps.js';
 import { simulatorModel } from '../src/domain/test-mode-simulator.js';
-import { fakeProviderEnv, type Harness, startRecall } from './support/harness.js';
+import { fakeProviderEnv, type Harness, startProviderlessApp, startRecall } from './support/harness.js';
 
 describe('recall in test mode', () => {
   let h: Harness;
@@ -227,5 +227,19 @@ describe('recall in test mode', () => {
       [liveDocument.id],
     );
     assert.equal(liveAnswer.answered_by?.model, 'gpt-test');
+  });
+
+  test('with no provider configured, a test twin still gets its simulated score; a live organization gets 503', async (t) => {
+    const { deps: bare, app: bareApp, close } = await startProviderlessApp(h);
+    t.after(close);
+    assert.equal(bare.providers.length, 0);
+    const url = '/api/v1/llm-recall';
+    const payload = { brand: 'Northwind Dental', url: 'https://northwind-dental.example/' };
+    const simulated = await bareApp.inject({ method: 'POST', url, headers: gatewayHeaders(twin, 'POST', url), payload });
+    assert.equal(simulated.statusCode, 200, simulated.body);
+    assert.deepEqual(simulated.json(), await score(twin, payload.brand, payload.url));
+    const refused = await bareApp.inject({ method: 'POST', url, headers: gatewayHeaders(live, 'POST', url), payload });
+    assert.equal(refused.statusCode, 503);
+    assert.equal(refused.json().error.code, 'unavailable');
   });
 });

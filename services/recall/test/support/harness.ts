@@ -44,3 +44,17 @@ export function fakeProviderEnv(openai: FakeProvider, anthropic: FakeProvider): 
     PROVIDER_MAX_RETRIES: '0',
   };
 }
+
+/** A second app on the harness's database and namespace with no provider configured (and no page check). */
+export async function startProviderlessApp(h: Harness): Promise<{ deps: RecallDeps; app: HttpApp; close(): Promise<void> }> {
+  const deps = await connectDeps(parseEnv(envSchema, { ...h.ctx.env, BRAND_PAGE_CHECK: 'false' }));
+  const app = await buildApp(deps);
+  return {
+    deps,
+    app,
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
