@@ -3,6 +3,7 @@ export * from './catalogue.js';
 export * from './common.js';
 export * from './console.js';
 export * from './errors.js';
+export * from './event-examples.js';
 export * from './event-schemas.js';
 export * from './events.js';
 export * from './gateway.js';

@@ -368,7 +368,8 @@ export const recallRpc = nameOperations({
       description:
         'Send `{"query"}` for knowledge-base recall: ranked passages and, when a model provider is configured, an answer grounded ' +
         'in them with [n] citations. Send `{"brand", "url"}` for the brand score: OpenAI and Anthropic probed in parallel, scored by ' +
-        'a fixed rubric. Neither form, or both mixed, is 400. No provider configured is 503; every provider failing is 502.',
+        'a fixed rubric. Neither form, or both mixed, is 400. No provider configured is 503; every provider failing is 502. ' +
+        'With a test key, no provider is asked: the answer and the score come from a deterministic simulator and say so.',
       body: llmRecallBodySchema,
     },
   }),

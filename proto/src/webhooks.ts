@@ -177,6 +177,7 @@ export const triggeredEventSchema = z
     deliveries: z.array(webhookDeliverySchema),
   })
   .meta({ id: 'TriggeredEvent' });
+export type TriggeredEvent = z.infer<typeof triggeredEventSchema>;
 const byEndpointId = z.object({ id: idSchema('webhook') });
 const byDeliveryId = byEndpointId.extend({ delivery_id: idSchema('delivery') });
 
@@ -311,7 +312,10 @@ export const webhooksRpc = nameOperations({
       tags: ['test_helpers'],
       summary: 'Test mode: send an event of any type, with a realistic payload, to your test endpoints',
       description:
-        'Test keys only (404 for live keys). The event (`livemode: false`) goes to every enabled test endpoint subscribed to its type, signed and retried as any other.',
+        'Test keys only (404 for live keys). The event (`livemode: false`) carries the type’s example data (the same every time; a fresh ' +
+        'event id), with test-mode phone numbers, and goes to every enabled test endpoint subscribed to its type, signed, retried and ' +
+        'logged as any other. It is not published to the platform’s other services, so no record changes. No subscribed endpoint: ' +
+        '`deliveries` is empty and nothing is stored. Starter, Pro and Enterprise plans (403 plan_required otherwise).',
       body: triggerEventBodySchema,
       status: 202,
     },

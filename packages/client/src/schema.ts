@@ -680,7 +680,7 @@ export interface paths {
         put?: never;
         /**
          * Recall over the knowledge base, or score a brand
-         * @description Send `{"query"}` for knowledge-base recall: ranked passages and, when a model provider is configured, an answer grounded in them with [n] citations. Send `{"brand", "url"}` for the brand score: OpenAI and Anthropic probed in parallel, scored by a fixed rubric. Neither form, or both mixed, is 400. No provider configured is 503; every provider failing is 502.
+         * @description Send `{"query"}` for knowledge-base recall: ranked passages and, when a model provider is configured, an answer grounded in them with [n] citations. Send `{"brand", "url"}` for the brand score: OpenAI and Anthropic probed in parallel, scored by a fixed rubric. Neither form, or both mixed, is 400. No provider configured is 503; every provider failing is 502. With a test key, no provider is asked: the answer and the score come from a deterministic simulator and say so.
          */
         post: operations["llmRecall"];
         delete?: never;
@@ -882,7 +882,7 @@ export interface paths {
         put?: never;
         /**
          * Test mode: send an event of any type, with a realistic payload, to your test endpoints
-         * @description Test keys only (404 for live keys). The event (`livemode: false`) goes to every enabled test endpoint subscribed to its type, signed and retried as any other.
+         * @description Test keys only (404 for live keys). The event (`livemode: false`) carries the type’s example data (the same every time; a fresh event id), with test-mode phone numbers, and goes to every enabled test endpoint subscribed to its type, signed, retried and logged as any other. It is not published to the platform’s other services, so no record changes. No subscribed endpoint: `deliveries` is empty and nothing is stored. Starter, Pro and Enterprise plans (403 plan_required otherwise).
          */
         post: operations["triggerEvent"];
         delete?: never;

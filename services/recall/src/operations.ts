@@ -6,6 +6,7 @@ import {
   type BrandScoreResponse,
   brandScoreInputSchema,
   type Identity,
+  isTestOrg,
   type RecallInput,
   type RecallResponse,
   type recallRpc,
@@ -13,6 +14,7 @@ import {
 import type { RecallDeps } from './deps.js';
 import { scoreBrandWithProviders } from './domain/brand-score.js';
 import { recall } from './domain/recall.js';
+import { simulateBrandScore } from './domain/test-mode-simulator.js';
 import { listBrandScores, recordBrandScore } from './store/brand-scores.js';
 import { createDocument, deleteDocument, getDocument, listDocuments, updateDocument } from './store/documents.js';
 
@@ -25,7 +27,8 @@ export async function recallOperation(deps: RecallDeps, identity: Identity, inpu
 }
 
 export async function brandScoreOperation(deps: RecallDeps, identity: Identity, input: BrandScoreInput): Promise<BrandScoreResponse> {
-  const parts = await scoreBrandWithProviders(deps.brandScore, input);
+  // A test twin's score is simulated (README, "Test mode"): no provider is called or paid for.
+  const parts = isTestOrg(identity.org_id) ? simulateBrandScore(input) : await scoreBrandWithProviders(deps.brandScore, input);
   for (const probe of parts.probes) {
     if (probe.status !== 'ok') {
       deps.logger.warn(

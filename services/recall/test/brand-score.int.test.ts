@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type HttpApp, parseEnv } from '@voice/kit';
+import type { HttpApp } from '@voice/kit';
 import {
+  eventually,
   type FakeProvider,
   gatewayHeaders,
   knowingAnswers,
@@ -11,10 +12,8 @@ import {
   unawareAnswers,
 } from '@voice/kit/testing';
 import { brandScoreResponseSchema, type EventEnvelope, recallRpc } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type RecallDeps } from '../src/deps.js';
-import { envSchema } from '../src/env.js';
-import { type Harness, startRecall } from './support/harness.js';
+import type { RecallDeps } from '../src/deps.js';
+import { fakeProviderEnv, type Harness, startProviderlessApp, startRecall } from './support/harness.js';
 
 const seedKeys = ['ok', 'brand', 'score', 'verdict', 'zinger', 'probes', 'recommendations', 'api'];
 
@@ -33,17 +32,8 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
   before(async () => {
     openai = await startFakeOpenAi(knowingAnswers('Acme Voice'));
     anthropic = await startFakeAnthropic(knowingAnswers('Acme Voice'));
-    h = await startRecall({
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_MODEL: 'gpt-test',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: anthropic.baseUrl,
-      ANTHROPIC_MODEL: 'claude-test',
-      PROVIDER_TIMEOUT_MS: '1500',
-      PROVIDER_MAX_RETRIES: '0',
-      BRAND_PAGE_CHECK: 'false',
-    });
+    // The hanging provider's bound, far above an answer's time on a loaded machine: timeouts catch hangs only.
+    h = await startRecall({ ...fakeProviderEnv(openai, anthropic), PROVIDER_TIMEOUT_MS: '10000', BRAND_PAGE_CHECK: 'false' });
     ({ deps, app } = h);
     await deps.bus.consume({ durable: 'test-brand-scored', types: ['recall.brand_scored'] }, async (event) => {
       events.push(event);
@@ -232,12 +222,11 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
       recallRpc.brandScore,
       identity,
       { brand: 'Acme Voice', url: 'https://acmevoice.example' },
-      { timeoutMs: 5_000 },
+      { timeoutMs: 30_000 },
     );
     assert.equal(result.score, 98);
     assert.deepEqual(result.api, { monthly_used: 7, monthly_quota: 100 });
-    for (let attempt = 0; attempt < 50 && events.length === 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-    const event = events.at(-1);
+    const event = await eventually('the brand_scored event', () => events.at(-1));
     assert.equal(event?.type, 'recall.brand_scored');
     assert.equal(event?.org_id, identity.org_id);
     assert.equal(event?.data.brand, 'Acme Voice');
@@ -247,11 +236,11 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
     reset();
     const mine = testIdentity({ scope: 'read' });
     const theirs = testIdentity({ scope: 'read' });
-    await deps.bus.call(recallRpc.brandScore, mine, { brand: 'Acme Voice', url: 'https://acmevoice.example' }, { timeoutMs: 5_000 });
+    await deps.bus.call(recallRpc.brandScore, mine, { brand: 'Acme Voice', url: 'https://acmevoice.example' }, { timeoutMs: 30_000 });
     anthropic.behaviour = unawareAnswers();
     openai.behaviour = unawareAnswers();
-    await deps.bus.call(recallRpc.brandScore, mine, { brand: 'Nobody Co', url: 'https://nobody.example' }, { timeoutMs: 5_000 });
-    await deps.bus.call(recallRpc.brandScore, theirs, { brand: 'Theirs', url: 'https://theirs.example' }, { timeoutMs: 5_000 });
+    await deps.bus.call(recallRpc.brandScore, mine, { brand: 'Nobody Co', url: 'https://nobody.example' }, { timeoutMs: 30_000 });
+    await deps.bus.call(recallRpc.brandScore, theirs, { brand: 'Theirs', url: 'https://theirs.example' }, { timeoutMs: 30_000 });
     const page = await deps.bus.call(recallRpc.listBrandScores, mine, { limit: 1 });
     assert.deepEqual(
       page.data.map((score) => [score.brand, score.url, score.verdict]),
@@ -272,12 +261,8 @@ describe('brand score over fake OpenAI and Anthropic servers', () => {
   });
 
   test('without a provider configured the brand score is 503 naming the variables to set', async (t) => {
-    const bare = await connectDeps(parseEnv(envSchema, { ...h.ctx.env, BRAND_PAGE_CHECK: 'false' }));
-    const bareApp = await buildApp(bare);
-    t.after(async () => {
-      await bareApp.close();
-      await bare.close();
-    });
+    const { app: bareApp, close } = await startProviderlessApp(h);
+    t.after(close);
     const response = await bareApp.inject({
       method: 'POST',
       url: '/api/v1/llm-recall',

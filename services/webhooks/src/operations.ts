@@ -1,6 +1,6 @@
 // What each operation of `webhooksRpc` does, over REST and NATS alike: endpoints, their deliveries, and a
 // record's events for the console. Each takes the caller's identity (for the organization) and validated input.
-import { ApiError, type OperationHandlers, type ServeOptions } from '@voice/kit';
+import type { OperationHandlers, ServeOptions } from '@voice/kit';
 import { eventEnvelopeSchema, type webhooksRpc } from '@voice/proto';
 import type { WebhooksDeps } from './deps.js';
 import {
@@ -14,6 +14,7 @@ import {
   sendTestEvent,
 } from './domain/endpoints.js';
 import { toDelivery, toEndpoint } from './domain/records.js';
+import { triggerTestEvent } from './domain/trigger.js';
 import { getDeliveryWithEvent, listDeliveries, listRecordEvents } from './store/deliveries.js';
 import { getEndpointRow, listEndpoints } from './store/endpoints.js';
 
@@ -36,8 +37,7 @@ export function webhooksOperations(deps: WebhooksDeps): OperationHandlers<typeof
     },
     replayDelivery: ({ id, delivery_id }, identity) => replayDelivery(deps, identity, id, delivery_id),
     listRecordEvents: ({ record_id }, identity) => listRecordEvents(prisma, identity.org_id, record_id),
-    // TEMPORARY while test mode is built on its branch (issue 32): replaced before it lands.
-    triggerEvent: () => Promise.reject(new ApiError('coming_soon', 'Test helpers are being built.')),
+    triggerEvent: ({ event_type }, identity) => triggerTestEvent(deps, identity, event_type),
   };
 }
 

@@ -1,8 +1,9 @@
-import type { RecallInput, RecallResponse } from '@voice/proto';
+import { isTestOrg, type RecallInput, type RecallResponse } from '@voice/proto';
 import { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { LlmProvider, StructuredPrompt } from '../providers/structured.js';
 import { type PassageHit, searchPassages } from '../store/search.js';
+import { simulateGroundedAnswer } from './test-mode-simulator.js';
 
 export interface RecallQueryDeps {
   prisma: PrismaClient;
@@ -47,7 +48,7 @@ export function settleCitations(answer: string, cited: readonly number[], count:
   return { text, refs };
 }
 
-/** Knowledge-base recall for one organization: ranked passages and, with a provider, a cited answer. */
+/** Knowledge-base recall for one organization: ranked passages and, with a provider (or in test mode), a cited answer. */
 export async function recall(deps: RecallQueryDeps, orgId: string, input: RecallInput): Promise<Omit<RecallResponse, 'api'>> {
   const hits = await searchPassages(deps.prisma, orgId, input.query, input.limit);
   const results = hits.map((hit) => ({
@@ -59,7 +60,10 @@ export async function recall(deps: RecallQueryDeps, orgId: string, input: Recall
     score: hit.score,
   }));
   const base = { ok: true as const, query: input.query, results, answer: null, citations: [], answered_by: null, answer_error: null };
-  if (deps.providers.length === 0 || hits.length === 0) return base;
+  if (hits.length === 0) return base;
+  // A test twin's answer is simulated from the passages (README, "Test mode"): no provider is called or paid for.
+  if (isTestOrg(orgId)) return { ...base, ...simulateGroundedAnswer(hits) };
+  if (deps.providers.length === 0) return base;
 
   const prompt = groundedAnswerPrompt(input.query, hits);
   const failures: string[] = [];

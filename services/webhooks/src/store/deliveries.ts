@@ -52,6 +52,11 @@ export async function recordFanout(prisma: PrismaClient, orgId: string, event: E
   return rows.map((row) => row.id);
 }
 
+/** The deliveries of one event, first made first (a triggered test event's, for its answer). */
+export function eventDeliveries(prisma: PrismaClient, orgId: string, eventId: string) {
+  return prisma.delivery.findMany({ where: { orgId, eventId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}
+
 export async function listDeliveries(prisma: PrismaClient, orgId: string, endpointId: string, query: ListDeliveriesQuery) {
   await getEndpointRow(prisma, orgId, endpointId);
   const { limit, cursor, ...filters } = query;
