@@ -110,7 +110,7 @@ export function wantsElicitation(
   if (!features.elicitUrl || !identity.owner_user_id || selection.readonly || !isObject(body)) return false;
   if (body.method !== 'tools/call' || !isObject(body.params) || body.params.task !== undefined) return false;
   const name = body.params.name;
-  return typeof name === 'string' && catalog.isApprovalTool(name, selection) && scopeAllows(identity.scope, 'read-write');
+  return typeof name === 'string' && catalog.isApprovalTool(name, identity, selection) && scopeAllows(identity.scope, 'read-write');
 }
 
 const channelNames = { telegram: 'Telegram', slack: 'Slack' } as const;
