@@ -2,13 +2,28 @@
 // `X-MCP-Readonly`) or by URL (`/api/mcp/x/{toolsets}`, `/api/mcp/readonly`, `/api/mcp/x/{toolsets}/readonly`)
 // for clients that cannot set headers. The mcp service, the gateway (routes, scopes, OAuth metadata) and the
 // console (OAuth `resource`) all read the URLs with this one parser, so they agree on which exist.
+import { isTestOrg } from './mode.js';
 
-/** The toolsets, in the order of MCP-TOOLS.md. Each tool names exactly one in its definition. */
-export const mcpToolsets = ['leads', 'calls', 'sequences', 'billing', 'workspace', 'knowledge', 'platform'] as const;
+/**
+ * The toolsets, in the order of MCP-TOOLS.md, then `testing` (test mode's helpers). Each tool names exactly
+ * one in its definition.
+ */
+export const mcpToolsets = ['leads', 'calls', 'sequences', 'billing', 'workspace', 'knowledge', 'platform', 'testing'] as const;
 export type McpToolset = (typeof mcpToolsets)[number];
 
+export interface McpToolsetInfo {
+  covers: string;
+  /** The console's pages where a person does the same; none for a toolset only agents use. */
+  console: readonly string[];
+  /**
+   * Offered to test credentials only (an organization's test twin, mode.ts): its tools run test helpers
+   * (`testOnly` operations), and a live credential is never shown them nor may name the toolset.
+   */
+  testOnly?: true;
+}
+
 /** What each toolset covers, and the console's pages where a person does the same (the README's table). */
-export const mcpToolsetInfo: Record<McpToolset, { covers: string; console: readonly string[] }> = {
+export const mcpToolsetInfo: Record<McpToolset, McpToolsetInfo> = {
   leads: { covers: 'leads, their notes; delete (approval)', console: ['/dashboard/leads'] },
   calls: { covers: 'calls, SMS, do-not-call list', console: ['/dashboard/calls', '/dashboard/messages', '/dashboard/do-not-call'] },
   sequences: { covers: 'sequences and enrollments', console: ['/dashboard/sequences'] },
@@ -16,7 +31,17 @@ export const mcpToolsetInfo: Record<McpToolset, { covers: string; console: reado
   workspace: { covers: 'themes and workspaces', console: ['/dashboard/workspaces'] },
   knowledge: { covers: 'recall, brand score, knowledge documents', console: ['/dashboard/knowledge', '/dashboard/brand-score'] },
   platform: { covers: 'usage, audit log, approvals', console: ['/dashboard/usage', '/dashboard/audit-log', '/dashboard/approvals'] },
+  testing: {
+    covers: 'test mode only: advance a test call, simulate an inbound call or SMS, trigger a webhook event',
+    console: [],
+    testOnly: true,
+  },
 };
+
+/** Whether a toolset is offered to test credentials only (`testing`). */
+export function isTestOnlyToolset(toolset: McpToolset): boolean {
+  return mcpToolsetInfo[toolset].testOnly === true;
+}
 
 /** The MCP endpoint's path; every selection URL starts with it. */
 export const mcpPath = '/api/mcp';
@@ -77,9 +102,16 @@ export function isMcpPath(path: string): boolean {
 
 /**
  * The selection of one request: its path's, narrowed by the headers. Toolsets named in both the URL and
- * the header are refused (which one meant?); read-only from either wins, being the safer of the two.
+ * the header are refused (which one meant?); read-only from either wins, being the safer of the two. Given
+ * the credential's organization, a live one that names a test-only toolset (`testing`) is refused as if it
+ * named an unknown one, with what to do instead; the default selection (no toolsets named) stays every
+ * toolset, of which a live credential is offered the tools of its mode only (the catalogue's filter).
  */
-export function mcpSelection(path: string, headers: { toolsets?: string; readonly?: string }): McpSelectionResult {
+export function mcpSelection(
+  path: string,
+  headers: { toolsets?: string; readonly?: string },
+  credential?: { org_id: string },
+): McpSelectionResult {
   const fromPath = parseMcpPath(path) ?? { ok: false, message: `${path.slice(0, 200)} is not an MCP endpoint.`, param: 'toolsets' };
   if (!fromPath.ok) return fromPath;
   let { toolsets, readonly } = fromPath.selection;
@@ -96,6 +128,14 @@ export function mcpSelection(path: string, headers: { toolsets?: string; readonl
     const parsed = parseToolsets(headers.toolsets);
     if (!parsed.ok) return { ...parsed, param: 'x-mcp-toolsets' };
     toolsets = parsed.toolsets;
+  }
+  const testOnly = toolsets.filter(isTestOnlyToolset);
+  const named = headers.toolsets !== undefined || path.startsWith(`${mcpPath}/x/`);
+  if (credential && !isTestOrg(credential.org_id) && named && testOnly.length > 0) {
+    const message =
+      `The ${testOnly.join(', ')} toolset is for test credentials only (a vk_test_ key, or a grant made in test mode); this ` +
+      'credential is live. Call it with a test credential, or leave it out of the selection.';
+    return { ok: false, message, param: headers.toolsets !== undefined ? 'x-mcp-toolsets' : 'toolsets' };
   }
   return { ok: true, selection: { toolsets, readonly } };
 }

@@ -47,6 +47,9 @@ export const approvalSchema = z
     arguments: z.record(z.string(), z.unknown()).describe('The frozen arguments the action runs with, exactly as validated'),
     arguments_digest: z.string().describe('SHA-256 (hex) of the tool name and the canonical JSON of the arguments'),
     summary: z.string().describe('What the action will do, in one sentence, as the approver saw it'),
+    livemode: z
+      .boolean()
+      .describe("False when a test credential asked (the organization's test twin): the action would change test data only"),
     status: z.enum(approvalStatuses),
     requested_by: z.string().describe('The API key that asked for the action'),
     bound_user_id: z
@@ -116,8 +119,11 @@ export const approvalOutcomeSchema = z
   .meta({ id: 'ApprovalOutcome' });
 export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
 
-/** The `data` of `approval.requested` and `approval.resolved`: the approval without its result body. */
-export const approvalEventDataSchema = approvalSchema.omit({ result: true }).extend({ approval_id: idSchema('approval') });
+/**
+ * The `data` of `approval.requested` and `approval.resolved`: the approval without its result body, and
+ * without `livemode`, which the event's envelope states for every event (one fact in one place).
+ */
+export const approvalEventDataSchema = approvalSchema.omit({ result: true, livemode: true }).extend({ approval_id: idSchema('approval') });
 
 // ---------------------------------------------------------------------------------------------------------
 // Channels: where an organization's approvals are sent

@@ -1906,6 +1906,8 @@ export interface components {
             arguments_digest: string;
             /** @description What the action will do, in one sentence, as the approver saw it */
             summary: string;
+            /** @description False when a test credential asked (the organization's test twin): the action would change test data only */
+            livemode: boolean;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "expired" | "executed" | "failed" | "withdrawn";
             /** @description The API key that asked for the action */

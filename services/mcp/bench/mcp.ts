@@ -9,7 +9,7 @@
 //   npm run bench -- mcp        (BENCH_SECONDS=2 BENCH_ROUNDS=3 for a quick run)
 import { bearer, startPlatform } from '@voice/gateway/testing';
 import { testIdentity } from '@voice/kit/testing';
-import { mcpToolsets } from '@voice/proto';
+import { isTestOnlyToolset, mcpToolsets, testTwinOf } from '@voice/proto';
 import autocannon from 'autocannon';
 import { ToolCatalog } from '../src/mcp/catalog.js';
 
@@ -32,8 +32,12 @@ const readWrite = testIdentity({ scope: 'read-write' });
 const listed = catalog.list(readWrite);
 const total = JSON.stringify({ tools: listed }).length;
 console.log(`tools/list for a read-write key: ${listed.length} tools, ${total.toLocaleString('en')} characters (budget 60,000)`);
+// A test key (its organization's test twin) is offered the testing toolset too.
+const testKey = { ...readWrite, org_id: testTwinOf(readWrite.org_id) };
+const testListed = catalog.list(testKey);
+console.log(`  a test key: ${testListed.length} tools, ${JSON.stringify({ tools: testListed }).length.toLocaleString('en')} characters`);
 for (const toolset of mcpToolsets) {
-  const tools = catalog.list(readWrite, { toolsets: [toolset], readonly: false });
+  const tools = catalog.list(isTestOnlyToolset(toolset) ? testKey : readWrite, { toolsets: [toolset], readonly: false });
   const size = JSON.stringify({ tools }).length;
   const outputs = tools.reduce((sum, tool) => sum + JSON.stringify(tool.outputSchema).length, 0);
   console.log(

@@ -15,12 +15,14 @@ URL="${URL:-http://127.0.0.1:8080/api/mcp}"
 KEY="${KEY:?set KEY to an API key (npm run -s admin -- key create --org ORG --scope read-write --quota 1000)}"
 SCOPE="${SCOPE:-read-write}"
 if [ -z "${EXPECTED:-}" ]; then
-  EXPECTED="$(cd "$(dirname "$0")/.." && URL="$URL" SCOPE="$SCOPE" node --conditions=source --import tsx --input-type=module -e '
+  EXPECTED="$(cd "$(dirname "$0")/.." && URL="$URL" SCOPE="$SCOPE" KEY="$KEY" node --conditions=source --import tsx --input-type=module -e '
 const { ToolCatalog } = await import("./src/mcp/catalog.ts");
 const { mcpSelection } = await import("@voice/proto");
-const selected = mcpSelection(new URL(process.env.URL).pathname, {});
+// A test key (vk_test_…) acts for its organization'"'"'s test twin, which alone is offered the testing toolset.
+const org_id = process.env.KEY.startsWith("vk_test_") ? "org_test_inspector" : "org_inspector";
+const selected = mcpSelection(new URL(process.env.URL).pathname, {}, { org_id });
 if (!selected.ok) throw new Error(selected.message);
-console.log(new ToolCatalog().list({ scope: process.env.SCOPE }, selected.selection).length);
+console.log(new ToolCatalog().list({ scope: process.env.SCOPE, org_id }, selected.selection).length);
 ')"
 fi
 # The Inspector 2.x needs Node >= 22.19; on older Node the last 1.x (same CLI flags) runs instead.

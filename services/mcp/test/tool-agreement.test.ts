@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { leadsRpc, telephonyRpc } from '@voice/proto';
+import { leadsRpc, telephonyRpc, webhooksRpc } from '@voice/proto';
 import { ToolCatalog } from '../src/mcp/catalog.js';
 import { defineTool, type ToolDefinition } from '../src/mcp/tool.js';
 
@@ -57,5 +57,38 @@ describe('every tool belongs to exactly one known toolset', () => {
   test('a tool naming a toolset that does not exist stops the catalogue', () => {
     const stray = { ...addDncTool, toolset: 'telephony' } as unknown as ToolDefinition;
     assert.throws(() => new ToolCatalog([stray]), /tool service_add_dnc_test: unknown toolset telephony/);
+  });
+});
+
+describe('test helpers (testOnly operations) and the test-only toolset agree', () => {
+  const helper = defineTool({
+    name: 'test_trigger_webhook_event_test',
+    toolset: 'testing',
+    title: 'Trigger',
+    description: 'Triggers.',
+    operation: webhooksRpc.triggerEvent,
+  });
+
+  test('a tool of the testing toolset that runs a test helper is accepted', () => {
+    assert.equal(webhooksRpc.triggerEvent.testOnly, true);
+    assert.equal(new ToolCatalog([helper, addDncTool]).size, 2);
+  });
+
+  test('a test helper outside the testing toolset stops the catalogue', () => {
+    const stray: ToolDefinition = { ...helper, toolset: 'calls' };
+    assert.throws(
+      () => new ToolCatalog([stray]),
+      /tool test_trigger_webhook_event_test: runs test helper svc\.webhooks\.test_helpers\.trigger but is in toolset calls, not a test-only one \(testing\)/,
+    );
+  });
+
+  test('a testing tool over an operation of the live API stops the catalogue', () => {
+    const live: ToolDefinition = { ...addDncTool, toolset: 'testing' };
+    assert.throws(
+      () => new ToolCatalog([live]),
+      /tool service_add_dnc_test: is in the test-only toolset testing but runs no test helper \(a testOnly operation\)/,
+    );
+    const { operation: _operation, ...local } = { ...addDncTool, toolset: 'testing' as const };
+    assert.throws(() => new ToolCatalog([local]), /is in the test-only toolset testing but runs no test helper/);
   });
 });

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '@voice/kit';
 import { testIdentity } from '@voice/kit/testing';
-import { approvalTools, mcpToolsets } from '@voice/proto';
+import { approvalTools, mcpToolsets, testTwinOf } from '@voice/proto';
 import { ToolCatalog } from '../src/mcp/catalog.js';
 import { inToolTerms, toolError } from '../src/mcp/tool-errors.js';
 
@@ -58,6 +58,14 @@ const specification: Array<[string, 'R' | 'W', boolean]> = [
   ['service_list_audit_log', 'R', false],
 ];
 
+/** Test mode's helpers (the `testing` toolset), offered to test credentials only: one per test helper operation. */
+const testModeSpecification: Array<[string, 'R' | 'W', boolean]> = [
+  ['test_advance_call', 'W', false],
+  ['test_simulate_inbound_call', 'W', false],
+  ['test_simulate_inbound_sms', 'W', false],
+  ['test_trigger_webhook_event', 'W', false],
+];
+
 /**
  * Checks every `"<record>: see <tool>"` of the listings' output schemas: the tool is a reading tool of the
  * same listings, and its output schema spells that record out. Returns how many there are.
@@ -86,9 +94,25 @@ const byName = new Map(listings.map((tool) => [tool.name, tool]));
 const snapshotDir = fileURLToPath(new URL('./__snapshots__/tools/', import.meta.url));
 
 describe('the tool catalogue', () => {
-  test('has exactly the 46 tools of MCP-TOOLS.md, by name', () => {
+  test("has exactly the 46 tools of MCP-TOOLS.md and test mode's 4 helpers, by name", () => {
     assert.equal(specification.length, 46);
-    assert.deepEqual(listings.map((tool) => tool.name).sort(), specification.map(([name]) => name).sort());
+    assert.deepEqual(listings.map((tool) => tool.name).sort(), [...specification, ...testModeSpecification].map(([name]) => name).sort());
+  });
+
+  test("a test credential (the organization's test twin) lists test mode's helpers too; a live one never does", () => {
+    const live = testIdentity({ scope: 'read-write' });
+    const testCredential = { ...live, org_id: testTwinOf(live.org_id) };
+    const testNames = catalog.list(testCredential).map((tool) => tool.name);
+    assert.deepEqual(testNames.sort(), [...specification, ...testModeSpecification].map(([name]) => name).sort());
+    assert.ok(!catalog.list(live).some((tool) => tool.name.startsWith('test_')));
+    // A caller that names no organization counts as live.
+    assert.ok(!catalog.list({ scope: 'read-write' }).some((tool) => tool.name.startsWith('test_')));
+    // The helpers change (test) data: a read key, or read-only mode, never sees them.
+    assert.ok(!catalog.list({ ...testCredential, scope: 'read' }).some((tool) => tool.name.startsWith('test_')));
+    for (const [name] of testModeSpecification) {
+      assert.match(byName.get(name)?.description ?? '', /^Test mode only \(test credentials; live ones never see this tool\)\. /, name);
+      assert.match(byName.get(name)?.title ?? '', /^Test mode: /, name);
+    }
   });
 
   test('a read key lists only the read tools; a read-write key lists them all', () => {
@@ -104,7 +128,7 @@ describe('the tool catalogue', () => {
   });
 
   test('every tool sets all four annotations, by its effect', () => {
-    for (const [name, scope, approval] of specification) {
+    for (const [name, scope, approval] of [...specification, ...testModeSpecification]) {
       const annotations = byName.get(name)?.annotations;
       assert.ok(annotations, name);
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {

@@ -18,19 +18,22 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, createGrantWithToken, createOrgWithKey, type Platform, startPlatform } from '@voice/gateway/testing';
 import { gatewayHeaders, testIdentity } from '@voice/kit/testing';
-import { mcpSelection, mcpToolsets } from '@voice/proto';
+import { isTestOnlyToolset, mcpSelection, mcpToolsets } from '@voice/proto';
 import { z } from 'zod';
 import { ToolCatalog } from '../src/mcp/catalog.js';
 
 const catalog = new ToolCatalog();
 const names = (tools: { name: string }[]) => tools.map((tool) => tool.name).sort();
 
-/** What the catalogue serves a key of this scope at this path with these headers. */
+/** What the catalogue serves a live key of this scope at this path with these headers. */
 function expectedNames(scope: 'read' | 'read-write', path: string, headers: { toolsets?: string; readonly?: string } = {}): string[] {
   const selected = mcpSelection(path, headers);
   assert.ok(selected.ok, path);
   return names(catalog.list({ scope }, selected.selection));
 }
+
+/** The toolsets a live key may name (`testing` is for test credentials: test-mode.int.test.ts). */
+const liveToolsets = mcpToolsets.filter((toolset) => !isTestOnlyToolset(toolset));
 
 // The clients' configuration files, as their documentation states them (only the remote-server forms).
 // Cursor, https://docs.cursor.com/context/mcp ("Remote server"): `mcpServers`, each with `url` and `headers`.
@@ -127,7 +130,7 @@ describe('toolsets and read-only mode through the gateway', () => {
   });
 
   test("each toolset's URL lists that toolset's tools, and the header lists the same", async () => {
-    for (const toolset of mcpToolsets) {
+    for (const toolset of liveToolsets) {
       const expected = expectedNames('read-write', `/api/mcp/x/${toolset}`);
       assert.ok(expected.length > 0, toolset);
       assert.deepEqual(await listed(writeKey, `/api/mcp/x/${toolset}`), expected, `${toolset} by URL`);
@@ -199,7 +202,7 @@ describe('toolsets and read-only mode through the gateway', () => {
   });
 
   test('an unknown toolset is a 400 envelope naming the known ones, by URL and by header', async () => {
-    const known = 'The toolsets are: leads, calls, sequences, billing, workspace, knowledge, platform.';
+    const known = 'The toolsets are: leads, calls, sequences, billing, workspace, knowledge, platform, testing.';
     const post = (path: string, headers: Record<string, string> = {}) =>
       fetch(`${gatewayUrl}${path}`, {
         method: 'POST',
@@ -218,6 +221,22 @@ describe('toolsets and read-only mode through the gateway', () => {
       assert.equal(body.error.message, `Unknown toolset "sms". ${known}`);
       assert.equal(body.error.param, param);
       assert.ok(body.error.request_id);
+    }
+    // The testing toolset exists for test credentials only: this live key naming it is told so, by URL and header.
+    for (const [path, headers, param] of [
+      ['/api/mcp/x/testing', {}, 'toolsets'],
+      ['/api/mcp/x/calls,testing/readonly', {}, 'toolsets'],
+      ['/api/mcp', { 'X-MCP-Toolsets': 'testing' }, 'x-mcp-toolsets'],
+    ] as const) {
+      const response = await post(path, headers);
+      assert.equal(response.status, 400, path);
+      const body = (await response.json()) as { error: { code: string; message: string; param: string } };
+      assert.equal(body.error.code, 'invalid_request');
+      assert.match(
+        body.error.message,
+        /^The testing toolset is for test credentials only \(a vk_test_ key, or a grant made in test mode\); this credential is live\./,
+      );
+      assert.equal(body.error.param, param);
     }
     const both = await post('/api/mcp/x/leads', { 'X-MCP-Toolsets': 'calls' });
     assert.equal(both.status, 400);
@@ -332,7 +351,7 @@ describe('toolsets and read-only mode through the gateway', () => {
   test("the MCP Inspector CLI (1.0.3) lists each toolset's tools through the gateway", async () => {
     // The toolsets side by side: each check is a few processes (npx, the Inspector, node) that mostly start up.
     await Promise.all(
-      mcpToolsets.map(async (toolset) => {
+      liveToolsets.map(async (toolset) => {
         const url = `${gatewayUrl}/api/mcp/x/${toolset}`;
         const { stdout } = await run('bash', [inspectorCheck], {
           env: { ...process.env, URL: url, KEY: writeKey, INSPECTOR: '@modelcontextprotocol/inspector@1.0.3' },

@@ -3,10 +3,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { isMcpPath, type McpToolset, mcpSelection, mcpToolsets, parseMcpPath } from '@voice/proto';
+import { isMcpPath, type McpToolset, mcpSelection, mcpToolsets, parseMcpPath, testTwinOf } from '@voice/proto';
 import { allTools, ToolCatalog } from '../src/mcp/catalog.js';
 
 const catalog = new ToolCatalog();
+/** A live organization's read-write key, and a test credential of its test twin. */
+const liveKey = { scope: 'read-write', org_id: 'org_2x8FkQ9mLp3v' } as const;
+const testKey = { ...liveKey, org_id: testTwinOf(liveKey.org_id) };
 const names = (tools: { name: string }[]) => tools.map((tool) => tool.name).sort();
 
 describe('the selection of toolsets and read-only mode', () => {
@@ -23,7 +26,7 @@ describe('the selection of toolsets and read-only mode', () => {
   });
 
   test('an unknown or empty toolset is an error naming the known ones; other paths are not the endpoint', () => {
-    const known = 'The toolsets are: leads, calls, sequences, billing, workspace, knowledge, platform.';
+    const known = 'The toolsets are: leads, calls, sequences, billing, workspace, knowledge, platform, testing.';
     assert.deepEqual(parseMcpPath('/api/mcp/x/leads,nope'), { ok: false, message: `Unknown toolset "nope". ${known}`, param: 'toolsets' });
     assert.deepEqual(parseMcpPath('/api/mcp/x/'), { ok: false, message: `Unknown toolset "". ${known}`, param: 'toolsets' });
     assert.deepEqual(parseMcpPath('/api/mcp/x/%E0'), {
@@ -69,12 +72,44 @@ describe('the selection of toolsets and read-only mode', () => {
   });
 });
 
+describe('the test-only toolset in a selection', () => {
+  test('a live credential that names testing (URL or header, alone or with others) is refused, saying what to use', () => {
+    const message =
+      'The testing toolset is for test credentials only (a vk_test_ key, or a grant made in test mode); this credential is live. ' +
+      'Call it with a test credential, or leave it out of the selection.';
+    assert.deepEqual(mcpSelection('/api/mcp/x/testing', {}, liveKey), { ok: false, message, param: 'toolsets' });
+    assert.deepEqual(mcpSelection('/api/mcp/x/leads,testing/readonly', {}, liveKey), { ok: false, message, param: 'toolsets' });
+    assert.deepEqual(mcpSelection('/api/mcp', { toolsets: 'calls,testing' }, liveKey), { ok: false, message, param: 'x-mcp-toolsets' });
+  });
+
+  test('a test credential selects it; the default selection is every toolset in both modes (the catalogue offers by mode)', () => {
+    assert.deepEqual(mcpSelection('/api/mcp/x/testing', {}, testKey), { ok: true, selection: { toolsets: ['testing'], readonly: false } });
+    assert.deepEqual(mcpSelection('/api/mcp', { toolsets: 'calls,testing' }, testKey), {
+      ok: true,
+      selection: { toolsets: ['calls', 'testing'], readonly: false },
+    });
+    for (const credential of [liveKey, testKey]) {
+      assert.deepEqual(mcpSelection('/api/mcp', {}, credential), { ok: true, selection: { toolsets: mcpToolsets, readonly: false } });
+    }
+    // The URL alone (the gateway's and the console's reading) knows no mode: it is a valid MCP URL.
+    assert.equal(isMcpPath('/api/mcp/x/testing'), true);
+  });
+});
+
 describe('the catalogue in toolsets', () => {
-  test('every tool is in exactly one toolset, and every toolset has tools', () => {
-    const lists = mcpToolsets.map((toolset) => names(catalog.list({ scope: 'read-write' }, { toolsets: [toolset], readonly: false })));
+  test('every tool is in exactly one toolset, and every toolset has tools (for a test credential; a live one has no testing tools)', () => {
+    const lists = mcpToolsets.map((toolset) => names(catalog.list(testKey, { toolsets: [toolset], readonly: false })));
     for (const [index, list] of lists.entries()) assert.ok(list.length > 0, `${mcpToolsets[index]} is empty`);
-    assert.deepEqual(lists.flat().sort(), names([...allTools]), 'the toolsets partition the 46 tools');
-    assert.equal(lists.flat().length, 46);
+    assert.deepEqual(lists.flat().sort(), names([...allTools]), 'the toolsets partition the 50 tools');
+    assert.equal(lists.flat().length, 50);
+    assert.deepEqual(catalog.list(liveKey, { toolsets: ['testing'], readonly: false }), []);
+    assert.deepEqual(names(catalog.list(testKey, { toolsets: ['testing'], readonly: false })), [
+      'test_advance_call',
+      'test_simulate_inbound_call',
+      'test_simulate_inbound_sms',
+      'test_trigger_webhook_event',
+    ]);
+    assert.equal(catalog.list(liveKey).length, 46, "a live credential's default list");
   });
 
   test('the toolsets hold the areas the issue names', () => {
@@ -128,7 +163,8 @@ describe("the READMEs' toolset tables", () => {
   const read = catalog.toolsetSizes('read');
   const expected = new Map<string, [number, number]>([
     ...mcpToolsets.map((toolset): [string, [number, number]] => [toolset, [write[toolset], read[toolset]]]),
-    ['all', [catalog.list({ scope: 'read-write' }).length, catalog.list({ scope: 'read' }).length]],
+    // "all (default)" counts every tool, as a test credential's default selection lists them (a live one's lacks testing).
+    ['all', [catalog.list(testKey).length, catalog.list({ ...testKey, scope: 'read' }).length]],
   ]);
   for (const path of ['../../../README.md', '../README.md']) {
     test(`${path}: each toolset's tool counts are the catalogue's`, () => {

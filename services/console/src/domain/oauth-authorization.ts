@@ -35,6 +35,7 @@ const toolsetWords: Record<McpToolset, string> = {
   workspace: 'Themes and workspaces',
   knowledge: 'Knowledge base',
   platform: 'Usage, audit log and approvals',
+  testing: 'Test mode helpers (simulated calls, messages and events; test data only)',
 };
 
 /** The selection an MCP resource URL names (all toolsets, writing allowed, for anything else). */

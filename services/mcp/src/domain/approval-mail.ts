@@ -1,6 +1,7 @@
-import { consoleRpc, type Identity } from '@voice/proto';
+import { consoleRpc, type Identity, livemodeOf } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
 import type { ApprovalRow } from '../store/approvals.js';
+import { markedForMode } from './approval-texts.js';
 
 /** One line, at most `max` characters: a summary goes into a Subject header. */
 function oneLine(text: string, max: number): string {
@@ -19,15 +20,16 @@ export async function mailApprovers(deps: McpDeps, identity: Identity, row: Appr
   const { data } = await deps.bus.call(consoleRpc.listApprovers, identity, {});
   const approvers = row.boundUserId ? data.filter((approver) => approver.user_id === row.boundUserId) : data;
   const summary = oneLine(row.summary, 2000);
+  const livemode = livemodeOf(row.orgId);
   await Promise.all(
     approvers.map((approver) =>
       deps.mailer.send({
         to: approver.email,
-        subject: `Approval needed in ${row.orgId}: ${oneLine(row.summary, 150)}`,
+        subject: markedForMode(livemode, `Approval needed in ${row.orgId}: ${oneLine(row.summary, 150)}`),
         text: [
           `Hello ${oneLine(approver.name, 200)},`,
           '',
-          `An AI agent of your organization ${row.orgId} asks for approval before it acts:`,
+          markedForMode(livemode, `An AI agent of your organization ${row.orgId} asks for approval before it acts:`),
           '',
           `  ${summary}`,
           '',

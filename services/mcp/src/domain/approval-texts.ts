@@ -1,3 +1,4 @@
+import { livemodeOf } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
 import type { ApprovalRow, Delivery } from '../store/approvals.js';
 import { canonicalJson } from './canonical.js';
@@ -5,10 +6,29 @@ import { canonicalJson } from './canonical.js';
 // What people and agents are told about an approval: the request a chat shows, the same message once resolved,
 // where to decide, and the notice a decision gets back. Wording only; what happens is approvals.ts.
 
-/** The request as a chat shows it, with Approve / Reject buttons under it. */
-export function requestText(row: ApprovalRow): string {
+/**
+ * What starts every text about a test credential's approval (chats, e-mail, the agent's answers): a test
+ * approval still asks a person, who must never take it for live work, nor a live one for a test.
+ */
+export const testModeMark = '[TEST MODE]';
+
+/**
+ * The text, marked unless the approval is live: `livemode` of its record, or `livemodeOf` its organization
+ * (a test twin's id alone says test, mode.ts).
+ */
+export function markedForMode(livemode: boolean, text: string): string {
+  return livemode ? text : `${testModeMark} ${text}`;
+}
+
+/** The chat's line saying what a test approval touches; nothing for a live one. */
+function modeLines(row: ApprovalRow): string[] {
+  return livemodeOf(row.orgId) ? [] : ['Test mode: asked with a test credential; the action changes test data only.'];
+}
+
+function approvalText(row: ApprovalRow, heading: string): string {
   return [
-    `Approval needed: ${row.summary}`,
+    markedForMode(livemodeOf(row.orgId), `${heading}: ${row.summary}`),
+    ...modeLines(row),
     '',
     `Tool: ${row.tool}`,
     `Arguments: ${canonicalJson(row.arguments)}`,
@@ -17,6 +37,11 @@ export function requestText(row: ApprovalRow): string {
     `Expires: ${row.expiresAt.toISOString()}`,
     `Id: ${row.id}`,
   ].join('\n');
+}
+
+/** The request as a chat shows it, with Approve / Reject buttons under it. */
+export function requestText(row: ApprovalRow): string {
+  return approvalText(row, 'Approval needed');
 }
 
 function outcomeLine(row: ApprovalRow): string {
@@ -43,7 +68,7 @@ function outcomeLine(row: ApprovalRow): string {
 
 /** The request's message once resolved (its buttons gone): the request, then what came of it. */
 export function resolvedText(row: ApprovalRow): string {
-  return `${requestText(row).replace(/^Approval needed: /, 'Approval request: ')}\n\n${outcomeLine(row)}`;
+  return `${approvalText(row, 'Approval request')}\n\n${outcomeLine(row)}`;
 }
 
 /** The approval's page in the console, where a person may decide instead of tapping. */
@@ -60,12 +85,18 @@ function whereToDecide(deps: McpDeps, approvalId: string, sent: Delivery[]): str
 
 /** The agent's answer to a new request: nothing done yet, and where a person may approve it. */
 export function requestedSummary(deps: McpDeps, row: ApprovalRow, sent: Delivery[]): string {
-  return `Nothing was done yet. Once a person approves ${whereToDecide(deps, row.id, sent)}: ${row.summary} See service_get_approval for the outcome.`;
+  return markedForMode(
+    livemodeOf(row.orgId),
+    `Nothing was done yet. Once a person approves ${whereToDecide(deps, row.id, sent)}: ${row.summary} See service_get_approval for the outcome.`,
+  );
 }
 
 /** The agent's answer when the same action is already waiting: nothing was sent again. */
 export function alreadyWaitingSummary(deps: McpDeps, waiting: ApprovalRow, sent: Delivery[]): string {
-  return `Nothing was done yet, and nothing was sent again: the same action has been waiting for approval ${whereToDecide(deps, waiting.id, sent)} since ${waiting.createdAt.toISOString()}. Once approved: ${waiting.summary}`;
+  return markedForMode(
+    livemodeOf(waiting.orgId),
+    `Nothing was done yet, and nothing was sent again: the same action has been waiting for approval ${whereToDecide(deps, waiting.id, sent)} since ${waiting.createdAt.toISOString()}. Once approved: ${waiting.summary}`,
+  );
 }
 
 /** What a tap on an approval id that does not exist is told. */

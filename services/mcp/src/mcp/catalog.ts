@@ -1,18 +1,26 @@
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '@voice/kit';
-import { type Identity, type McpSelection, type McpToolset, mcpToolsets, type Scope, scopeAllows } from '@voice/proto';
+import { type Identity, isTestOrg, type McpSelection, type McpToolset, mcpToolsets, type Scope, scopeAllows } from '@voice/proto';
 import { billingTools } from '../tools/billing.js';
 import { knowledgeTools } from '../tools/knowledge.js';
 import { leadTools } from '../tools/leads.js';
 import { platformTools } from '../tools/platform.js';
 import { sequenceTools } from '../tools/sequences.js';
 import { telephonyTools } from '../tools/telephony.js';
+import { testingTools } from '../tools/testing.js';
 import { workspaceTools } from '../tools/workspaces.js';
 import { outputSchemas } from './output-schema.js';
-import { checkAgreesWithOperation, type JsonObject, type ToolContext, type ToolDefinition, toolJsonSchema } from './tool.js';
+import {
+  checkAgreesWithOperation,
+  isTestOnlyTool,
+  type JsonObject,
+  type ToolContext,
+  type ToolDefinition,
+  toolJsonSchema,
+} from './tool.js';
 import { invalidArguments, toolError } from './tool-errors.js';
 
-/** Every tool, in the order of MCP-TOOLS.md. */
+/** Every tool, in the order of MCP-TOOLS.md, then test mode's helpers. */
 export const allTools: readonly ToolDefinition[] = [
   ...leadTools,
   ...telephonyTools,
@@ -21,14 +29,27 @@ export const allTools: readonly ToolDefinition[] = [
   ...workspaceTools,
   ...knowledgeTools,
   ...platformTools,
+  ...testingTools,
 ];
 
 /** No header, the bare URL: every toolset, read and write tools as the key allows. */
 const everything: McpSelection = { toolsets: mcpToolsets, readonly: false };
 
-function offered(definition: ToolDefinition, scope: Scope, selection: McpSelection): boolean {
-  if (!selection.toolsets.includes(definition.toolset)) return false;
-  return scopeAllows(selection.readonly ? 'read' : scope, definition.scope);
+/**
+ * Who asks, as far as the catalogue cares: the scope, and the organization, whose mode decides whether test
+ * helpers exist for it. Without an organization the caller counts as live: test helpers are never offered
+ * to a caller that does not say it is a test twin.
+ */
+export type Caller = Pick<Identity, 'scope'> & Partial<Pick<Identity, 'org_id'>>;
+
+/** Whether the tool exists for the caller's mode: a test helper for test credentials only (mode.ts). */
+function inMode(definition: ToolDefinition, caller: Caller): boolean {
+  return !isTestOnlyTool(definition) || (caller.org_id !== undefined && isTestOrg(caller.org_id));
+}
+
+function offered(definition: ToolDefinition, caller: Caller, selection: McpSelection): boolean {
+  if (!selection.toolsets.includes(definition.toolset) || !inMode(definition, caller)) return false;
+  return scopeAllows(selection.readonly ? 'read' : caller.scope, definition.scope);
 }
 
 export interface CatalogEntry {
@@ -45,9 +66,9 @@ export class ToolCatalog {
     const outputs = outputSchemas(tools);
     for (const definition of tools) {
       if (this.entries.has(definition.name)) throw new Error(`duplicate tool ${definition.name}`);
-      checkAgreesWithOperation(definition);
       // The type says so, but a definition built by hand (a spread) could still name a toolset nobody selects.
       if (!mcpToolsets.includes(definition.toolset)) throw new Error(`tool ${definition.name}: unknown toolset ${definition.toolset}`);
+      checkAgreesWithOperation(definition);
       this.entries.set(definition.name, {
         definition,
         listing: {
@@ -70,12 +91,12 @@ export class ToolCatalog {
 
   /**
    * The tools a key of this scope may call in the selected toolsets: a read key, or a read-only selection,
-   * never sees a writing tool.
+   * never sees a writing tool, and a live credential never sees a test helper.
    */
-  list(identity: Pick<Identity, 'scope'>, selection: McpSelection = everything): Tool[] {
+  list(caller: Caller, selection: McpSelection = everything): Tool[] {
     const outputs = this.outputsFor(selection.toolsets);
     return [...this.entries.values()]
-      .filter((entry) => offered(entry.definition, identity.scope, selection))
+      .filter((entry) => offered(entry.definition, caller, selection))
       .map((entry) => ({ ...entry.listing, outputSchema: outputs.get(entry.definition.name) as Tool['outputSchema'] }));
   }
 
@@ -94,10 +115,13 @@ export class ToolCatalog {
     return outputs;
   }
 
-  /** Whether the tool is in the selected toolsets (a tool outside them is as unknown as a misspelt one). */
-  selects(name: string, selection: McpSelection = everything): boolean {
+  /**
+   * Whether the tool is in the selected toolsets and exists for the caller's mode (a tool outside them, or a
+   * test helper asked for by a live credential, is as unknown as a misspelt one).
+   */
+  selects(name: string, caller: Caller, selection: McpSelection = everything): boolean {
     const entry = this.entries.get(name);
-    return entry !== undefined && selection.toolsets.includes(entry.definition.toolset);
+    return entry !== undefined && selection.toolsets.includes(entry.definition.toolset) && inMode(entry.definition, caller);
   }
 
   /** How many tools each toolset holds, for a key of this scope (the README's table is checked against it). */
@@ -108,8 +132,8 @@ export class ToolCatalog {
   }
 
   /** Whether the tool is a selected approval tool (which a client may be shown as a URL elicitation). */
-  isApprovalTool(name: string, selection: McpSelection = everything): boolean {
-    return this.selects(name, selection) && this.definition(name).approval;
+  isApprovalTool(name: string, caller: Caller, selection: McpSelection = everything): boolean {
+    return this.selects(name, caller, selection) && this.definition(name).approval;
   }
 
   listings(): Tool[] {

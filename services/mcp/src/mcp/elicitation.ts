@@ -3,7 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { type Approval, type Identity, type McpSelection, scopeAllows } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
-import { consoleApprovalUrl } from '../domain/approval-texts.js';
+import { consoleApprovalUrl, markedForMode } from '../domain/approval-texts.js';
 import { bindApproval, findApproval, toApproval } from '../store/approvals.js';
 import type { ToolCatalog } from './catalog.js';
 import type { ClientFeatures } from './session.js';
@@ -110,7 +110,7 @@ export function wantsElicitation(
   if (!features.elicitUrl || !identity.owner_user_id || selection.readonly || !isObject(body)) return false;
   if (body.method !== 'tools/call' || !isObject(body.params) || body.params.task !== undefined) return false;
   const name = body.params.name;
-  return typeof name === 'string' && catalog.isApprovalTool(name, selection) && scopeAllows(identity.scope, 'read-write');
+  return typeof name === 'string' && catalog.isApprovalTool(name, identity, selection) && scopeAllows(identity.scope, 'read-write');
 }
 
 const channelNames = { telegram: 'Telegram', slack: 'Slack' } as const;
@@ -118,7 +118,10 @@ const channelNames = { telegram: 'Telegram', slack: 'Slack' } as const;
 function elicitationMessage(approval: Approval): string {
   const sent = [...new Set(approval.deliveries.filter((d) => d.status === 'sent').map((d) => channelNames[d.channel]))];
   const channels = sent.length > 0 ? ` It was also sent to ${sent.join(' and ')}; deciding there works too.` : '';
-  return `Approval needed before the agent's action runs: ${approval.summary} Open the console's page to approve or reject it (only you can decide it there).${channels} Expires at ${approval.expires_at}.`;
+  return markedForMode(
+    approval.livemode,
+    `Approval needed before the agent's action runs: ${approval.summary} Open the console's page to approve or reject it (only you can decide it there).${channels} Expires at ${approval.expires_at}.`,
+  );
 }
 
 const finished = new Set<Approval['status']>(['executed', 'rejected', 'expired', 'failed', 'withdrawn']);

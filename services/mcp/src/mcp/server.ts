@@ -56,7 +56,8 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // An unknown tool name is a protocol error (the client asked for something that does not exist).
     // A tool outside the selected toolsets is unknown here too: the client was never offered it.
-    if (!catalog.selects(request.params.name, selection))
+    // So is a test helper for a live credential: it exists in test mode only (its operation would be not_found).
+    if (!catalog.selects(request.params.name, identity, selection))
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     if (request.params.task) {
       const taskId = await catalog.startTask(request.params.name, request.params.arguments, context, selection);
@@ -65,7 +66,7 @@ export function createMcpServer(
       return { task, _meta: { [immediateResponseKey]: `Approval requested, nothing done yet. ${task.statusMessage ?? ''}` } };
     }
     const result = await catalog.call(request.params.name, request.params.arguments, context, selection);
-    if (!elicitation || !catalog.isApprovalTool(request.params.name, selection)) return result;
+    if (!elicitation || !catalog.isApprovalTool(request.params.name, identity, selection)) return result;
     return elicitDecision({
       deps,
       identity,

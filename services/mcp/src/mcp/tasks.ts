@@ -3,7 +3,7 @@ import { type CallToolResult, ErrorCode, McpError, type Result, type Task } from
 import { ApiError } from '@voice/kit';
 import { type Approval, type ApprovalOutcome, approvalOutcomeSchema, type Identity, isErrorCode, scopeAllows } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
-import { consoleApprovalUrl } from '../domain/approval-texts.js';
+import { consoleApprovalUrl, markedForMode } from '../domain/approval-texts.js';
 import { withdrawApproval } from '../domain/approvals.js';
 import { findApproval, listApprovals, toApproval } from '../store/approvals.js';
 import { toolError } from './tool-errors.js';
@@ -140,7 +140,10 @@ function statusMessage(approval: Approval, consoleUrl: string): string {
       const sent = [...new Set(approval.deliveries.filter((d) => d.status === 'sent').map((d) => channelNames[d.channel]))];
       // The console always shows a pending approval; the chats the request reached are named first.
       const where = sent.length > 0 ? `${sent.join(' and ')} (or in the console: ${consoleUrl})` : `the console: ${consoleUrl}`;
-      return `Waiting for a person to approve in ${where}; expires at ${approval.expires_at}. Nothing was done yet.`;
+      return markedForMode(
+        approval.livemode,
+        `Waiting for a person to approve in ${where}; expires at ${approval.expires_at}. Nothing was done yet.`,
+      );
     }
     case 'approved':
       return `Approved${by}; the action is running.`;

@@ -1,4 +1,4 @@
-import type { Identity, McpToolset, RpcDefinition, Scope } from '@voice/proto';
+import { type Identity, isTestOnlyToolset, type McpToolset, type RpcDefinition, type Scope } from '@voice/proto';
 import { z } from 'zod';
 import type { McpDeps } from '../deps.js';
 import { inToolTerms } from './tool-errors.js';
@@ -148,10 +148,18 @@ export function defineLocalTool<I extends z.ZodObject, O extends z.ZodType>(tool
   };
 }
 
+/** Whether the tool runs a test helper (a `testOnly` operation): offered to test credentials only. */
+export function isTestOnlyTool(tool: Pick<ToolDefinition, 'operation'>): boolean {
+  return tool.operation?.testOnly === true;
+}
+
 /**
  * Throws when a tool contradicts the operation it runs: another scope, a `readOnlyHint` that is not its
  * scope's, or an approval flag that differs (a tool that ran an approval operation directly would skip the
- * person). The catalogue runs it for every tool when it is built, so a disagreement stops the service.
+ * person); or when its toolset says otherwise than its operation about test mode: a test helper belongs in
+ * the test-only toolset (`testing`), and that toolset holds test helpers only, so hiding the toolset from
+ * live credentials hides exactly the tools that would answer them `not_found`. The catalogue runs it for
+ * every tool when it is built, so a disagreement stops the service.
  */
 export function checkAgreesWithOperation(tool: ToolDefinition): void {
   const problems: string[] = [];
@@ -164,6 +172,12 @@ export function checkAgreesWithOperation(tool: ToolDefinition): void {
     if (tool.approval !== approval) problems.push(`approval ${tool.approval} differs from operation ${subject}'s approval ${approval}`);
   } else if (tool.approval) {
     problems.push('asks for approval but names no operation to run once approved');
+  }
+  if (isTestOnlyTool(tool) && !isTestOnlyToolset(tool.toolset)) {
+    problems.push(`runs test helper ${tool.operation?.subject} but is in toolset ${tool.toolset}, not a test-only one (testing)`);
+  }
+  if (!isTestOnlyTool(tool) && isTestOnlyToolset(tool.toolset)) {
+    problems.push(`is in the test-only toolset ${tool.toolset} but runs no test helper (a testOnly operation)`);
   }
   if (problems.length > 0) throw new Error(`tool ${tool.name}: ${problems.join('; ')}`);
 }

@@ -34,18 +34,20 @@ const mcpPaths = [mcpPath, `${mcpPath}/readonly`, `${mcpPath}/x/:toolsets`, `${m
 
 /**
  * The toolsets and read-only mode of a request, from its URL and its `X-MCP-Toolsets` / `X-MCP-Readonly`
- * headers; a wrong one is a 400 envelope before any MCP is spoken, naming the known toolsets. An OAuth
+ * headers; a wrong one is a 400 envelope before any MCP is spoken, naming the known toolsets (a live
+ * credential naming the test-only `testing` toolset too, saying it needs a test credential). An OAuth
  * access token's identity carries the MCP URL its grant was issued for (`resource`, signed by the gateway):
  * the selection is narrowed to what that URL selects, so headers narrow a token's reach, never widen it.
  */
-export function selectionOf(request: FastifyRequest, identity?: Pick<Identity, 'resource'>): McpSelection {
+export function selectionOf(request: FastifyRequest, identity: Pick<Identity, 'resource' | 'org_id'>): McpSelection {
   const header = (name: string) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value.join(',') : value;
   };
-  const result = mcpSelection(urlPath(request.url), { toolsets: header('x-mcp-toolsets'), readonly: header('x-mcp-readonly') });
+  const headers = { toolsets: header('x-mcp-toolsets'), readonly: header('x-mcp-readonly') };
+  const result = mcpSelection(urlPath(request.url), headers, identity);
   if (!result.ok) throw new ApiError('invalid_request', result.message, { param: result.param });
-  if (identity?.resource === undefined) return result.selection;
+  if (identity.resource === undefined) return result.selection;
   const granted = parseMcpPath(identity.resource);
   // The gateway signs only resources it parsed; anything else grants nothing.
   if (!granted?.ok) throw new ApiError('forbidden', 'This access token was issued for no MCP URL.');
@@ -60,7 +62,7 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
   const originCheck = async (request: FastifyRequest) => checkOrigin(request.headers.origin, deps.env.MCP_ALLOWED_ORIGINS);
 
   const selectionCheck = async (request: FastifyRequest) => {
-    selectionOf(request);
+    selectionOf(request, identityOf(request));
   };
 
   for (const path of mcpPaths) {

@@ -1,5 +1,12 @@
 import { afterPosition, decodeCursor, keysetOrder, notFound, toPage } from '@voice/kit';
-import type { Approval, ApprovalResolver, ApprovalStatus, Identity, ListApprovalsQuery } from '@voice/proto';
+import {
+  type Approval,
+  type ApprovalResolver,
+  type ApprovalStatus,
+  type Identity,
+  type ListApprovalsQuery,
+  livemodeOf,
+} from '@voice/proto';
 import { z } from 'zod';
 import type { Approval as ApprovalRow, Prisma, PrismaClient } from '../generated/prisma/client.js';
 
@@ -46,6 +53,8 @@ export function toApproval(row: ApprovalRow, now: Date): Approval {
     arguments: (row.arguments ?? {}) as Record<string, unknown>,
     arguments_digest: row.argumentsDigest,
     summary: row.summary,
+    // Whose data it is follows from the organization's id alone (a test twin's is test data): no column.
+    livemode: livemodeOf(row.orgId),
     status: effectiveStatus(row, now),
     requested_by: row.requestedBy,
     bound_user_id: row.boundUserId,

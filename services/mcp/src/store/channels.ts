@@ -1,5 +1,5 @@
 import { notFound } from '@voice/kit';
-import type { ApprovalChannel, ApprovalChannelKind } from '@voice/proto';
+import { type ApprovalChannel, type ApprovalChannelKind, liveOrgOf } from '@voice/proto';
 import type { ApprovalChannel as ChannelRow, ChannelLinkCode as LinkCodeRow, PrismaClient } from '../generated/prisma/client.js';
 
 export type { ChannelRow, LinkCodeRow };
@@ -17,12 +17,20 @@ export function toChannel(row: ChannelRow): ApprovalChannel {
   };
 }
 
+/**
+ * Whose chats an organization's approvals go to: its live organization's. A test twin has no people of its
+ * own (mode.ts: its members are the live one's), so its approvals ask the same approvers in the same chats,
+ * marked test (approval-texts.ts), and a tap there decides them; its channels, listed, linked or unlinked
+ * with a test credential, are the live organization's. No other organization's chat ever sees them.
+ */
+export const channelOwner = liveOrgOf;
+
 export async function listChannels(prisma: PrismaClient, orgId: string): Promise<ChannelRow[]> {
-  return prisma.approvalChannel.findMany({ where: { orgId }, orderBy: { kind: 'asc' } });
+  return prisma.approvalChannel.findMany({ where: { orgId: channelOwner(orgId) }, orderBy: { kind: 'asc' } });
 }
 
 export async function findChannel(prisma: PrismaClient, orgId: string, kind: ApprovalChannelKind): Promise<ChannelRow | null> {
-  return prisma.approvalChannel.findUnique({ where: { orgId_kind: { orgId, kind } } });
+  return prisma.approvalChannel.findUnique({ where: { orgId_kind: { orgId: channelOwner(orgId), kind } } });
 }
 
 /** Stores a new link code (its hash); rows that expired a day ago or more go at the same time. */
@@ -33,7 +41,7 @@ export async function insertLinkCode(
 ): Promise<void> {
   await prisma.$transaction([
     prisma.channelLinkCode.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - 24 * 3600_000) } } }),
-    prisma.channelLinkCode.create({ data: code }),
+    prisma.channelLinkCode.create({ data: { ...code, orgId: channelOwner(code.orgId) } }),
   ]);
 }
 
@@ -67,6 +75,6 @@ export async function redeemLinkCode(
 }
 
 export async function deleteChannel(prisma: PrismaClient, orgId: string, kind: ApprovalChannelKind): Promise<void> {
-  const { count } = await prisma.approvalChannel.deleteMany({ where: { orgId, kind } });
+  const { count } = await prisma.approvalChannel.deleteMany({ where: { orgId: channelOwner(orgId), kind } });
   if (count === 0) throw notFound(`${kind} approval channel`, 'kind');
 }

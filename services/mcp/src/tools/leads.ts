@@ -20,9 +20,9 @@ export const leadTools = [
     name: 'service_recent_leads',
     toolset: 'leads',
     title: 'Recent leads',
-    description:
-      'Leads created in the last `since_hours` hours (default 168, one week). With `qualified_only`, only qualified leads, ' +
-      'e.g. the qualified leads of the last 24 hours.',
+    // The example that followed ("the qualified leads of the last 24 hours") only restated the two arguments;
+    // its characters went to the approvals' `livemode` under the tools/list budget.
+    description: 'Leads created in the last `since_hours` hours (default 168, one week). With `qualified_only`, only qualified leads.',
     operation: leadsRpc.recentLeads,
     input: recentLeadsQuerySchema.extend({
       qualified_only: z.boolean().default(false).describe('Only leads that have been qualified'),
