@@ -1,7 +1,7 @@
 // The documents' tables of operations, scopes and tools, generated from the definitions: a README holds
-// `<!-- generated: operations telephony -->` … `<!-- /generated -->` (or `tools`, `toolsets`), and the text
+// `<!-- generated: operations telephony -->` … `<!-- /generated -->` (or `tools`, `toolsets`, `magicnumbers`), and the text
 // between the markers is replaced. Only the facts the definitions state go in a table; prose stays prose.
-import { mcpToolsetInfo, mcpToolsets, operationsByService, publicRoutesByService, type RpcDefinition } from '@voice/proto';
+import { mcpToolsetInfo, mcpToolsets, operationsByService, publicRoutesByService, type RpcDefinition, testPhoneNumbers } from '@voice/proto';
 import { allTools } from '../../services/mcp/src/mcp/catalog.js';
 
 type Service = keyof typeof operationsByService;
@@ -79,12 +79,24 @@ function toolsetsTable(): string {
   return table(['toolset', 'tools', 'read tools', 'what', 'in the console'], rows);
 }
 
+/** Test mode's magic numbers (proto's `testPhoneNumbers`): what a test call or message to each does. */
+function magicNumbersTable(): string {
+  const rows = Object.entries(testPhoneNumbers).map(([number, { status, outcome, means }]) => [
+    code(number),
+    code(status),
+    outcome ? code(outcome) : '—',
+    means,
+  ]);
+  return table(['number', 'call status', 'outcome', 'what happens'], rows);
+}
+
 const marker = /<!-- generated: (\w+)(?: (\w+))? -->\n[\s\S]*?<!-- \/generated -->/g;
 
 function generated(kind: string, argument: string | undefined): string {
   if (kind === 'operations' && argument !== undefined && argument in operationsByService) return operationsTable(argument as Service);
   if (kind === 'tools') return toolsTable();
   if (kind === 'toolsets') return toolsetsTable();
+  if (kind === 'magicnumbers') return magicNumbersTable();
   throw new Error(`unknown generated table: ${kind} ${argument ?? ''}`);
 }
 
