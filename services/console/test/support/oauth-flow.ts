@@ -39,6 +39,8 @@ export function oauthFlow(c: () => FlowContext) {
       chosenScope?: 'read' | 'read-write';
       clientName?: string;
       consent?: (page: string) => void;
+      /** The data chosen on the consent page (`live` or `test`; anything else to see it refused); none sent unless told. */
+      mode?: string;
     } = {},
   ) {
     const resource = options.resource ?? c().mcpUrl.toString();
@@ -73,6 +75,7 @@ export function oauthFlow(c: () => FlowContext) {
       org_id: options.orgId ?? c().orgA.orgId,
       scope: options.chosenScope ?? scope,
       monthly_quota: '100',
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
       decision: 'approve',
     });
     assert.equal(approved.statusCode, 303, approved.body);
