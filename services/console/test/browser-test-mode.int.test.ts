@@ -3,8 +3,7 @@
 // test-mode page passes axe-core in light and dark, at 1280 and 375 px, without scrolling sideways.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { looks } from './support/accessibility.js';
-import { blockingViolations, describeViolations } from './support/axe.js';
+import { looks, problemsIn } from './support/accessibility.js';
 import { type ConsoleInBrowser, startConsoleInBrowser } from './support/browser.js';
 import { browserSteps, keysPath, uniqueEmail } from './support/journey.js';
 
@@ -58,14 +57,7 @@ describe('test mode in a browser', () => {
     // Every look of the test-mode calls page, the banner included: no serious or critical violations, no sideways scroll.
     const problems: string[] = [];
     for (const look of looks) {
-      await page.emulateMedia({ colorScheme: look.colorScheme });
-      await page.setViewportSize({ width: look.width, height: 800 });
-      const violations = await blockingViolations(page);
-      if (violations.length > 0) problems.push(`${look.name}: ${describeViolations(violations)}`);
-      const scrollWidth = await page.evaluate(
-        () => (globalThis as unknown as { document: { scrollingElement: { scrollWidth: number } } }).document.scrollingElement.scrollWidth,
-      );
-      if (scrollWidth > look.width) problems.push(`${look.name}: scrolls sideways, ${scrollWidth} px wide`);
+      problems.push(...(await problemsIn(page, look)));
       assert.ok(await page.getByRole('button', { name: 'View live data' }).isVisible(), `${look.name}: the way back is in view`);
     }
     assert.deepEqual(problems, []);
