@@ -158,7 +158,7 @@ function testModeBanner(signedIn: SignedIn, current: Frame): Html {
   if (signedIn.mode !== 'test') return html``;
   return html`<section class="test-banner" id="test-mode-banner" aria-label="Test mode">
   <p><strong>Test mode:</strong> you are viewing test data. Nothing here reaches real phones or customers.</p>
-  ${modeForm(signedIn, current, 'live', html`<button type="submit" id="leave-test-mode">View live data</button>`, 'test-banner-leave')}
+  ${modeForm(signedIn, current, 'live', html`<button type="submit" id="leave-test-mode" class="leave-test-mode">View live data</button>`, 'test-banner-leave')}
 </section>`;
 }
 

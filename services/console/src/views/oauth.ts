@@ -57,7 +57,7 @@ export function consentPage(
         <fieldset>
           <legend>Which data</legend>
           <label><input type="radio" name="mode" value="live" ${chosenMode === 'live' ? html`checked` : ''}> Live data: real calls, messages and customers</label>
-          <label><input type="radio" name="mode" value="test" ${chosenMode === 'test' ? html`checked` : ''}> Test data: the organization's test twin; nothing reaches real phones or customers</label>
+          <label><input type="radio" name="mode" value="test" ${chosenMode === 'test' ? html`checked` : ''}> Test data: test records and simulated calls; nothing reaches real phones or customers</label>
         </fieldset>
         <fieldset>
           <legend>What the app may do</legend>
