@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { bearer, type Platform, startPlatform } from '@voice/gateway/testing';
 import { isTestOrg, liveOrgOf, testTwinOf } from '@voice/proto';
 import { switchReturnPaths } from '../src/views/layout.js';
+import { connectAgent } from './support/approvals.js';
 import { Browser, invitePerson } from './support/harness.js';
 import { type LiveStream, openLiveStream } from './support/live-stream.js';
 import { oauthFlow } from './support/oauth-flow.js';
@@ -213,6 +214,30 @@ describe('test mode in the console', () => {
     assert.match(liveList, new RegExp(`id="row-${liveCall}"`));
     for (const id of [testCall, formCall, laterTestCall]) assert.doesNotMatch(liveList, new RegExp(`id="row-${id}"`));
     assert.equal((await browser.get(`/dashboard/calls/${testCall}`)).statusCode, 404);
+  });
+
+  test('approvals: a test key’s approval waits in test mode, marked Test, and not in live mode', async () => {
+    const browser = await signedIn();
+    await switchTo(browser, 'test', '/dashboard/settings/api');
+    const created = await browser.post('/dashboard/settings/api/keys', {
+      name: 'Agent test key',
+      scope: 'read-write',
+      monthly_quota: '500',
+    });
+    const agent = await connectAgent(platform.url, vkTest.exec(created.body)?.[0] ?? '');
+    try {
+      const { approvalId } = await agent.askToDeleteLead();
+      const inTest = (await browser.get('/dashboard/approvals')).body;
+      assert.match(inTest, new RegExp(`href="/dashboard/approvals/${approvalId}"`));
+      assert.match(inTest, /pending <span class="badge warning">Test<\/span>/);
+      assert.match((await browser.get(`/dashboard/approvals/${approvalId}`)).body, /<span class="badge warning">Test<\/span><\/h1>/);
+      await switchTo(browser, 'live', '/dashboard/approvals');
+      const inLive = await browser.get('/dashboard/approvals');
+      assert.doesNotMatch(inLive.body, new RegExp(approvalId));
+      assert.equal((await browser.get(`/dashboard/approvals/${approvalId}`)).statusCode, 404);
+    } finally {
+      await agent.close();
+    }
   });
 
   test('the organization’s own records stay live in test mode: its members, and its name', async () => {
