@@ -92,6 +92,7 @@ try {
     user: { id: person.userId, name: 'Bench', email: person.email, timeZone: 'UTC' },
     orgId,
     role: 'owner' as const,
+    mode: 'live' as const,
     memberships: [{ orgId, role: 'owner' as const }],
   };
   const keyList = () =>

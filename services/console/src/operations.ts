@@ -1,7 +1,7 @@
 // What the console answers over NATS (`consoleRpc`; it has no REST operations, its pages are plain routes):
 // the people other services need by role. The organization is always the identity's.
 import type { OperationHandlers } from '@voice/kit';
-import type { consoleRpc } from '@voice/proto';
+import { type consoleRpc, liveOrgOf } from '@voice/proto';
 import type { ConsoleDeps } from './deps.js';
 import { listOrgApprovers } from './store/memberships.js';
 
@@ -9,7 +9,8 @@ export function consoleOperations(deps: ConsoleDeps): OperationHandlers<typeof c
   return {
     // The mcp service e-mails an approval request to them.
     listApprovers: async (_input, identity) => {
-      const memberships = await listOrgApprovers(deps.prisma, identity.org_id);
+      // A test twin's approvals go to the live organization's approvers: memberships are the live one's.
+      const memberships = await listOrgApprovers(deps.prisma, liveOrgOf(identity.org_id));
       return {
         data: memberships.map((membership) => ({
           user_id: membership.user.id,

@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { type GrantRevocationReason, type Identity, oauthRpc, planLimits, type Scope } from '@voice/proto';
+import { type GrantRevocationReason, type Identity, liveOrgOf, type Mode, oauthRpc, planLimits, type Scope } from '@voice/proto';
 import type { Db } from '../store/memberships.js';
 import { findMembership } from '../store/memberships.js';
 import { personIdentity, personOnGateway } from './identity.js';
@@ -17,13 +17,20 @@ export interface GrantableOrganization {
   maxScope: Scope;
 }
 
-/** The signed-in person as a member of another of their organizations (the consent page's choice). */
-export function inOrganization(signedIn: SignedIn, orgId: string): SignedIn {
+/**
+ * The signed-in person as a member of another of their organizations, in a mode (the consent page's choices:
+ * live unless the person chose test data). What the gateway said of the session's own organization for this
+ * request is dropped for any other organization or mode, so it is asked again for the one chosen.
+ */
+export function inOrganization(signedIn: SignedIn, orgId: string, mode: Mode = 'live'): SignedIn {
   const membership = signedIn.memberships.find((candidate) => candidate.orgId === orgId);
   if (!membership) throw new ApiError('not_found', 'You are not a member of that organization.');
-  return { ...signedIn, orgId, role: membership.role };
+  const same = orgId === signedIn.orgId && mode === signedIn.mode;
+  const organizations = signedIn.organizations && !same ? { names: signedIn.organizations.names } : signedIn.organizations;
+  return { ...signedIn, orgId, role: membership.role, mode, ...(organizations ? { organizations } : {}) };
 }
 
+/** The person's organizations as the consent page offers them (live: a twin has the same name and plan). */
 export async function grantableOrganizations(ctx: { bus: Bus }, signedIn: SignedIn, requestId: string): Promise<GrantableOrganization[]> {
   return Promise.all(
     signedIn.memberships.map(async (membership) => {
@@ -79,7 +86,8 @@ function systemIdentity(orgId: string, requestId: string): Identity {
  * membership now, or undefined when they left the organization.
  */
 export async function grantorStanding(prisma: Db, grant: GrantOf): Promise<Scope | undefined> {
-  const membership = await findMembership(prisma, grant.orgId, grant.userId);
+  // A test grant's organization is a twin; the grantor's membership is the live organization's.
+  const membership = await findMembership(prisma, liveOrgOf(grant.orgId), grant.userId);
   if (!membership) return undefined;
   return canManage(membership.role) ? 'read-write' : 'read';
 }
@@ -105,7 +113,9 @@ export function endGrant(ctx: { bus: Bus }, grant: GrantOf, requestId: string, r
 
 /**
  * Ends the grants a person made in the acting person's organization: every one when they leave it, those
- * that may write when they become a member. Asked by the owner or admin making the change.
+ * that may write when they become a member. Asked by the owner or admin making the change. A membership is
+ * the live organization's and counts for its test twin too, so the grants made in test data end as well,
+ * whichever mode the actor's session is in.
  */
 export async function revokeGrantsOfPerson(
   ctx: { bus: Bus },
@@ -113,13 +123,17 @@ export async function revokeGrantsOfPerson(
   requestId: string,
   input: { userId: string; reason: 'member_removed' | 'role_changed'; above: 'read' | null },
 ) {
-  return (
-    await ctx.bus.call(oauthRpc.revokeGrantsOfPerson, grantsIdentity(actor, requestId), {
-      granted_by: input.userId,
-      reason: input.reason,
-      above: input.above,
-    })
-  ).data;
+  const modes: Mode[] = ['live', 'test'];
+  const ended = await Promise.all(
+    modes.map((mode) =>
+      ctx.bus.call(oauthRpc.revokeGrantsOfPerson, grantsIdentity({ ...actor, mode }, requestId), {
+        granted_by: input.userId,
+        reason: input.reason,
+        above: input.above,
+      }),
+    ),
+  );
+  return ended.flatMap((answer) => answer.data);
 }
 
 /**

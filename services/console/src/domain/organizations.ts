@@ -1,6 +1,6 @@
 import { type Bus, type Logger, newId } from '@voice/kit';
 import { gatewayRpc } from '@voice/proto';
-import { personIdentity } from './identity.js';
+import { liveOrganizationIdentity, personIdentity } from './identity.js';
 import type { OrganizationsSeen, SignedIn } from './sessions.js';
 
 /**
@@ -8,8 +8,10 @@ import type { OrganizationsSeen, SignedIn } from './sessions.js';
  * handler reuses `current` for the plan, and an error page shows the names). The
  * gateway owns organizations, names included, so the console keeps no copy that could go stale: one
  * `getOrganization` call per membership, in parallel, each with the person's identity in that organization
- * (the console checked the membership). A call that fails leaves that organization shown by its id; the
- * pages that need the gateway fail on their own call.
+ * (the console checked the membership). The current one is asked in the session's mode, since a test twin
+ * counts its own keys (the gateway makes the twin on first use, with the live one's name and plan); the others
+ * only name the switcher's entries, in their live organization. A call that fails leaves that organization
+ * shown by its id; the pages that need the gateway fail on their own call.
  */
 export async function seeOrganizations(
   ctx: { bus: Bus; logger: Logger },
@@ -19,7 +21,13 @@ export async function seeOrganizations(
   const answers = await Promise.allSettled(
     signedIn.memberships.map((membership) =>
       // `lite` grants the least until the gateway says which plan the organization has.
-      ctx.bus.call(gatewayRpc.getOrganization, personIdentity(signedIn, requestId, 'lite', membership), {}),
+      ctx.bus.call(
+        gatewayRpc.getOrganization,
+        membership.orgId === signedIn.orgId
+          ? personIdentity(signedIn, requestId, 'lite', membership)
+          : liveOrganizationIdentity(signedIn, requestId, 'lite', membership),
+        {},
+      ),
     ),
   );
   const names = new Map<string, string>();
@@ -30,8 +38,9 @@ export async function seeOrganizations(
       ctx.logger.debug({ orgId, err: answer.reason }, 'the gateway did not name an organization');
       return;
     }
-    names.set(answer.value.id, answer.value.name);
-    if (answer.value.id === signedIn.orgId) current = answer.value;
+    // By the membership's (live) id: a twin's answer bears the twin's id, with the same name.
+    if (orgId) names.set(orgId, answer.value.name);
+    if (orgId === signedIn.orgId) current = answer.value;
   });
   return { names, ...(current ? { current } : {}) };
 }

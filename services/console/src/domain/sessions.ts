@@ -1,5 +1,5 @@
 import { ApiError } from '@voice/kit';
-import type { gatewayRpc, RpcOutput } from '@voice/proto';
+import type { gatewayRpc, Mode, RpcOutput } from '@voice/proto';
 import type { Role } from '../generated/prisma/enums.js';
 import { findMembership, listUserMemberships } from '../store/memberships.js';
 import { findLiveSession, revokeSession, revokeUserSessions } from '../store/sessions.js';
@@ -27,8 +27,14 @@ export interface SignedIn {
   locale?: string;
   /** A done action's message for this page view (http/flash.ts), shown by the layout as a toast. */
   toast?: string | undefined;
+  /** The current organization: always the live one, whose members and settings these are (see `mode`). */
   orgId: string;
   role: Role;
+  /**
+   * The session's "Test data" switch: in `test`, the data pages show and change the organization's test twin
+   * (domain/identity.ts's `personIdentity`); memberships, members, invitations and the account stay `orgId`'s.
+   */
+  mode: Mode;
   /** Every organization of the user, for the switcher. */
   memberships: Array<{ orgId: string; role: Role }>;
   /** What the gateway said of those organizations for this request (names; the current one's plan), set by http/session.ts. */
@@ -105,7 +111,23 @@ export async function resumeSession(ctx: ConsoleContext, token: string): Promise
       },
     });
   }
-  return { sessionHash: idHash, csrfToken: session.csrfSecret, user: session.user, orgId: current.orgId, role: current.role, memberships };
+  return {
+    sessionHash: idHash,
+    csrfToken: session.csrfSecret,
+    user: session.user,
+    orgId: current.orgId,
+    role: current.role,
+    mode: session.mode,
+    memberships,
+  };
+}
+
+/**
+ * Turns the session's "Test data" switch on or off. Any member may: it changes only which of the
+ * organization's data this session shows, as switching organizations does; it outlives an organization switch.
+ */
+export async function switchMode(ctx: ConsoleContext, signedIn: SignedIn, mode: Mode): Promise<void> {
+  await ctx.prisma.session.update({ where: { idHash: signedIn.sessionHash }, data: { mode } });
 }
 
 /** Moves the session to another of the user's organizations; any other organization id is refused. */

@@ -15,6 +15,8 @@ export const flashMessages = {
   'app-revoked': 'App revoked.',
   'channel-unlinked': 'Channel unlinked.',
   'organization-switched': 'Switched organization.',
+  'test-mode-on': 'Test mode on: you are viewing test data.',
+  'test-mode-off': 'Test mode off: you are viewing live data.',
   'preferences-saved': 'Preferences saved.',
   'call-queued': 'Call queued.',
   'call-canceled': 'Call canceled.',

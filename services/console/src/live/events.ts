@@ -1,4 +1,4 @@
-import { type EventEnvelope, type EventType, eventEnvelopeSchema, eventRecordId } from '@voice/proto';
+import { type EventEnvelope, type EventType, eventEnvelopeSchema, eventRecordId, livemodeOf } from '@voice/proto';
 import type { Role } from '../domain/roles.js';
 
 /**
@@ -40,12 +40,15 @@ const text = (value: unknown) => (typeof value === 'string' ? value : null);
 /**
  * The live event of a message on `evt.>` with its organization, or undefined for anything the console does
  * not show or cannot read (a malformed message is ignored: this is a view, the durable consumers judge events).
+ * The organization id says the mode (a test twin's is `org_test_…`), and the hub delivers by it; an event whose
+ * `livemode` says otherwise is dropped rather than shown in a mode it may not belong to.
  */
 export function liveEventOf(message: unknown): { orgId: string; event: LiveEvent } | undefined {
   const parsed = eventEnvelopeSchema.safeParse(message);
   if (!parsed.success) return undefined;
   const envelope = parsed.data as EventEnvelope;
   if (hiddenTypes.has(envelope.type)) return undefined;
+  if (envelope.livemode !== undefined && envelope.livemode !== livemodeOf(envelope.org_id)) return undefined;
   const data = envelope.data as Record<string, unknown>;
   return {
     orgId: envelope.org_id,

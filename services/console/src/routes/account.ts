@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { changePassword, checkCurrentPassword, endSession, listSessions, renameOrganization, renameSelf } from '../domain/account.js';
 import { audited } from '../domain/console-actions.js';
 import type { ConsoleContext } from '../domain/context.js';
-import { personIdentity } from '../domain/identity.js';
+import { liveOrganizationIdentity } from '../domain/identity.js';
 import { flash } from '../http/flash.js';
 import { formOf } from '../http/forms.js';
 import { sendPage } from '../http/pages.js';
@@ -29,9 +29,10 @@ export function accountRoutes(app: FastifyInstance, ctx: ConsoleContext & { bus:
     })
     .refine(samePasswords, { message: differentPasswordsMessage, path: ['password_confirmation'] });
 
+  // The account and the organization's name are the live organization's, in test mode too.
   const identityOf = (request: FastifyRequest) => {
     const signedIn = signedInOf(request);
-    return personIdentity(signedIn, request.id, signedIn.organizations?.current?.plan ?? 'lite');
+    return liveOrganizationIdentity(signedIn, request.id, signedIn.organizations?.current?.plan ?? 'lite');
   };
   const asPerson = <T>(request: FastifyRequest, path: string, work: () => Promise<T>) =>
     audited(ctx, identityOf(request), { path, status: 303 }, work);

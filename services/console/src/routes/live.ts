@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { ApiError, type Bus } from '@voice/kit';
 import { eventSubjectPrefix } from '@voice/proto';
 import type { FastifyInstance } from 'fastify';
+import { dataOrgId } from '../domain/identity.js';
 import type { ConsoleEnv } from '../env.js';
 import { signedInOf } from '../http/session.js';
 import { liveEventOf } from '../live/events.js';
@@ -13,7 +14,7 @@ const reconnectMs = 3_000;
 const maxBufferedBytes = 256 * 1024;
 
 /**
- * `GET /dashboard/live`: the platform's events of the session's organization as server-sent events, for
+ * `GET /dashboard/live`: the platform's events of the session's organization, in its mode, as server-sent events, for
  * pages with live regions (static/live.js). One core NATS subscription on `evt.>` per process feeds every
  * stream (ARCHITECTURE.md, "The console's live stream"); the hub hands each event to its organization's
  * streams only.
@@ -43,7 +44,8 @@ export function liveRoutes(app: FastifyInstance, deps: { env: ConsoleEnv; bus: B
       body.end();
     };
     const client: LiveClient = {
-      orgId: signedIn.orgId,
+      // In test mode the twin's events, and only those: a test page never hears live events, nor a live page test ones.
+      orgId: dataOrgId(signedIn),
       role: signedIn.role,
       sessionHash: signedIn.sessionHash,
       send(event) {

@@ -1,4 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
+import { modeSchema } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -65,7 +66,7 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
     status: number,
     authorization: AuthorizationRequest,
     params: AuthorizationParams,
-    extra: { chosen?: { orgId?: string; scope?: string; quota?: string }; error?: string } = {},
+    extra: { chosen?: { orgId?: string; scope?: string; quota?: string; mode?: string }; error?: string } = {},
   ) {
     const signedIn = signedInOf(request);
     // The page is public (its route runs before sign-in too), so the session check has not named the
@@ -94,9 +95,13 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
     const back = (answer: Record<string, string>) =>
       reply.redirect(clientRedirect(ctx, authorization.redirectUri, authorization.state, answer), 303);
     if (form.decision !== 'approve') return back({ error: 'access_denied', error_description: 'The person denied the request.' });
-    const chosen = { orgId: form.org_id, scope: form.scope, quota: form.monthly_quota };
+    const chosen = { orgId: form.org_id, scope: form.scope, quota: form.monthly_quota, mode: form.mode };
     const again = (status: number, error: string) => showConsent(request, reply, status, authorization, params, { chosen, error });
-    const person = inOrganization(signedInOf(request), form.org_id ?? '');
+    // Live unless the person chose test data: a form from before the choice existed sends no mode.
+    const mode = modeSchema.safeParse(form.mode ?? 'live');
+    if (!mode.success) return again(400, 'Choose live data or test data.');
+    // In test data the grant is the test twin's (the gateway takes the organization from the identity).
+    const person = inOrganization(signedInOf(request), form.org_id ?? '', mode.data);
     const organization = (await grantableOrganizations(ctx, person, request.id)).find((org) => org.orgId === person.orgId);
     const quota = quotaSchema.safeParse(form.monthly_quota);
     if (!quota.success) return again(400, 'Enter the monthly quota as a whole number from 1 to 1,000,000,000.');

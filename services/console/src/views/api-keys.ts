@@ -1,5 +1,6 @@
-import type { ConsoleKey, organizationLimitsSchema } from '@voice/proto';
+import { type ConsoleKey, livemodeOf, type organizationLimitsSchema, testModeLimits } from '@voice/proto';
 import type { z } from 'zod';
+import { dataOrgId } from '../domain/identity.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
 import { badge, dataTable, emptyState, field, formatFor, pageHeader, pager, time } from './components.js';
@@ -127,6 +128,17 @@ function createForm(signedIn: SignedIn, view: ApiKeysView, state: KeyFormState) 
     </section>`;
 }
 
+/**
+ * In test mode, what the keys of this page are: the gateway makes a `vk_test_` key for the test twin the
+ * console asks as, with test mode's own quota.
+ */
+function testKeysNote(signedIn: SignedIn) {
+  if (livemodeOf(dataOrgId(signedIn))) return '';
+  const quota = formatFor(signedIn).number(testModeLimits.monthlyRequests);
+  return html`<p class="notice" id="test-keys-note">These are test keys: each starts with <code>vk_test_</code> and acts on test data only,
+    with test mode's own quota of ${quota} requests a month. Nothing they do reaches real phones or customers. Turn off "Test data" for live keys.</p>`;
+}
+
 export function apiKeysPage(signedIn: SignedIn, view: ApiKeysView, options: KeyFormState = {}) {
   const manage = canManage(signedIn.role);
   return page({
@@ -134,6 +146,7 @@ export function apiKeysPage(signedIn: SignedIn, view: ApiKeysView, options: KeyF
     signedIn,
     path: apiKeysPath,
     body: html`${pageHeader({ title: 'API keys', lead: limitOf(view.organization).text })}
+      ${testKeysNote(signedIn)}
       ${notice('error', options.error)}
       ${
         view.keys.length === 0
@@ -177,6 +190,7 @@ export function newKeyPage(
     path: apiKeysPath,
     body: html`<h1>${options.heading}</h1>
       <p class="notice" role="alert">Copy this key now. It will not be shown again.</p>
+      ${testKeysNote(signedIn)}
       ${options.note ? html`<p>${options.note}</p>` : ''}
       <div class="panel">
         <p><label for="new-key">Key ${options.record.name}</label></p>

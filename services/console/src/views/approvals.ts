@@ -7,11 +7,13 @@ import {
   approvalStatuses,
   approvalTools,
   type ChannelLinkCode,
+  livemodeOf,
   slackLinkCommand,
 } from '@voice/proto';
+import { dataOrgId } from '../domain/identity.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
-import { badge, dataTable, emptyState } from './components.js';
+import { badge, dataTable, emptyState, testDataBadge } from './components.js';
 import { confirmPage } from './confirm.js';
 import { type Html, html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
@@ -66,7 +68,10 @@ function filterForm(filters: ApprovalsView['filters']): Html {
     </form>`;
 }
 
-function approvalsTable(view: ApprovalsView): Html {
+/** "Test" by an approval of a test twin: whose it is follows from the organization the page asked for. */
+const testMark = (signedIn: SignedIn): Html | string => (livemodeOf(dataOrgId(signedIn)) ? '' : html` ${testDataBadge()}`);
+
+function approvalsTable(signedIn: SignedIn, view: ApprovalsView): Html {
   if (view.approvals.length === 0) {
     const filtered = view.filters.status !== undefined || view.filters.tool !== undefined;
     return emptyState({
@@ -86,7 +91,7 @@ function approvalsTable(view: ApprovalsView): Html {
           <td>${minute(approval.created_at)}</td>
           <td><code>${approval.tool}</code></td>
           <td><a href="${approvalPath(approval.id)}">${approval.summary}</a></td>
-          <td>${approval.status}</td>
+          <td>${approval.status}${testMark(signedIn)}</td>
           <td><code>${approval.requested_by}</code></td>
           <td>${minute(approval.expires_at)}</td>
           <td>${resolution(approval)}</td>
@@ -179,7 +184,7 @@ export function approvalsPage(signedIn: SignedIn, view: ApprovalsView, options: 
         <h2 id="list-heading">Requests</h2>
         ${filterForm(view.filters)}
         <div id="approvals-live" data-live="approval" data-live-label="Approvals">
-        ${approvalsTable(view)}
+        ${approvalsTable(signedIn, view)}
         ${olderLink(view)}
         </div>
       </section>
@@ -234,7 +239,7 @@ export function approvalPage(signedIn: SignedIn, approval: Approval, options: { 
     title: `Approval ${approval.id}`,
     signedIn,
     path: approvalsPath,
-    body: html`<h1>Approval <code>${approval.id}</code></h1>
+    body: html`<h1>Approval <code>${approval.id}</code>${testMark(signedIn)}</h1>
       ${notice('error', options.error)}
       ${notice('info', options.info)}
       <p id="approval-summary">${approval.summary}</p>

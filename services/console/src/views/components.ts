@@ -89,6 +89,9 @@ export function badge(status: string, text: Renderable = status.replaceAll('_', 
   return html`<span class="badge ${tones[status] ?? 'neutral'}"${id ? html` id="${id}"` : ''}>${text}</span>`;
 }
 
+/** Marks a record of a test twin (`livemodeOf` its organization is false): test data, shown as such. */
+export const testDataBadge = (): Html => html`<span class="badge warning">Test</span>`;
+
 /**
  * A table that scrolls within itself (so a narrow screen never scrolls sideways) with its header row
  * sticking while it does. The scrolling box is focusable and named, so keyboard users can scroll it.

@@ -68,6 +68,14 @@ const navigation: Array<{ heading?: string; items: NavItem[] }> = [
 
 const approvalsHref = '/dashboard/approvals';
 
+/**
+ * Where the "Test data" switch may send the person back to: the navigation's pages, whose lists exist in
+ * either mode (a record's own page would be another mode's 404), and nothing else (no open redirect).
+ */
+export const switchReturnPaths: ReadonlySet<string> = new Set(navigation.flatMap((group) => group.items.map((item) => item.href)));
+
+export const modePath = '/dashboard/mode';
+
 /** What the frame shows besides the page: where the person is, and how many approvals wait for them. */
 export interface Frame {
   currentPath: string;
@@ -119,6 +127,41 @@ function organizationMenu(signedIn: SignedIn): Html {
   </details>`;
 }
 
+/** A form that sets the session's mode, from any page, back to that page's section. */
+function modeForm(signedIn: SignedIn, current: Frame, mode: 'live' | 'test', control: Html, className: string): Html {
+  const back = switchReturnPaths.has(current.currentPath) ? current.currentPath : '/dashboard';
+  return html`<form method="post" action="${modePath}" class="${className}">
+    ${csrfField(signedIn.csrfToken)}
+    <input type="hidden" name="mode" value="${mode}">
+    <input type="hidden" name="back" value="${back}">
+    ${control}
+  </form>`;
+}
+
+/**
+ * The "Test data" switch (Stripe's "Test mode" toggle): a button with the switch role, so its name stays
+ * "Test data" and its state is read as on or off; pressing it posts the other mode. Works without JavaScript.
+ */
+function modeSwitch(signedIn: SignedIn, current: Frame): Html {
+  const on = signedIn.mode === 'test';
+  return modeForm(
+    signedIn,
+    current,
+    on ? 'live' : 'test',
+    html`<button type="submit" role="switch" aria-checked="${on ? 'true' : 'false'}" id="test-mode-switch" class="switch"><span class="switch-track" aria-hidden="true"></span>Test data</button>`,
+    'mode-switch',
+  );
+}
+
+/** While test mode is on, every page says so, and offers the way back to live data. */
+function testModeBanner(signedIn: SignedIn, current: Frame): Html {
+  if (signedIn.mode !== 'test') return html``;
+  return html`<section class="test-banner" id="test-mode-banner" aria-label="Test mode">
+  <p><strong>Test mode:</strong> you are viewing test data. Nothing here reaches real phones or customers.</p>
+  ${modeForm(signedIn, current, 'live', html`<button type="submit" id="leave-test-mode" class="leave-test-mode">View live data</button>`, 'test-banner-leave')}
+</section>`;
+}
+
 const initials = (name: string) =>
   name
     .split(/\s+/)
@@ -158,8 +201,10 @@ function frame(signedIn: SignedIn, current: Frame, body: Renderable): Html {
   return html`<header class="topbar">
   ${brand()}
   ${organizationMenu(signedIn)}
+  ${modeSwitch(signedIn, current)}
   ${personMenu(signedIn)}
 </header>
+${testModeBanner(signedIn, current)}
 <details class="mobile-nav">
   <summary>Menu</summary>
   <nav aria-label="Main">${navList(current)}</nav>

@@ -1,4 +1,4 @@
-import type { OAuthGrant } from '@voice/proto';
+import { livemodeOf, type OAuthGrant } from '@voice/proto';
 import {
   type AuthorizationParams,
   type AuthorizationRequest,
@@ -8,7 +8,7 @@ import {
 import type { GrantableOrganization } from '../domain/oauth-grants.js';
 import { canManage } from '../domain/roles.js';
 import type { SignedIn } from '../domain/sessions.js';
-import { badge, dataTable, emptyState, formatFor, time } from './components.js';
+import { badge, dataTable, emptyState, formatFor, testDataBadge, time } from './components.js';
 import { html } from './html.js';
 import { csrfField, notice, page } from './layout.js';
 
@@ -26,10 +26,11 @@ export function consentPage(
     request: AuthorizationRequest;
     params: AuthorizationParams;
     organizations: GrantableOrganization[];
-    chosen?: { orgId?: string; scope?: string; quota?: string };
+    chosen?: { orgId?: string; scope?: string; quota?: string; mode?: string };
     error?: string;
   },
 ) {
+  const chosenMode = view.chosen?.mode === 'test' ? 'test' : 'live';
   const { request, organizations } = view;
   const offersReadWrite = request.requestedScope === 'read-write' && organizations.some((org) => org.maxScope === 'read-write');
   const chosenOrg = view.chosen?.orgId ?? signedIn.orgId;
@@ -53,6 +54,11 @@ export function consentPage(
               html`<option value="${org.orgId}" ${org.orgId === chosenOrg ? html`selected` : ''}>${org.name} (${org.role}, ${org.plan}: ${org.maxScope === 'read-write' ? 'read or read-write' : 'read only'})</option>`,
           )}
         </select>
+        <fieldset>
+          <legend>Which data</legend>
+          <label><input type="radio" name="mode" value="live" ${chosenMode === 'live' ? html`checked` : ''}> Live data: real calls, messages and customers</label>
+          <label><input type="radio" name="mode" value="test" ${chosenMode === 'test' ? html`checked` : ''}> Test data: test records and simulated calls; nothing reaches real phones or customers</label>
+        </fieldset>
         <fieldset>
           <legend>What the app may do</legend>
           <label><input type="radio" name="scope" value="read" ${chosenScope === 'read' ? html`checked` : ''}> Read: look up calls, leads and reports</label>
@@ -83,6 +89,7 @@ export function connectedAppsPage(signedIn: SignedIn, view: { grants: OAuthGrant
       <th scope="row">${grant.client_name}<br><small><code>${grant.client_id}</code></small></th>
       <td>${view.names.get(grant.granted_by) ?? grant.granted_by}</td>
       <td>${grant.scope}</td>
+      <td>${livemodeOf(grant.org_id) ? 'Live' : testDataBadge()}</td>
       <td>${describeResourceUrl(grant.resource)}</td>
       <td>${format.number(grant.monthly_used)} of ${format.number(grant.monthly_quota)}</td>
       <td>${time(format, grant.last_used_at, 'never')}</td>
@@ -105,7 +112,7 @@ export function connectedAppsPage(signedIn: SignedIn, view: { grants: OAuthGrant
             })
           : dataTable({
               caption: 'Grants of this organization',
-              head: html`<th scope="col">App</th><th scope="col">Granted by</th><th scope="col">Scope</th><th scope="col">Reaches</th><th scope="col">This month</th><th scope="col">Last used</th><th scope="col">Status</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
+              head: html`<th scope="col">App</th><th scope="col">Granted by</th><th scope="col">Scope</th><th scope="col">Data</th><th scope="col">Reaches</th><th scope="col">This month</th><th scope="col">Last used</th><th scope="col">Status</th>${manage ? html`<th scope="col">Actions</th>` : ''}`,
               rows,
             })
       }`,

@@ -34,6 +34,22 @@ export const looks: readonly Look[] = [
   { name: 'dark-375', colorScheme: 'dark', width: 375 },
 ];
 
+/** The page's blocking violations in one look, and on a phone whether it scrolls sideways. */
+export async function problemsIn(page: Page, look: Look): Promise<string[]> {
+  await page.emulateMedia({ colorScheme: look.colorScheme });
+  await page.setViewportSize({ width: look.width, height: 800 });
+  const problems: string[] = [];
+  const violations = await blockingViolations(page);
+  if (violations.length > 0) problems.push(`${look.name}: ${describeViolations(violations)}`);
+  if (look.width === 375) {
+    const scrollWidth = await page.evaluate(
+      () => (globalThis as unknown as { document: { scrollingElement: { scrollWidth: number } } }).document.scrollingElement.scrollWidth,
+    );
+    if (scrollWidth > 375) problems.push(`${look.name}: scrolls sideways, ${scrollWidth} px wide`);
+  }
+  return problems;
+}
+
 /** `CONSOLE_SCREENS_DIR=/some/dir` photographs the pages marked `screenshot` in each look, to judge the design. */
 const screensDir = process.env.CONSOLE_SCREENS_DIR;
 
@@ -809,6 +825,17 @@ export function checkEveryPage(part: PagesPart): void {
         await page.locator('#brand-url-error').waitFor();
       },
     },
+    // The frame while the "Test data" switch is on: the switch checked and the orange banner, over the
+    // API keys page's note on test keys. Last of its part: the member's session stays in test mode.
+    {
+      name: 'test-mode',
+      as: 'member',
+      open: async (page) => {
+        await page.goto('/dashboard/settings/api');
+        await page.getByRole('switch', { name: 'Test data' }).click();
+        await page.locator('#test-mode-banner').waitFor();
+      },
+    },
   ];
   /** What the billing pages above make on the way: the lead billed, the invoice and the project. */
   const billing = { leadId: '', invoicePath: '', projectPath: '' };
@@ -838,22 +865,6 @@ export function checkEveryPage(part: PagesPart): void {
     if (screenshotDir) await mkdir(screenshotDir, { recursive: true });
     if (screensDir) await mkdir(screensDir, { recursive: true });
   });
-
-  /** The page's blocking violations in one look, and on a phone whether it scrolls sideways. */
-  async function problemsIn(page: Page, look: Look): Promise<string[]> {
-    await page.emulateMedia({ colorScheme: look.colorScheme });
-    await page.setViewportSize({ width: look.width, height: 800 });
-    const problems: string[] = [];
-    const violations = await blockingViolations(page);
-    if (violations.length > 0) problems.push(`${look.name}: ${describeViolations(violations)}`);
-    if (look.width === 375) {
-      const scrollWidth = await page.evaluate(
-        () => (globalThis as unknown as { document: { scrollingElement: { scrollWidth: number } } }).document.scrollingElement.scrollWidth,
-      );
-      if (scrollWidth > 375) problems.push(`${look.name}: scrolls sideways, ${scrollWidth} px wide`);
-    }
-    return problems;
-  }
 
   // One test per page, in order (later pages build on what earlier ones did).
   for (const consolePage of consolePages.filter((candidate) => (candidate.part ?? 'core') === part)) {

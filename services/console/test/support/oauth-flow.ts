@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { bearer, type Platform } from '@voice/gateway/testing';
-import { oauthRpc } from '@voice/proto';
+import { isTestOrg, liveOrgOf, oauthRpc } from '@voice/proto';
 import { personIdentity } from '../../src/domain/identity.js';
 import { hashToken } from '../../src/domain/tokens.js';
 import { Browser } from './harness.js';
@@ -39,6 +39,8 @@ export function oauthFlow(c: () => FlowContext) {
       chosenScope?: 'read' | 'read-write';
       clientName?: string;
       consent?: (page: string) => void;
+      /** The data chosen on the consent page (`live` or `test`; anything else to see it refused); none sent unless told. */
+      mode?: string;
     } = {},
   ) {
     const resource = options.resource ?? c().mcpUrl.toString();
@@ -73,6 +75,7 @@ export function oauthFlow(c: () => FlowContext) {
       org_id: options.orgId ?? c().orgA.orgId,
       scope: options.chosenScope ?? scope,
       monthly_quota: '100',
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
       decision: 'approve',
     });
     assert.equal(approved.statusCode, 303, approved.body);
@@ -128,10 +131,11 @@ export function oauthFlow(c: () => FlowContext) {
     return ((await response.json()) as { data: Array<{ actor_type: string; key_id: string; reason: string | null; path: string }> }).data;
   }
 
-  /** The organization's grants as the gateway has them now, asked as its owner. */
+  /** The organization's grants (a test twin's when its id is one) as the gateway has them now, asked as its owner. */
   async function grantsOf(orgId: string) {
     const user = await c().platform.console.deps.prisma.user.findUniqueOrThrow({ where: { id: c().owner.userId } });
-    const signedIn = { sessionHash: '', csrfToken: '', user, orgId, role: 'owner' as const, memberships: [] };
+    const mode = isTestOrg(orgId) ? ('test' as const) : ('live' as const);
+    const signedIn = { sessionHash: '', csrfToken: '', user, orgId: liveOrgOf(orgId), role: 'owner' as const, mode, memberships: [] };
     return (await c().platform.console.deps.bus.call(oauthRpc.listGrants, personIdentity(signedIn, 'req_test', 'pro'), {})).data;
   }
 
