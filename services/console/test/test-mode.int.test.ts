@@ -279,6 +279,10 @@ describe('test mode in the console', () => {
 
     // A forged mode on the consent form: a 400 on the consent page, no grant.
     await assert.rejects(tokensFor({ mode: 'sandbox' }), /Choose live data or test data\./);
+    // The testing toolset serves test credentials only: a live grant for it is refused, a test one made.
+    const testingUrl = `${platform.url}/api/mcp/x/testing`;
+    await assert.rejects(tokensFor({ mode: 'live', resource: testingUrl }), /works with test data only/);
+    assert.equal((await tokensFor({ mode: 'test', resource: testingUrl })).grant?.org_id, testTwinOf(org.orgId));
     await switchTo(browser, 'live');
   });
 });

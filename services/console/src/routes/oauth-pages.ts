@@ -1,5 +1,5 @@
 import { ApiError, type Bus } from '@voice/kit';
-import { modeSchema } from '@voice/proto';
+import { isTestOnlyToolset, modeSchema, parseMcpPath } from '@voice/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -60,6 +60,13 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
     }
   }
 
+  /** Whether an MCP URL names a toolset served to test credentials only (`/api/mcp/x/testing`): a live grant there could do nothing. */
+  function namesTestOnlyToolset(resource: string): boolean {
+    const path = new URL(resource).pathname;
+    const parsed = parseMcpPath(path);
+    return parsed?.ok === true && path.includes('/x/') && parsed.selection.toolsets.some(isTestOnlyToolset);
+  }
+
   async function showConsent(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -100,6 +107,9 @@ export function oauthPageRoutes(app: FastifyInstance, ctx: PagesContext): void {
     // Live unless the person chose test data: a form from before the choice existed sends no mode.
     const mode = modeSchema.safeParse(form.mode ?? 'live');
     if (!mode.success) return again(400, 'Choose live data or test data.');
+    if (mode.data === 'live' && namesTestOnlyToolset(authorization.resource)) {
+      return again(400, 'This app asked for the testing toolset, which works with test data only: choose test data.');
+    }
     // In test data the grant is the test twin's (the gateway takes the organization from the identity).
     const person = inOrganization(signedInOf(request), form.org_id ?? '', mode.data);
     const organization = (await grantableOrganizations(ctx, person, request.id)).find((org) => org.orgId === person.orgId);
