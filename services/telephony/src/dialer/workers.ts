@@ -63,9 +63,9 @@ export interface DialerWorkers {
 }
 
 /**
- * Starts the dialer: workers for calls, messages and the sandbox simulation, plus a
- * sweeper that re-enqueues queued records whose job was lost and fails calls stuck past their deadline. A crashed worker's jobs are picked up again
- * by BullMQ's stalled-job check; every step is idempotent by record id.
+ * Starts the dialer: workers for calls, messages and the sandbox simulation, plus a sweeper that re-enqueues
+ * queued records whose job was lost and fails calls stuck past their deadline. A crashed worker's jobs are
+ * picked up again by BullMQ's stalled-job check; every step is idempotent by record id.
  */
 export function startDialer(context: TelephonyContext, queues: DialerQueues, logger: Logger): DialerWorkers {
   const start = <D>(queue: string, processor: (job: Job<D>) => Promise<unknown>): BullmqWorker<D> =>

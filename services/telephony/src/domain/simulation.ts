@@ -2,7 +2,7 @@
 // out step by step) and test mode's helpers, which move the same calls by the same moves: a call a helper
 // advanced reads, announces and records its timeline exactly as one that got there by itself.
 import { ApiError, newId } from '@voice/kit';
-import { type Call, type CallOutcome, type CallStatus, isTestOrg, type SmsStatus, testStopReplyNumber } from '@voice/proto';
+import { type Call, type CallOutcome, type CallStatus, isTestOrg, testStopReplyNumber } from '@voice/proto';
 import { type SandboxStep, sandboxSid } from '../carrier/sandbox.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { type CallRow, createInboundCall, findCallForCarrier, findCallRow, readCall, transitionCall } from '../store/calls.js';
@@ -58,6 +58,8 @@ function moveData(context: TelephonyContext, call: CallRow, move: Move, now: Dat
       summary: conversation.summary,
     };
   }
+  // Canceled before anyone answered, as the cancel operation leaves a call.
+  if (move.to === 'canceled') return { ...data, endReason: 'canceled' };
   // Ended without a conversation; a call that fails after the answer lasted until now, in simulated seconds.
   const talked = call.startedAt ? (now.getTime() - call.startedAt.getTime()) / 1000 / context.env.SANDBOX_TIME_SCALE : 0;
   return { ...data, endReason: move.to, durationSeconds: Math.round(talked) };
@@ -135,8 +137,7 @@ export async function playCallStep(context: TelephonyContext, scheduler: Schedul
 
 /** A test twin's message to the STOP magic number, delivered: its recipient answers STOP. */
 function repliesStop(sms: SmsRow): boolean {
-  const delivered: SmsStatus = 'delivered';
-  return isTestOrg(sms.orgId) && sms.direction === 'outbound' && sms.toNumber === testStopReplyNumber && sms.status === delivered;
+  return isTestOrg(sms.orgId) && sms.direction === 'outbound' && sms.toNumber === testStopReplyNumber && sms.status === 'delivered';
 }
 
 /** Seconds the STOP magic number takes to answer a delivered message. */
