@@ -161,10 +161,8 @@ describe('a test twin in a Twilio deployment', () => {
   });
 
   test('a test message to the STOP number is delivered, then answered STOP: filed under the twin alone, with a do-not-call entry', async () => {
-    const sent = json<Sms>(await h.request(twin, 'POST', '/api/v1/phone/sms', { to: testStopReplyNumber, body: 'Your quote is ready' }));
-    assert.equal(sent.livemode, false);
-    // The live organization wrote to the same number from the same platform number more recently, and owns
-    // that number: a real STOP would be filed under it. The simulated one must not be.
+    // The live organization wrote to the same number from the same platform number, later than the twin
+    // will, and owns that number: a real STOP would be filed under it. The simulated one must not be.
     await h.deps.prisma.sms.create({
       data: {
         id: newId('sms'),
@@ -176,9 +174,11 @@ describe('a test twin in a Twilio deployment', () => {
         segments: 1,
         status: 'delivered',
         source: 'api',
-        createdAt: new Date(Date.now() + 1_000),
+        createdAt: new Date(Date.now() + 60_000),
       },
     });
+    const sent = json<Sms>(await h.request(twin, 'POST', '/api/v1/phone/sms', { to: testStopReplyNumber, body: 'Your quote is ready' }));
+    assert.equal(sent.livemode, false);
     const reply = await eventually('the STOP reply', async () => {
       const page = json<Page<Sms>>(await h.request(twin, 'GET', '/api/v1/phone/sms?direction=inbound'));
       return page.data[0];

@@ -286,8 +286,21 @@ export async function advanceCall(
   if (call.status !== target.status || (target.outcome && call.outcome !== target.outcome)) {
     throw new ApiError('conflict', `The call moved on meanwhile: it is ${said(call.status)} now.`, { param: 'id' });
   }
-  await scheduleFollowUp(context, context.dialer, call, script);
+  await goOn(context, call, script);
   return readCall(context.prisma, call);
+}
+
+/**
+ * Schedules what follows a helper's change. The change is made: a failed schedule must not fail the request
+ * (a retry would move the call again); the call then waits for another helper call, or the stuck-call sweep.
+ */
+async function goOn(context: TelephonyContext, call: CallRow, script: SandboxScript): Promise<void> {
+  await scheduleFollowUp(context, context.dialer, call, script).catch((error: unknown) =>
+    context.logger.warn(
+      { err: error, call_id: call.id },
+      'sandbox step not scheduled; the call waits for a helper or the stuck-call sweep',
+    ),
+  );
 }
 
 /**
@@ -317,7 +330,7 @@ export async function simulateInboundCall(
     recordCallEvent(events, row);
     return row;
   });
-  await scheduleFollowUp(context, context.dialer, call, scriptOf(call));
+  await goOn(context, call, scriptOf(call));
   return readCall(context.prisma, call);
 }
 
