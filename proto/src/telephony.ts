@@ -39,6 +39,14 @@ export const moneySchema = z
   })
   .meta({ id: 'Money' });
 
+/**
+ * `livemode` of a call or message: false for a test twin's (mode.ts), which the sandbox simulator played out
+ * whatever this deployment's carrier: nobody was called or written to, and its `cost` is simulated, never billed.
+ */
+const livemodeSchema = z
+  .boolean()
+  .describe('False in test mode: simulated by the sandbox, never placed or sent; its cost is simulated, not billed');
+
 const workspaceIdSchema = idSchema('workspace');
 const leadIdSchema = idSchema('lead');
 
@@ -58,6 +66,7 @@ export const callListItemSchema = z
   .object({
     id: idSchema('call'),
     object: z.literal('call'),
+    livemode: livemodeSchema,
     workspace_id: z.string().nullable(),
     direction: z.enum(callDirections),
     from: e164Schema,
@@ -285,6 +294,7 @@ export const smsSchema = z
   .object({
     id: idSchema('sms'),
     object: z.literal('sms'),
+    livemode: livemodeSchema,
     workspace_id: z.string().nullable(),
     direction: z.enum(smsDirections),
     from: e164Schema,
@@ -433,7 +443,8 @@ export const testStopReplyNumber: TestPhoneNumber = '+15005550107';
  * What a test helper may move a call to: the next step of its simulation when neither is given, a status
  * (`ringing`, `in_progress`, or a final one), or an outcome (the call is answered and completes with it).
  */
-const advanceCallFields = z.object({
+/** Where a test helper moves a call (the REST body's fields; MCP's tool takes them beside `call_id`). */
+export const advanceCallFields = z.object({
   status: z.enum(callStatuses).exclude(['queued']).optional().describe('The state to move the call to; its next one when omitted'),
   outcome: z.enum(callOutcomes).optional().describe('Complete the call with this outcome (status completed)'),
 });
@@ -441,17 +452,22 @@ const outcomeCompletes: [(body: z.infer<typeof advanceCallFields>) => boolean, {
   (body) => !(body.status && body.outcome && body.status !== 'completed'),
   { message: 'An outcome completes the call: give status completed, or no status', path: ['outcome'] },
 ];
+/** Optional (a POST with no body has a null one): without it the call takes its next step. */
 export const advanceCallBodySchema = advanceCallFields
   .strict()
   .refine(...outcomeCompletes)
-  .meta({ id: 'AdvanceCallBody' });
+  .meta({ id: 'AdvanceCallBody' })
+  .nullish();
 export const advanceCallInputSchema = advanceCallFields.extend({ id: idSchema('call') }).refine(...outcomeCompletes);
 
 export const simulateInboundCallBodySchema = z
   .object({
     from: e164Schema.describe('Who calls'),
-    to: e164Schema.optional().describe("The organization's number called (any, in test mode)"),
-    outcome: z.enum(callOutcomes).optional().describe('How the conversation ends; the simulator picks one when omitted'),
+    to: e164Schema.optional().describe("The organization's number called (any, in test mode); the platform's number when omitted"),
+    outcome: z
+      .enum(callOutcomes)
+      .optional()
+      .describe("How the conversation ends; when omitted, a magic number's outcome for `from`, else the simulator's pick"),
   })
   .strict()
   .meta({ id: 'SimulateInboundCallBody' });
@@ -459,7 +475,7 @@ export const simulateInboundCallBodySchema = z
 export const simulateInboundSmsBodySchema = z
   .object({
     from: e164Schema.describe('Who writes'),
-    to: e164Schema.optional().describe("The organization's number written to (any, in test mode)"),
+    to: e164Schema.optional().describe("The organization's number written to (any, in test mode); the platform's number when omitted"),
     body: z.string().min(1).max(1600).describe('The text; STOP opts the sender out, START back in, as for a real message'),
   })
   .strict()
@@ -594,7 +610,7 @@ export const telephonyRpc = nameOperations({
       tags: testHelpers,
       summary: 'Test mode: move a test call to its next state, a chosen state or a chosen outcome',
       description:
-        'Test keys only (404 for live keys). With no body the call takes its next step; `status` or `outcome` choose where it ends up, with the same events a real call sends.',
+        'Test keys only (404 for live keys). With no body the call takes the next step of its simulation (queued → ringing → in_progress → its scripted end); `status` moves it to that state through the ones before it; `outcome` answers it if needed and completes it with that outcome. Each change sends the events and fills the timeline as a real call does, and the simulation goes on from the new state by itself. A call that has ended, or a state it cannot reach from where it is, is 409 `conflict`.',
       params: byCallId,
       body: advanceCallBodySchema,
     },
@@ -609,7 +625,7 @@ export const telephonyRpc = nameOperations({
       tags: testHelpers,
       summary: 'Test mode: simulate an inbound call from a number',
       description:
-        'Test keys only (404 for live keys). The call rings, is answered and ends as a real inbound call would, with its events.',
+        "Test keys only (404 for live keys). An inbound call filed under the test organization only: it rings (`call.ringing`), is answered (`call.started`) and completes with its outcome (`call.completed`) on the simulator's timings, as a real inbound call would.",
       body: simulateInboundCallBodySchema,
       status: 201,
     },
@@ -624,7 +640,7 @@ export const telephonyRpc = nameOperations({
       tags: testHelpers,
       summary: 'Test mode: simulate an inbound SMS from a number',
       description:
-        'Test keys only (404 for live keys). Filed and announced (`sms.received`) as a real message; STOP adds the sender to the test do-not-call list.',
+        'Test keys only (404 for live keys). Filed under the test organization only and announced (`sms.received`) as a real message; STOP adds the sender to the test do-not-call list (source `sms_stop`), START lifts that entry.',
       body: simulateInboundSmsBodySchema,
       status: 201,
     },
@@ -633,13 +649,20 @@ export const telephonyRpc = nameOperations({
 });
 
 /**
+ * `livemode` in a call's or message's event data: always there now, optional in the schema because the event
+ * types were published without it (ARCHITECTURE.md, "Upgrades without loss"), and events already in the stream lack
+ * it; the envelope's `livemode` says the same for every event.
+ */
+const eventLivemodeSchema = livemodeSchema.optional();
+
+/**
  * The `data` of call events (`call.queued`, `call.ringing`, `call.started`, `call.completed`, `call.failed`,
  * `call.canceled`): the call as listed, plus `call_id` so consumers need not know the record's shape.
  */
-export const callEventDataSchema = callListItemSchema.extend({ call_id: idSchema('call') });
+export const callEventDataSchema = callListItemSchema.extend({ call_id: idSchema('call'), livemode: eventLivemodeSchema });
 
 /** The `data` of SMS events (`sms.sent`, `sms.delivered`, `sms.failed`, `sms.received`). */
-export const smsEventDataSchema = smsSchema.extend({ sms_id: idSchema('sms') });
+export const smsEventDataSchema = smsSchema.extend({ sms_id: idSchema('sms'), livemode: eventLivemodeSchema });
 
 /** The `data` of `dnc.added` and `dnc.removed`. */
 export const dncEventDataSchema = dncEntrySchema.extend({ dnc_id: idSchema('dnc') });

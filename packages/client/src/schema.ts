@@ -209,7 +209,7 @@ export interface paths {
         put?: never;
         /**
          * Test mode: move a test call to its next state, a chosen state or a chosen outcome
-         * @description Test keys only (404 for live keys). With no body the call takes its next step; `status` or `outcome` choose where it ends up, with the same events a real call sends.
+         * @description Test keys only (404 for live keys). With no body the call takes the next step of its simulation (queued → ringing → in_progress → its scripted end); `status` moves it to that state through the ones before it; `outcome` answers it if needed and completes it with that outcome. Each change sends the events and fills the timeline as a real call does, and the simulation goes on from the new state by itself. A call that has ended, or a state it cannot reach from where it is, is 409 `conflict`.
          */
         post: operations["advanceCall"];
         delete?: never;
@@ -229,7 +229,7 @@ export interface paths {
         put?: never;
         /**
          * Test mode: simulate an inbound call from a number
-         * @description Test keys only (404 for live keys). The call rings, is answered and ends as a real inbound call would, with its events.
+         * @description Test keys only (404 for live keys). An inbound call filed under the test organization only: it rings (`call.ringing`), is answered (`call.started`) and completes with its outcome (`call.completed`) on the simulator's timings, as a real inbound call would.
          */
         post: operations["simulateInboundCall"];
         delete?: never;
@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Test mode: simulate an inbound SMS from a number
-         * @description Test keys only (404 for live keys). Filed and announced (`sms.received`) as a real message; STOP adds the sender to the test do-not-call list.
+         * @description Test keys only (404 for live keys). Filed under the test organization only and announced (`sms.received`) as a real message; STOP adds the sender to the test do-not-call list (source `sms_stop`), START lifts that entry.
          */
         post: operations["simulateInboundSms"];
         delete?: never;
@@ -1046,10 +1046,10 @@ export interface components {
         SimulateInboundCallBodyInput: {
             /** @description Who calls */
             from: string;
-            /** @description The organization's number called (any, in test mode) */
+            /** @description The organization's number called (any, in test mode); the platform's number when omitted */
             to?: string;
             /**
-             * @description How the conversation ends; the simulator picks one when omitted
+             * @description How the conversation ends; when omitted, a magic number's outcome for `from`, else the simulator's pick
              * @enum {string}
              */
             outcome?: "qualified_lead" | "booked" | "message_taken" | "not_interested" | "voicemail" | "wrong_number" | "spam";
@@ -1057,7 +1057,7 @@ export interface components {
         SimulateInboundSmsBodyInput: {
             /** @description Who writes */
             from: string;
-            /** @description The organization's number written to (any, in test mode) */
+            /** @description The organization's number written to (any, in test mode); the platform's number when omitted */
             to?: string;
             /** @description The text; STOP opts the sender out, START back in, as for a real message */
             body: string;
@@ -1270,6 +1270,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "call";
+            /** @description False in test mode: simulated by the sandbox, never placed or sent; its cost is simulated, not billed */
+            livemode: boolean;
             workspace_id: string | null;
             /** @enum {string} */
             direction: "inbound" | "outbound";
@@ -1329,6 +1331,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "call";
+            /** @description False in test mode: simulated by the sandbox, never placed or sent; its cost is simulated, not billed */
+            livemode: boolean;
             workspace_id: string | null;
             /** @enum {string} */
             direction: "inbound" | "outbound";
@@ -1425,6 +1429,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "sms";
+            /** @description False in test mode: simulated by the sandbox, never placed or sent; its cost is simulated, not billed */
+            livemode: boolean;
             workspace_id: string | null;
             /** @enum {string} */
             direction: "inbound" | "outbound";
@@ -3744,7 +3750,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdvanceCallBodyInput"];
+                "application/json": components["schemas"]["AdvanceCallBodyInput"] | null;
             };
         };
         responses: {

@@ -1,5 +1,5 @@
 import { connectBusAndRedis, createLogger, type Logger, OutboxRelay, prismaAdapter } from '@voice/kit';
-import type { CarrierAdapter } from './carrier/carrier.js';
+import { type CarrierFor, carrierChoice } from './carrier/choice.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
 import { TwilioCarrier } from './carrier/twilio.js';
 import { DialerQueues } from './dialer/queues.js';
@@ -15,22 +15,23 @@ export interface TelephonyDeps extends TelephonyContext {
   close(): Promise<void>;
 }
 
-function createCarrier(env: TelephonyEnv, queues: DialerQueues): CarrierAdapter {
-  if (env.TELEPHONY_CARRIER === 'twilio') {
-    // The env schema requires both when the carrier is twilio.
-    return new TwilioCarrier({
-      accountSid: env.TWILIO_ACCOUNT_SID ?? '',
-      authToken: env.TWILIO_AUTH_TOKEN ?? '',
-      apiBaseUrl: env.TWILIO_API_BASE_URL,
-      timeoutMs: env.TWILIO_TIMEOUT_MS,
-      voiceUrl: env.TWILIO_VOICE_URL,
-    });
-  }
-  return new SandboxCarrier({
+/** The deployment's carrier for live organizations, and the sandbox simulator that test twins always use. */
+function createCarriers(env: TelephonyEnv, queues: DialerQueues): CarrierFor {
+  const sandbox = new SandboxCarrier({
     schedule: (step, delayMs) => queues.scheduleSandbox(step, delayMs),
     timeScale: env.SANDBOX_TIME_SCALE,
     segmentPrice: env.SANDBOX_SEGMENT_PRICE,
   });
+  if (env.TELEPHONY_CARRIER !== 'twilio') return carrierChoice(sandbox, sandbox);
+  // The env schema requires both when the carrier is twilio.
+  const twilio = new TwilioCarrier({
+    accountSid: env.TWILIO_ACCOUNT_SID ?? '',
+    authToken: env.TWILIO_AUTH_TOKEN ?? '',
+    apiBaseUrl: env.TWILIO_API_BASE_URL,
+    timeoutMs: env.TWILIO_TIMEOUT_MS,
+    voiceUrl: env.TWILIO_VOICE_URL,
+  });
+  return carrierChoice(twilio, sandbox);
 }
 
 export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogger('telephony', env.LOG_LEVEL)): Promise<TelephonyDeps> {
@@ -52,7 +53,7 @@ export async function connectDeps(env: TelephonyEnv, logger: Logger = createLogg
     outbox,
     queues,
     dialer: queues,
-    carrier: createCarrier(env, queues),
+    carrierFor: createCarriers(env, queues),
     async close() {
       // The app's close stopped the workers (they finish their current job); now what they used.
       await queues.close();

@@ -5,7 +5,10 @@ import { z } from 'zod';
 export const envSchema = baseEnvSchema
   .extend({
     PORT: portSchema(8081),
-    /** Which carrier places calls and sends messages: `sandbox` (a simulation, the default) or `twilio`. */
+    /**
+     * Which carrier places live organizations' calls and sends their messages: `sandbox` (a simulation, the
+     * default) or `twilio`. Test twins' always go to the sandbox, whatever this says (carrier/choice.ts).
+     */
     TELEPHONY_CARRIER: z.enum(['sandbox', 'twilio']).default('sandbox'),
     /** Caller id and sender when a request names no `from`: the platform's own number. */
     TELEPHONY_DEFAULT_FROM: e164Schema.default('+15005550006'),
@@ -74,9 +77,12 @@ export const envSchema = baseEnvSchema
       .int()
       .positive()
       .default(5 * 60 * 60_000),
-    /** The sandbox simulates real durations (seconds of ringing, minutes of talk); this factor shrinks them. */
+    /**
+     * The sandbox simulates real durations (seconds of ringing, minutes of talk); this factor shrinks them,
+     * for test mode's calls too, in any deployment.
+     */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(1).default(1),
-    /** Price of one started minute and of one SMS segment, in minor units of TELEPHONY_CURRENCY (sandbox). */
+    /** Price of one started minute and of one SMS segment, in minor units of TELEPHONY_CURRENCY (sandbox, test mode). */
     SANDBOX_MINUTE_PRICE: z.coerce.number().int().nonnegative().default(2),
     SANDBOX_SEGMENT_PRICE: z.coerce.number().int().nonnegative().default(1),
     TELEPHONY_CURRENCY: z

@@ -1,10 +1,11 @@
-import { ApiError, answered, type OperationHandlers } from '@voice/kit';
+import { answered, type OperationHandlers } from '@voice/kit';
 import type { telephonyRpc } from '@voice/proto';
 import type { TelephonyDeps } from './deps.js';
 import { cancelCall, queueCall } from './domain/calls.js';
 import { addDnc, checkDnc, removeDnc } from './domain/dnc.js';
 import { callStats, getOverview } from './domain/overview.js';
 import { toDncEntry, toSms } from './domain/records.js';
+import { advanceCall, simulateInboundCall, simulateInboundSms } from './domain/simulation.js';
 import { sendSms } from './domain/sms.js';
 import { getCall, listCalls } from './store/calls.js';
 import { findDncRow, listDnc } from './store/dnc.js';
@@ -31,9 +32,9 @@ export function telephonyOperations(deps: TelephonyDeps): OperationHandlers<type
     },
     removeDnc: (input, identity) => removeDnc(deps, identity.org_id, input.id),
     checkDnc: (input, identity) => checkDnc(deps, identity.org_id, input.phone),
-    // TEMPORARY while test mode is built on its branch (issue 32): replaced before it lands.
-    advanceCall: () => Promise.reject(new ApiError('coming_soon', 'Test helpers are being built.')),
-    simulateInboundCall: () => Promise.reject(new ApiError('coming_soon', 'Test helpers are being built.')),
-    simulateInboundSms: () => Promise.reject(new ApiError('coming_soon', 'Test helpers are being built.')),
+    // Test helpers (testOnly): the kit answers a live identity 404 before these run, so the organization is a test twin.
+    advanceCall: (input, identity) => advanceCall(deps, identity.org_id, input),
+    simulateInboundCall: (input, identity) => simulateInboundCall(deps, identity.org_id, input),
+    simulateInboundSms: (input, identity) => simulateInboundSms(deps, identity.org_id, input),
   };
 }

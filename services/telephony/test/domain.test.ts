@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parseEnv } from '@voice/kit';
-import { callOutcomes, callStatuses } from '@voice/proto';
+import { newId, parseEnv } from '@voice/kit';
+import { callOutcomes, callStatuses, isTestOrg, testPhoneNumbers, testTwinOf } from '@voice/proto';
+import type { CarrierAdapter } from '../src/carrier/carrier.js';
+import { carrierChoice } from '../src/carrier/choice.js';
+import { SandboxCarrier } from '../src/carrier/sandbox.js';
 import { twilioSignature, verifyTwilioSignature } from '../src/carrier/twilio-signature.js';
 import { callEventType, canMove, fromTwilioCallStatus, isFinal, statusesBefore } from '../src/domain/call-status.js';
 import { blocks, isOptIn, isOptOut } from '../src/domain/dnc-rules.js';
-import { sandboxScript } from '../src/domain/sandbox-script.js';
+import { answeredPlay, sandboxScript, simulationLabel } from '../src/domain/sandbox-script.js';
 import { smsEncoding, smsSegments } from '../src/domain/sms-segments.js';
 import { envSchema } from '../src/env.js';
+import { testTwinIdPrefix } from '../src/store/sms.js';
 
 describe('SMS segments', () => {
   test('GSM-7 fits 160 in one part and 153 per part after that', () => {
@@ -95,6 +100,80 @@ describe('sandbox script', () => {
     assert.ok(
       ['completed', 'busy', 'no_answer'].includes(sandboxScript('call_BBBBBBBBBBBBBBBB', { sandbox_status: 'exploded' }).finalStatus),
     );
+  });
+});
+
+describe('test mode', () => {
+  const live = newId('org');
+  const twin = testTwinOf(live);
+
+  test("a test twin's carrier is the sandbox whatever the deployment's; a live organization's is the configured one", () => {
+    const sandbox = new SandboxCarrier({ schedule: async () => {}, timeScale: 1, segmentPrice: 1 });
+    const twilio = { name: 'twilio' } as CarrierAdapter;
+    const carrierFor = carrierChoice(twilio, sandbox);
+    assert.equal(carrierFor(twin), sandbox);
+    assert.equal(carrierFor(live), twilio);
+    assert.equal(carrierChoice(sandbox, sandbox)(live), sandbox);
+  });
+
+  test('a magic number plays out as it says, whatever the call id or metadata', () => {
+    for (const [number, expected] of Object.entries(testPhoneNumbers)) {
+      for (let i = 0; i < 50; i++) {
+        const script = sandboxScript(
+          `call_${String(i).padStart(12, '0')}`,
+          { sandbox_status: 'busy', sandbox_outcome: 'spam' },
+          { contact: number },
+        );
+        assert.deepEqual([script.finalStatus, script.outcome], [expected.status, expected.outcome], number);
+        assert.equal(script.talkSeconds > 0, expected.status === 'completed', number);
+      }
+    }
+    // Any other number keeps the realistic mix.
+    const statuses = new Set(
+      Array.from({ length: 300 }, (_, i) => sandboxScript(`call_${i}mix0000000`, {}, { contact: '+14155550100' }).finalStatus),
+    );
+    assert.deepEqual([...statuses].sort(), ['busy', 'completed', 'no_answer']);
+  });
+
+  test('an inbound call is answered: its outcome is the chosen one, a completing magic caller’s, or the mix', () => {
+    const inbound = (metadata: Record<string, unknown>, contact: string) =>
+      sandboxScript('call_CCCCCCCCCCCCCCCC', metadata, { direction: 'inbound', contact });
+    assert.deepEqual(
+      [inbound({ sandbox_outcome: 'booked' }, '+15005550101').outcome, inbound({}, '+15005550101').outcome],
+      ['booked', 'qualified_lead'],
+    );
+    for (let i = 0; i < 100; i++) {
+      const script = sandboxScript(`call_${i}inbound0000`, {}, { direction: 'inbound', contact: '+15005550103' });
+      assert.equal(script.finalStatus, 'completed');
+      assert.ok(script.outcome && script.talkSeconds > 0);
+    }
+  });
+
+  test('a call answered against its script, or given another outcome, gets a talk time to match', () => {
+    const busy = sandboxScript('call_DDDDDDDDDDDDDDDD', {}, { contact: '+15005550103' });
+    const play = answeredPlay('call_DDDDDDDDDDDDDDDD', busy);
+    assert.ok(callOutcomes.includes(play.outcome) && play.talkSeconds >= 20);
+    assert.deepEqual(answeredPlay('call_DDDDDDDDDDDDDDDD', busy), play, 'the same every time');
+    const voicemail = answeredPlay('call_DDDDDDDDDDDDDDDD', busy, 'voicemail');
+    assert.ok(voicemail.outcome === 'voicemail' && voicemail.talkSeconds >= 20 && voicemail.talkSeconds <= 45);
+    const completed = sandboxScript('call_EEEEEEEEEEEEEEEE', {}, { contact: '+15005550101' });
+    assert.deepEqual(answeredPlay('call_EEEEEEEEEEEEEEEE', completed), { outcome: 'qualified_lead', talkSeconds: completed.talkSeconds });
+  });
+
+  test("a test twin's simulation says test mode; real inbound routing leaves out exactly the test twins", () => {
+    assert.equal(simulationLabel(twin), 'test mode simulation');
+    assert.equal(simulationLabel(live), 'sandbox simulation');
+    assert.ok(twin.startsWith(testTwinIdPrefix) && !live.startsWith(testTwinIdPrefix));
+    assert.ok(isTestOrg(`${testTwinIdPrefix}abcdefgh`));
+  });
+
+  test("the README's table of magic numbers is testPhoneNumbers", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const rows = [...readme.matchAll(/^\| `(\+[0-9]+)` \| `([a-z_]+)` \| (?:`([a-z_]+)`|—) \| (.+) \|$/gm)].map((row) => [
+      row[1],
+      { status: row[2], outcome: row[3] ?? null, means: row[4] },
+    ]);
+    assert.deepEqual(Object.fromEntries(rows), testPhoneNumbers);
   });
 });
 

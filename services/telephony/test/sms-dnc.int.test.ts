@@ -54,13 +54,13 @@ describe('SMS', () => {
       segments: 1,
     });
     const carrier = {
-      ...h.deps.carrier,
+      ...h.deps.carrierFor(org.org_id),
       async sendSms() {
         await applySmsReport(h.deps, org.org_id, row.id, { status: 'delivered' });
         return { carrierMessageId: 'SMovertaken0001', costAmount: 7 };
       },
     };
-    assert.equal(await deliverSms({ ...h.deps, carrier }, org.org_id, row.id), 'sent');
+    assert.equal(await deliverSms({ ...h.deps, carrierFor: () => carrier }, org.org_id, row.id), 'sent');
     const sms = (await h.request(org, 'GET', `/api/v1/phone/sms/${row.id}`)).json() as Sms;
     assert.equal(sms.status, 'delivered');
     assert.ok(sms.sent_at && sms.delivered_at, 'both times recorded');

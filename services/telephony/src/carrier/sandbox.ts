@@ -2,14 +2,19 @@ import { createHash } from 'node:crypto';
 import { sandboxScript } from '../domain/sandbox-script.js';
 import type { CarrierAdapter, PlaceCallRequest, SendSmsRequest, SentSms } from './carrier.js';
 
-/** The simulation's next step for a call or message, run later by the dialer's sandbox worker. */
+/**
+ * The simulation's next step for a call or message, run later by the dialer's sandbox worker. A call's step
+ * names the move it makes (ring, answer, hang up); a message is delivered, and a test message to the STOP
+ * magic number is then answered (`stop_reply`).
+ */
 export type SandboxStep =
   | { kind: 'call'; callId: string; orgId: string; step: 'ringing' | 'answer' | 'hangup' }
-  | { kind: 'sms'; smsId: string; orgId: string; step: 'delivered' };
+  | { kind: 'sms'; smsId: string; orgId: string; step: 'delivered' | 'stop_reply' };
 
 export type SandboxScheduler = (step: SandboxStep, delayMs: number) => Promise<void>;
 
-const sandboxSid = (prefix: string, id: string) => `${prefix}${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
+/** A carrier id shaped like Twilio's (`SB…` for calls, `SM…` for messages), derived from our record's id. */
+export const sandboxSid = (prefix: 'SB' | 'SM', id: string) => `${prefix}${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
 
 /**
  * The sandbox carrier: a SIMULATION that places no real calls and sends no real messages. It answers like
@@ -31,7 +36,7 @@ export class SandboxCarrier implements CarrierAdapter {
 
   async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
     // The first step of the script; each step schedules the next, so they run strictly in order.
-    const script = sandboxScript(request.callId, request.metadata);
+    const script = sandboxScript(request.callId, request.metadata, { direction: 'outbound', contact: request.to });
     await this.schedule({ kind: 'call', callId: request.callId, orgId: request.orgId, step: 'ringing' }, this.delayMs(script.dialSeconds));
     return { carrierCallId: sandboxSid('SB', request.callId) };
   }

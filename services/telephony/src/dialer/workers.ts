@@ -3,11 +3,11 @@ import { type BullmqWorker, startBullmqWorker } from '@voice/kit/bullmq';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { CarrierError } from '../carrier/carrier.js';
 import type { SandboxStep } from '../carrier/sandbox.js';
-import { applyCallReport, dialCall, failCall, failStuckCalls } from '../domain/calls.js';
-import type { TelephonyContext } from '../domain/context.js';
-import { sandboxConversation, sandboxScript } from '../domain/sandbox-script.js';
-import { applySmsReport, deliverSms, failSms } from '../domain/sms.js';
-import { findCallForCarrier, staleQueuedCalls } from '../store/calls.js';
+import { dialCall, failCall, failStuckCalls } from '../domain/calls.js';
+import type { DialerQueue, TelephonyContext } from '../domain/context.js';
+import { playCallStep, playSmsStep } from '../domain/simulation.js';
+import { deliverSms, failSms } from '../domain/sms.js';
+import { staleQueuedCalls } from '../store/calls.js';
 import { staleQueuedSms } from '../store/sms.js';
 import { type DialerQueues, queueNames, type RecordJob } from './queues.js';
 
@@ -49,55 +49,13 @@ export async function processSmsJob(context: TelephonyContext, job: Job<RecordJo
   );
 }
 
-/** Plays the sandbox script of a call one step at a time; each step schedules the next. */
-export async function processSandboxStep(context: TelephonyContext, queues: DialerQueues, step: SandboxStep) {
-  const scale = (seconds: number) => Math.round(seconds * 1000 * context.env.SANDBOX_TIME_SCALE);
-  if (step.kind === 'sms') {
-    await applySmsReport(context, step.orgId, step.smsId, { status: 'delivered' });
-    return;
-  }
-  const call = await findCallForCarrier(context.prisma, step.callId);
-  if (!call || call.orgId !== step.orgId) return;
-  const script = sandboxScript(call.id, call.metadata as Record<string, unknown>);
-  switch (step.step) {
-    case 'ringing': {
-      const moved = await applyCallReport(context, call.orgId, call.id, { status: 'ringing' });
-      if (moved || call.status === 'ringing') {
-        await queues.scheduleSandbox(
-          { ...step, step: script.finalStatus === 'completed' ? 'answer' : 'hangup' },
-          scale(script.ringSeconds),
-        );
-      }
-      return;
-    }
-    case 'answer': {
-      const moved = await applyCallReport(context, call.orgId, call.id, { status: 'in_progress' });
-      if (moved || call.status === 'in_progress') await queues.scheduleSandbox({ ...step, step: 'hangup' }, scale(script.talkSeconds));
-      return;
-    }
-    case 'hangup': {
-      if (script.finalStatus !== 'completed') {
-        await applyCallReport(context, call.orgId, call.id, {
-          status: script.finalStatus,
-          endReason: script.finalStatus,
-          durationSeconds: 0,
-        });
-        return;
-      }
-      const conversation = script.outcome
-        ? sandboxConversation(script.outcome, script.talkSeconds)
-        : { transcript: null, transcriptTurns: null, summary: null };
-      await applyCallReport(context, call.orgId, call.id, {
-        status: 'completed',
-        outcome: script.outcome,
-        endReason: 'hangup',
-        durationSeconds: script.talkSeconds,
-        costAmount: Math.ceil(script.talkSeconds / 60) * context.env.SANDBOX_MINUTE_PRICE,
-        ...conversation,
-      });
-      return;
-    }
-  }
+/**
+ * Plays the sandbox simulation one step at a time (domain/simulation.ts); each step schedules the next. The
+ * steps are a test twin's in every deployment, and every call's and message's with the sandbox carrier.
+ */
+export async function processSandboxStep(context: TelephonyContext, queues: Pick<DialerQueue, 'scheduleSandbox'>, step: SandboxStep) {
+  if (step.kind === 'sms') await playSmsStep(context, queues, step);
+  else await playCallStep(context, queues, step);
 }
 
 export interface DialerWorkers {
@@ -105,9 +63,9 @@ export interface DialerWorkers {
 }
 
 /**
- * Starts the dialer: workers for calls, messages and (with the sandbox carrier) the simulation, plus a
- * sweeper that re-enqueues queued records whose job was lost and fails calls stuck past their deadline. A crashed worker's jobs are picked up again
- * by BullMQ's stalled-job check; every step is idempotent by record id.
+ * Starts the dialer: workers for calls, messages and the sandbox simulation, plus a sweeper that re-enqueues
+ * queued records whose job was lost and fails calls stuck past their deadline. A crashed worker's jobs are
+ * picked up again by BullMQ's stalled-job check; every step is idempotent by record id.
  */
 export function startDialer(context: TelephonyContext, queues: DialerQueues, logger: Logger): DialerWorkers {
   const start = <D>(queue: string, processor: (job: Job<D>) => Promise<unknown>): BullmqWorker<D> =>
@@ -122,9 +80,8 @@ export function startDialer(context: TelephonyContext, queues: DialerQueues, log
     start<RecordJob>(queueNames.dial, (job) => processDialJob(context, job)),
     start<RecordJob>(queueNames.sms, (job) => processSmsJob(context, job)),
   ];
-  if (context.carrier.name === 'sandbox') {
-    workers.push(start<SandboxStep>(queueNames.sandbox, (job) => processSandboxStep(context, queues, job.data)));
-  }
+  // Whatever the deployment's carrier: test twins' calls and messages are always simulated (carrier/choice.ts).
+  workers.push(start<SandboxStep>(queueNames.sandbox, (job) => processSandboxStep(context, queues, job.data)));
 
   // An interval job, not a Redis job: it must run when Redis has lost every job, and so from start.
   const sweep = everyInterval({

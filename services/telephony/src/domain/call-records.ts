@@ -1,5 +1,5 @@
 import { isoOrNull } from '@voice/kit';
-import type { Call, CallListItem, CallStatusChange, TranscriptTurn } from '@voice/proto';
+import { type Call, type CallListItem, type CallStatusChange, livemodeOf, type TranscriptTurn } from '@voice/proto';
 import type { Call as CallRow } from '../generated/prisma/client.js';
 
 /** What a list reads of a call: everything but the conversation, which can be large. */
@@ -10,6 +10,8 @@ export function toCallListItem(row: CallListRow): CallListItem {
   return {
     id: row.id,
     object: 'call',
+    // A test twin's call (test mode) was simulated: the organization's id alone says so.
+    livemode: livemodeOf(row.orgId),
     workspace_id: row.workspaceId,
     direction: row.direction,
     from: row.fromNumber,

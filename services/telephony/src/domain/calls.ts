@@ -67,7 +67,7 @@ export async function cancelCall(context: TelephonyContext, orgId: string, id: s
     const current = await findCallRow(context.prisma, orgId, id);
     if (!(cancelableCallStatuses as readonly CallStatus[]).includes(current.status)) break;
     if (current.status === 'ringing' && current.carrierCallId) {
-      await cancelAtCarrier(context, current.carrierCallId, id);
+      await cancelAtCarrier(context, orgId, current.carrierCallId, id);
       askedCarrier = true;
     }
     const row = await withEvents(context, async (tx, events) => {
@@ -84,7 +84,8 @@ export async function cancelCall(context: TelephonyContext, orgId: string, id: s
     });
     if (!row) continue;
     if (current.status === 'queued' && row.carrierCallId) {
-      await context.carrier
+      await context
+        .carrierFor(orgId)
         .cancelCall(row.carrierCallId)
         .catch((error: unknown) => context.logger.warn({ err: error, call_id: id }, 'carrier cancel failed'));
     }
@@ -98,9 +99,9 @@ export async function cancelCall(context: TelephonyContext, orgId: string, id: s
   });
 }
 
-async function cancelAtCarrier(context: TelephonyContext, carrierCallId: string, callId: string): Promise<void> {
+async function cancelAtCarrier(context: TelephonyContext, orgId: string, carrierCallId: string, callId: string): Promise<void> {
   try {
-    await context.carrier.cancelCall(carrierCallId);
+    await context.carrierFor(orgId).cancelCall(carrierCallId);
   } catch (error) {
     context.logger.warn({ err: error, call_id: callId }, 'carrier cancel failed');
     throw new ApiError('unavailable', 'The carrier did not confirm the cancellation, so the call may still ring. Try again.', {
@@ -189,13 +190,14 @@ export async function dialCall(context: TelephonyContext, orgId: string, callId:
     statusCallbackUrl: callStatusCallbackUrl(context.env.PUBLIC_BASE_URL, callId),
     metadata: claimed.metadata as Record<string, unknown>,
   };
+  const carrier = context.carrierFor(orgId);
   // A previous attempt may have reached the carrier and died before recording its answer.
-  const earlier = claimed.dialAttempts > 1 ? await context.carrier.findPlacedCall(request, claimed.createdAt) : undefined;
-  const carrierCallId = earlier ?? (await context.carrier.placeCall(request)).carrierCallId;
+  const earlier = claimed.dialAttempts > 1 ? await carrier.findPlacedCall(request, claimed.createdAt) : undefined;
+  const carrierCallId = earlier ?? (await carrier.placeCall(request)).carrierCallId;
   await updateCall(context.prisma, orgId, callId, { carrierCallId });
   // Canceled while we were dialing: the carrier has the call now, so stop it there too.
   const after = await findCallRow(context.prisma, orgId, callId);
-  if (after.status === 'canceled') await context.carrier.cancelCall(carrierCallId).catch(() => {});
+  if (after.status === 'canceled') await carrier.cancelCall(carrierCallId).catch(() => {});
   return earlier ? 'adopted' : 'placed';
 }
 

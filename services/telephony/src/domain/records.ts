@@ -1,11 +1,12 @@
 import { isoOrNull } from '@voice/kit';
-import type { DncEntry, Sms } from '@voice/proto';
+import { type DncEntry, livemodeOf, type Sms } from '@voice/proto';
 import type { DncEntry as DncRow, Sms as SmsRow } from '../generated/prisma/client.js';
 
 export function toSms(row: SmsRow): Sms {
   return {
     id: row.id,
     object: 'sms',
+    livemode: livemodeOf(row.orgId),
     workspace_id: row.workspaceId,
     direction: row.direction,
     from: row.fromNumber,

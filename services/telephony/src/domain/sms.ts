@@ -92,7 +92,7 @@ export async function deliverSms(context: TelephonyContext, orgId: string, smsId
     return 'blocked';
   }
   await moveSms(context.prisma, orgId, smsId, 'sending', { sendAttempts: { increment: 1 } });
-  const sent = await context.carrier.sendSms({
+  const sent = await context.carrierFor(orgId).sendSms({
     smsId,
     orgId,
     from: current.fromNumber,

@@ -17,9 +17,10 @@ const formBodyLimitBytes = 64 * 1024;
  * Twilio's callbacks: call progress, message delivery reports and inbound messages. Public routes (no
  * gateway identity); each request must carry Twilio's X-Twilio-Signature over the exact public URL and
  * its form parameters, made with our auth token. The organization comes from the record the URL names,
- * or for inbound messages from the conversation the message answers.
+ * or for inbound calls and messages from the live conversation they answer (never a test twin's: routing.ts).
  */
 export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promise<void> {
+  const placedByTwilio = (orgId: string) => deps.carrierFor(orgId).name === 'twilio';
   await app.register(async (hooks: HttpApp) => {
     // Twilio posts application/x-www-form-urlencoded, and these routes accept nothing else: no other parser
     // (JSON's included) runs on what an unsigned caller sends.
@@ -59,8 +60,11 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
           : params.CallSid
             ? await findCallByCarrierId(deps.prisma, params.CallSid)
             : null;
-        // A sid that does not match the call we placed is not about this call; acknowledge and drop it.
-        if (!call || (call.carrierCallId && params.CallSid && call.carrierCallId !== params.CallSid)) return reply.status(204).send();
+        // A sid that does not match the call we placed is not about this call, and Twilio never had a call
+        // another carrier placed (a test twin's, simulated): acknowledge and drop it.
+        if (!call || (call.carrierCallId && params.CallSid && call.carrierCallId !== params.CallSid) || !placedByTwilio(call.orgId)) {
+          return reply.status(204).send();
+        }
         if (!call.carrierCallId && params.CallSid) await updateCall(deps.prisma, call.orgId, call.id, { carrierCallId: params.CallSid });
         const status = fromTwilioCallStatus(params.CallStatus ?? '');
         if (status) {
@@ -99,7 +103,7 @@ export async function twilioHookRoutes(app: HttpApp, deps: TelephonyDeps): Promi
       async (request, reply) => {
         const params = request.body;
         const sms = await findSmsForCarrier(deps.prisma, request.query.sms_id);
-        if (!sms || (sms.carrierMessageId && params.MessageSid && sms.carrierMessageId !== params.MessageSid))
+        if (!sms || (sms.carrierMessageId && params.MessageSid && sms.carrierMessageId !== params.MessageSid) || !placedByTwilio(sms.orgId))
           return reply.status(204).send();
         const status = params.MessageStatus ?? params.SmsStatus;
         if (status === 'delivered' || status === 'undelivered' || status === 'failed') {

@@ -204,11 +204,20 @@ export async function findCallByCarrierId(prisma: PrismaClient, carrierCallId: s
 export async function createInboundCall(
   prisma: Prisma.TransactionClient,
   orgId: string,
-  input: { from: string; to: string; carrierCallId: string; leadId: string | null; workspaceId: string | null },
+  input: {
+    /** Given when the carrier id is derived from it (the sandbox's). */
+    id?: string;
+    from: string;
+    to: string;
+    carrierCallId: string;
+    leadId: string | null;
+    workspaceId: string | null;
+    metadata?: Prisma.InputJsonObject;
+  },
 ): Promise<CallRow> {
   return prisma.call.create({
     data: {
-      id: newId('call'),
+      id: input.id ?? newId('call'),
       orgId,
       workspaceId: input.workspaceId,
       direction: 'inbound',
@@ -218,6 +227,7 @@ export async function createInboundCall(
       status: 'ringing',
       source: 'inbound',
       carrierCallId: input.carrierCallId,
+      ...(input.metadata ? { metadata: input.metadata } : {}),
     },
   });
 }

@@ -1,5 +1,5 @@
 import { createdBetween, decodeTwoWayCursor, keysetWindow, newId, notFound, toTwoWayPage } from '@voice/kit';
-import type { ListSmsQuery, SendSmsInput, SmsStatus } from '@voice/proto';
+import { type ListSmsQuery, type SendSmsInput, type SmsStatus, testTwinOf } from '@voice/proto';
 import { toSms } from '../domain/records.js';
 import type { Prisma, PrismaClient, Sms as SmsRow } from '../generated/prisma/client.js';
 import { numberContains } from './calls.js';
@@ -66,6 +66,8 @@ export async function createInboundSms(
   prisma: Prisma.TransactionClient,
   orgId: string,
   input: {
+    /** Given when the carrier id is derived from it (the sandbox's). */
+    id?: string;
     from: string;
     to: string;
     body: string;
@@ -77,7 +79,7 @@ export async function createInboundSms(
 ): Promise<SmsRow> {
   return prisma.sms.create({
     data: {
-      id: newId('sms'),
+      id: input.id ?? newId('sms'),
       orgId,
       workspaceId: input.workspaceId,
       direction: 'inbound',
@@ -142,16 +144,28 @@ export async function findSmsByCarrierId(prisma: PrismaClient, carrierMessageId:
   return prisma.sms.findFirst({ where: { carrierMessageId } });
 }
 
+/** The id prefix of every test twin and of no live organization (proto's mode.ts: `org_test_…`). */
+export const testTwinIdPrefix = testTwinOf('org_');
+
 /**
  * The organizations that contacted `theirNumber` from `ourNumber`, most recent first: an inbound message
  * to a shared number belongs to the conversations it answers. Each with the lead of its last contact.
+ * `live`: live organizations only, for real inbound traffic, which never belongs to a test twin (a twin's
+ * contacts were simulated: nobody real was called or written to). `{ orgId }`: that organization's alone,
+ * for traffic the simulator makes up for a test twin.
  */
 export async function conversationsBetween(
   prisma: PrismaClient,
   ourNumber: string,
   theirNumber: string,
+  among: 'live' | { orgId: string },
 ): Promise<Array<{ orgId: string; leadId: string | null; workspaceId: string | null }>> {
-  const where = { fromNumber: ourNumber, toNumber: theirNumber, direction: 'outbound' as const };
+  const where = {
+    fromNumber: ourNumber,
+    toNumber: theirNumber,
+    direction: 'outbound' as const,
+    ...(among === 'live' ? { NOT: { orgId: { startsWith: testTwinIdPrefix } } } : { orgId: among.orgId }),
+  };
   const select = { orgId: true, leadId: true, workspaceId: true, createdAt: true };
   const [messages, calls] = await Promise.all([
     prisma.sms.findMany({ where, select, orderBy: { createdAt: 'desc' }, take: 50 }),
