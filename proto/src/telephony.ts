@@ -420,7 +420,11 @@ const byCallId = z.object({ id: idSchema('call') });
  * are in a range no real phone answers (+1 500 555 01xx, Twilio's test prefix).
  */
 export const testPhoneNumbers = {
-  '+15005550101': { status: 'completed', outcome: 'qualified_lead', means: 'Answered; the contact qualifies (a lead is captured)' },
+  '+15005550101': {
+    status: 'completed',
+    outcome: 'qualified_lead',
+    means: 'Answered; the contact qualifies (the call’s lead, if it has one, is qualified: `lead.qualified`)',
+  },
   '+15005550102': { status: 'completed', outcome: 'not_interested', means: 'Answered; the contact is not interested (not qualified)' },
   '+15005550103': { status: 'busy', outcome: null, means: 'The line is busy' },
   '+15005550104': { status: 'no_answer', outcome: null, means: 'Rings out with no answer' },
@@ -448,7 +452,8 @@ export const advanceCallFields = z.object({
   status: z.enum(callStatuses).exclude(['queued']).optional().describe('The state to move the call to; its next one when omitted'),
   outcome: z.enum(callOutcomes).optional().describe('Complete the call with this outcome (status completed)'),
 });
-const outcomeCompletes: [(body: z.infer<typeof advanceCallFields>) => boolean, { message: string; path: string[] }] = [
+/** An outcome completes a call: a test helper's move names a status, an outcome, or `completed` with an outcome. */
+export const outcomeCompletes: [(body: z.infer<typeof advanceCallFields>) => boolean, { message: string; path: string[] }] = [
   (body) => !(body.status && body.outcome && body.status !== 'completed'),
   { message: 'An outcome completes the call: give status completed, or no status', path: ['outcome'] },
 ];

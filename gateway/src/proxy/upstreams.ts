@@ -15,11 +15,11 @@ type ApiServiceName = Exclude<ServiceName, 'console'>;
 /** Which API service serves which public path prefix. */
 export function upstreamRoutes(env: GatewayEnv): UpstreamRoute[] {
   const routes: Array<[ApiServiceName, string[]]> = [
-    ['telephony', ['/api/v1/phone', '/api/hooks/twilio']],
+    ['telephony', ['/api/v1/phone', '/api/hooks/twilio', '/api/v1/test_helpers/calls', '/api/v1/test_helpers/sms']],
     ['leads', ['/api/v1/leads', '/api/v1/themes', '/api/v1/workspaces', '/api/v1/sequences', '/api/v1/invoices', '/api/v1/projects']],
     ['recall', ['/api/v1/llm-recall', '/api/v1/knowledge', '/api/v1/marketing-audit', '/api/public/marketing-audit']],
     ['mcp', ['/api/mcp', '/api/v1/approvals', '/api/hooks/telegram', '/api/hooks/slack']],
-    ['webhooks', ['/api/v1/webhooks']],
+    ['webhooks', ['/api/v1/webhooks', '/api/v1/test_helpers/webhooks']],
   ];
   const urls: Record<ApiServiceName, string> = {
     telephony: env.TELEPHONY_URL,

@@ -28,8 +28,8 @@ export function approvalTool(
     title: options.title,
     description:
       // The server's instructions explain approvals once; each tool says only what the agent must not miss.
-      `${options.description} Only asks a person (Telegram, Slack or the console) and returns pending_approval; it runs ` +
-      'once, with these arguments, when approved. Outcome: service_get_approval, or call it as an MCP task.',
+      `${options.description} Only asks a person (console, Telegram, Slack): returns pending_approval; runs once, as ` +
+      'given, when approved. Outcome: service_get_approval, or call it as an MCP task.',
     operation,
     scope: operation.scope,
     approval: true,

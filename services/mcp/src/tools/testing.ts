@@ -1,4 +1,4 @@
-import { advanceCallFields, idSchema, telephonyRpc, webhooksRpc } from '@voice/proto';
+import { advanceCallFields, idSchema, outcomeCompletes, telephonyRpc, webhooksRpc } from '@voice/proto';
 import { defineTool } from '../mcp/tool.js';
 
 // Test mode's helpers (the `testing` toolset): one tool per test helper operation (`testOnly`). They are
@@ -15,7 +15,10 @@ export const testingTools = [
     title: 'Test mode: advance a test call',
     description: `${testModeOnly} Moves a test call to its next state, or to \`status\`, or completes it with \`outcome\`, sending the events a real call would; an ended call is a conflict.`,
     operation: telephonyRpc.advanceCall,
-    input: advanceCallFields.strict().extend({ call_id: idSchema('call').describe('The test call, e.g. from service_list_calls') }),
+    input: advanceCallFields
+      .strict()
+      .extend({ call_id: idSchema('call').describe('The test call, e.g. from service_list_calls') })
+      .refine(...outcomeCompletes),
     rpcInput: ({ call_id, ...move }) => ({ ...move, id: call_id }),
   }),
   defineTool({
