@@ -29,10 +29,14 @@ const finalEvents = new Set(['call.completed', 'call.failed']);
 
 /** Waits until the assertions in `check` hold (work off the request path: the simulator, the deliveries). */
 const until = (what: string, check: () => void) =>
-  eventually(what, () => {
-    check();
-    return true;
-  });
+  eventually(
+    what,
+    () => {
+      check();
+      return true;
+    },
+    { timeoutMs: 120_000 },
+  );
 
 describe('test mode with the typed client, against a Twilio deployment', () => {
   let platform: Platform<'telephony' | 'leads' | 'webhooks'>;

@@ -34,7 +34,8 @@ const retried = new Set([429, 503]);
 /**
  * The fetch every call goes through: the key as a Bearer credential, an `Idempotency-Key` on each POST
  * that has none (the same key on every retry, so a retried create happens once), retries of 429 and 503
- * that wait as `Retry-After` says (bounded), and the quota figures of each response.
+ * that wait as `Retry-After` says (bounded), retries of a connection that failed before any answer (a
+ * reset keep-alive socket; safe, as every POST carries its key), and the quota figures of each response.
  */
 export function transport(options: TransportOptions): (request: Request) => Promise<Response> {
   const send = options.fetch ?? ((request: Request) => fetch(request));
@@ -47,7 +48,15 @@ export function transport(options: TransportOptions): (request: Request) => Prom
     if (request.method === 'POST' && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUUID());
     for (let attempt = 0; ; attempt++) {
       // A request's body can be read once: each attempt sends a copy, the original stays readable.
-      const response = await send(request.clone());
+      let response: Response;
+      try {
+        response = await send(request.clone());
+      } catch (error) {
+        // fetch rejects with a TypeError when no answer came (refused, reset); anything else is the caller's.
+        if (!(error instanceof TypeError) || attempt >= retries || request.signal.aborted) throw error;
+        await sleep(baseDelayMs * 2 ** attempt);
+        continue;
+      }
       const rateLimit = rateLimitOf(response.headers);
       if (rateLimit) options.onRateLimit?.(rateLimit);
       if (!retried.has(response.status) || attempt >= retries) return response;

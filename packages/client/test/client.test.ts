@@ -106,6 +106,29 @@ describe('VoiceClient', () => {
     );
   });
 
+  test('a connection that fails before any answer is tried again, with the same Idempotency-Key', async () => {
+    let failures = 1;
+    const attempts: string[] = [];
+    const voice = new VoiceClient({
+      apiKey: 'vk_live_test',
+      baseUrl,
+      retry: { retries: 2, baseDelayMs: 100, sleep: async (ms) => void sleeps.push(ms) },
+      fetch: async (request) => {
+        attempts.push(request.headers.get('idempotency-key') ?? '');
+        if (failures-- > 0) throw new TypeError('fetch failed');
+        return fetch(request);
+      },
+    });
+    answer = () => ({ status: 201, body: { ...call } });
+    assert.deepEqual(await voice.calls.create({ to: '+14155550100' }), call);
+    assert.equal(attempts.length, 2);
+    assert.equal(attempts[0], attempts[1]);
+    assert.equal(seen.length, 1, 'one request reached the server');
+    assert.deepEqual(sleeps, [100]);
+    failures = 5;
+    await assert.rejects(voice.calls.get('call_1'), /fetch failed/);
+  });
+
   test('sends the key as a Bearer credential, to the base URL', async () => {
     answer = () => ({ status: 200, body: { ...call } });
     assert.deepEqual(await client().calls.get('call_1'), call);
