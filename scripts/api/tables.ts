@@ -1,7 +1,14 @@
 // The documents' tables of operations, scopes and tools, generated from the definitions: a README holds
 // `<!-- generated: operations telephony -->` … `<!-- /generated -->` (or `tools`, `toolsets`, `magicnumbers`), and the text
 // between the markers is replaced. Only the facts the definitions state go in a table; prose stays prose.
-import { mcpToolsetInfo, mcpToolsets, operationsByService, publicRoutesByService, type RpcDefinition, testPhoneNumbers } from '@voice/proto';
+import {
+  mcpToolsetInfo,
+  mcpToolsets,
+  operationsByService,
+  publicRoutesByService,
+  type RpcDefinition,
+  testPhoneNumbers,
+} from '@voice/proto';
 import { allTools } from '../../services/mcp/src/mcp/catalog.js';
 
 type Service = keyof typeof operationsByService;
