@@ -9,7 +9,7 @@ import { sequenceTools } from '../tools/sequences.js';
 import { telephonyTools } from '../tools/telephony.js';
 import { testingTools } from '../tools/testing.js';
 import { workspaceTools } from '../tools/workspaces.js';
-import { outputSchemas } from './output-schema.js';
+import { fullOutputSchema, outputSchemas } from './output-schema.js';
 import {
   checkAgreesWithOperation,
   isTestOnlyTool,
@@ -56,6 +56,8 @@ export interface CatalogEntry {
   definition: ToolDefinition;
   /** What tools/list sends, computed once: every request builds a new server, none rebuilds a schema. */
   listing: Tool;
+  /** What tools/list sends to a 2026-07-28 client: full output schemas (`fullOutputSchema`), no task support. */
+  modernListing: Tool;
 }
 
 export class ToolCatalog {
@@ -69,18 +71,22 @@ export class ToolCatalog {
       // The type says so, but a definition built by hand (a spread) could still name a toolset nobody selects.
       if (!mcpToolsets.includes(definition.toolset)) throw new Error(`tool ${definition.name}: unknown toolset ${definition.toolset}`);
       checkAgreesWithOperation(definition);
+      const common = {
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+        inputSchema: toolJsonSchema(definition.input, 'input') as Tool['inputSchema'],
+        // The title is the tool's own (MCP 2025-06-18 on); annotations carry only the four hints.
+        annotations: { ...definition.annotations },
+      };
       this.entries.set(definition.name, {
         definition,
         listing: {
-          name: definition.name,
-          title: definition.title,
-          description: definition.description,
-          inputSchema: toolJsonSchema(definition.input, 'input') as Tool['inputSchema'],
+          ...common,
           outputSchema: outputs.get(definition.name) as Tool['outputSchema'],
-          // The title is the tool's own (MCP 2025-06-18 on); annotations carry only the four hints.
-          annotations: { ...definition.annotations },
           ...(definition.startTask ? { execution: { taskSupport: 'optional' as const } } : {}),
         },
+        modernListing: { ...common, outputSchema: fullOutputSchema(definition) as Tool['outputSchema'] },
       });
     }
   }
@@ -98,6 +104,11 @@ export class ToolCatalog {
     return [...this.entries.values()]
       .filter((entry) => offered(entry.definition, caller, selection))
       .map((entry) => ({ ...entry.listing, outputSchema: outputs.get(entry.definition.name) as Tool['outputSchema'] }));
+  }
+
+  /** The same tools as `list`, as a 2026-07-28 client gets them (`CatalogEntry.modernListing`). */
+  listModern(caller: Caller, selection: McpSelection = everything): Tool[] {
+    return [...this.entries.values()].filter((entry) => offered(entry.definition, caller, selection)).map((entry) => entry.modernListing);
   }
 
   /**

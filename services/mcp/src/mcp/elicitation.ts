@@ -115,7 +115,7 @@ export function wantsElicitation(
 
 const channelNames = { telegram: 'Telegram', slack: 'Slack' } as const;
 
-function elicitationMessage(approval: Approval): string {
+export function elicitationMessage(approval: Approval): string {
   const sent = [...new Set(approval.deliveries.filter((d) => d.status === 'sent').map((d) => channelNames[d.channel]))];
   const channels = sent.length > 0 ? ` It was also sent to ${sent.join(' and ')}; deciding there works too.` : '';
   return markedForMode(
@@ -124,7 +124,8 @@ function elicitationMessage(approval: Approval): string {
   );
 }
 
-const finished = new Set<Approval['status']>(['executed', 'rejected', 'expired', 'failed', 'withdrawn']);
+/** The statuses after which an approval changes no more. */
+export const finishedStatuses = new Set<Approval['status']>(['executed', 'rejected', 'expired', 'failed', 'withdrawn']);
 
 /**
  * Shows a pending approval (the result of the tool call) as a URL elicitation on the call's own stream and
@@ -173,7 +174,7 @@ export async function elicitDecision(options: {
     const until = Date.now() + deps.env.APPROVAL_ELICITATION_WAIT_MS;
     for (;;) {
       const approval = toApproval(await findApproval(deps.prisma, identity.org_id, approvalId), deps.now());
-      if (finished.has(approval.status)) {
+      if (finishedStatuses.has(approval.status)) {
         await send({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: approvalId } });
         return taskResult(approval);
       }
@@ -190,12 +191,12 @@ export async function elicitDecision(options: {
   }
 }
 
-function pause(ms: number, orUntil: Promise<unknown>[]): Promise<void> {
+export function pause(ms: number, orUntil: Promise<unknown>[]): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), ...orUntil]).then(() => clearTimeout(timer));
 }
 
-function aborted(signal: AbortSignal): Promise<void> {
+export function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });

@@ -105,3 +105,47 @@ function unionShape(options: JsonObject[]): JsonObject {
   }
   return { anyOf: options };
 }
+
+/**
+ * The output schemas of the 2026-07-28 era: every record spelt out in full, no pointers to other tools. A
+ * record that a result holds more than once (a lead's calls and enrollments, an approval tool's union) is
+ * given once in the tool's own `$defs` and referenced there, which that era's clients resolve; a reference
+ * across tools is still not possible, because clients compile each tool's schema alone (the v2 SDK's client
+ * does, `Client._compileOutputValidator`), so a record used by two tools is spelt out in both.
+ */
+export function fullOutputSchema(tool: ToolDefinition): JsonObject {
+  const shape = resultShape(toolJsonSchema(tool.output, 'output'), Number.POSITIVE_INFINITY);
+  const root = shape.type === undefined ? { type: 'object', ...shape } : shape;
+  const seen = new Map<string, { key: string; schema: JsonObject; uses: number }>();
+  const count = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    for (const child of Object.values(node)) count(child);
+    const name = recordName(node);
+    if (!name || node === root) return;
+    const json = JSON.stringify(node);
+    const known = seen.get(json);
+    if (known) known.uses += 1;
+    else seen.set(json, { key: uniqueKey(name, seen), schema: node as JsonObject, uses: 1 });
+  };
+  count(root);
+  const shared = [...seen.entries()].filter(([, record]) => record.uses > 1);
+  if (shared.length === 0) return root;
+  const byJson = new Map(shared);
+  const replace = (node: unknown, top: boolean): unknown => {
+    if (typeof node !== 'object' || node === null) return node;
+    const record = top ? undefined : byJson.get(JSON.stringify(node));
+    if (record) return { $ref: `#/$defs/${record.key}` };
+    if (Array.isArray(node)) return node.map((child) => replace(child, false));
+    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, replace(child, false)]));
+  };
+  const $defs = Object.fromEntries(shared.map(([, record]) => [record.key, replace(record.schema, true)]));
+  return { ...(replace(root, true) as JsonObject), $defs };
+}
+
+/** A `$defs` key for a record: its name, numbered when two different shapes share it (a lead, a lead with notes). */
+function uniqueKey(name: string, seen: Map<string, { key: string }>): string {
+  const taken = new Set([...seen.values()].map((record) => record.key));
+  let key = name;
+  for (let n = 2; taken.has(key); n += 1) key = `${name}_${n}`;
+  return key;
+}

@@ -10,7 +10,7 @@ import type { ToolContext } from './tool.js';
 
 export const serverInfo = { name: 'voice-platform', version: '1.0.0' };
 
-const instructions =
+export const serverInstructions =
   'Tools of the voice-AI, leads and recall platform, acting inside your organization only. Lists are newest first and ' +
   'cursor-paged: pass next_cursor back as cursor. A result described as "lead: see service_recent_leads" is that record, ' +
   "whose fields that tool's output schema spells out. Destructive tools (delete lead, remove do-not-call entry, send " +
@@ -40,7 +40,7 @@ export function createMcpServer(
   const tasks = new ApprovalTaskStore(deps, identity);
   const server = new Server(serverInfo, {
     capabilities: { tools: { listChanged: false }, tasks: taskCapabilities },
-    instructions,
+    instructions: serverInstructions,
     // The SDK serves tasks/get, tasks/result (waiting for a finished task by polling this store), tasks/list
     // and tasks/cancel from it; every answer is read from the database.
     taskStore: tasks,

@@ -1,11 +1,13 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { ApiError, type HttpApp, identityOf, urlPath } from '@voice/kit';
 import { type Identity, type McpSelection, mcpPath, mcpSelection, narrowSelection, parseMcpPath } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
 import { ElicitationAnswers, relayAnswers, wantsElicitation } from '../mcp/elicitation.js';
+import { authInfoOf, modernMcpHandler } from '../mcp/modern.js';
 import { createMcpServer } from '../mcp/server.js';
 import { newSessionId, sessionFeatures, sessionKey } from '../mcp/session.js';
 
@@ -56,9 +58,30 @@ export function selectionOf(request: FastifyRequest, identity: Pick<Identity, 'r
 
 const isInitialize = (body: unknown) => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
 
+/**
+ * The request as the SDK's web-standard handler takes it: the method, the URL and the headers; the body is
+ * fastify's parsed one, given alongside (`parsedBody`), so it is read once.
+ */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(`http://${request.hostname || 'mcp'}${request.url}`, { method: request.method, headers });
+}
+
+async function sendResponse(reply: FastifyReply, requestId: string, response: Response): Promise<FastifyReply> {
+  reply.status(response.status).header('request-id', requestId);
+  response.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
+  return reply.send(await response.text());
+}
+
 export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): void {
   const sessions = sessionKey(deps.env.INTERNAL_SIGNING_SECRET);
   const answers = new ElicitationAnswers(deps);
+  const modern = modernMcpHandler(deps, catalog);
   const originCheck = async (request: FastifyRequest) => checkOrigin(request.headers.origin, deps.env.MCP_ALLOWED_ORIGINS);
 
   const selectionCheck = async (request: FastifyRequest) => {
@@ -75,6 +98,15 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
         const identity = identityOf(request);
         const selection = selectionOf(request, identity);
         const body = request.body;
+        // Both eras at one URL: a request carrying the 2026-07-28 `_meta` envelope goes to that era's handler.
+        const asWeb = webRequest(request);
+        if (!(await isLegacyRequest(asWeb, body))) {
+          return sendResponse(
+            reply,
+            request.id,
+            await modern.fetch(asWeb, { authInfo: authInfoOf({ identity, selection }), parsedBody: body }),
+          );
+        }
         // A client's answer to an elicitation that a tool call (here or on another replica) is waiting on.
         if (relayAnswers(deps, identity, body)) return reply.status(202).send();
         const sessionId = request.headers['mcp-session-id'];
