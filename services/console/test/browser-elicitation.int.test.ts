@@ -6,6 +6,7 @@
 // forged session id all get today's pending_approval, and Telegram still decides.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -143,6 +144,49 @@ describe('approvals as URL elicitations', () => {
     assert.equal((outcome.result as { id: string; status: string }).id, invoiceId);
     assert.equal((outcome.result as { status: string }).status, 'sent');
     assert.deepEqual(agentOf.completed, [approvalId], 'the client was told the elicitation completed');
+  });
+
+  test('2026-07-28: the call answers input_required with the approval page as URL input; the owner approves it there, and the follow-up returns the sent invoice', async () => {
+    const modern = new ModernClient(
+      { name: 'input-required-test', version: '2.0.0' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const asked: Array<{ url?: string; message?: string; mode?: string }> = [];
+    // The SDK's client fulfils input_required through the same handler a 2025 server's request would reach.
+    modern.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params as { url?: string; message?: string; mode?: string });
+      return { action: 'accept' };
+    });
+    await modern.connect(
+      new ModernTransport(new URL(`${app.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${ownerKey}` } } }),
+    );
+    clients.push(modern as unknown as Client);
+    await modern.listTools();
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await modern.callTool({ name, arguments: args })) as CallToolResult;
+    const invoiceId = await draftInvoice({ client: modern as unknown as Client, elicitations: [], completed: [], call });
+    const sending = call('service_send_invoice', { invoice_id: invoiceId });
+
+    const input = await eventually('the URL input request', () => asked[0]);
+    assert.equal(input.mode, 'url');
+    const approvalId = String(input.url).split('/').pop() ?? '';
+    assert.match(approvalId, /^apr_/);
+    assert.equal(input.url, `${app.url}/dashboard/approvals/${approvalId}`);
+    assert.match(String(input.message), /Approval needed before the agent's action runs: Send invoice/);
+    // Bound to the key's owner from the first round: another owner cannot decide it.
+    await oscar.goto(String(input.url));
+    assert.match((await oscar.locator('#approval-bound').textContent()) ?? '', /sent to the MCP client of Olivia Owner \(usr_/);
+    await olivia.goto(String(input.url));
+    await olivia.getByRole('button', { name: 'Approve and run' }).click();
+    await olivia.getByText('Approved: done.').waitFor();
+
+    const result = await sending;
+    assert.ok(!result.isError, JSON.stringify(result.content));
+    const outcome = result.structuredContent as ApprovalOutcome;
+    assert.equal(outcome.status, 'executed');
+    assert.equal(outcome.approval_id, approvalId);
+    assert.equal(outcome.resolved_via, 'console');
+    assert.equal((outcome.result as { status: string }).status, 'sent');
   });
 
   test('a declined elicitation returns pending_approval at once, and a Telegram tap still decides it', async () => {
