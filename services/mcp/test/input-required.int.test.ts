@@ -10,7 +10,7 @@ import { eventually, gatewayHeaders } from '@voice/kit/testing';
 import type { ApprovalOutcome, Identity, PendingApproval } from '@voice/proto';
 import { buildApp } from '../src/app.js';
 import { connectDeps, type McpDeps } from '../src/deps.js';
-import { draftInvoiceFor, listenOn, type McpHarness, startMcpHarness } from './support/harness.js';
+import { draftInvoiceFor, listenOn, type McpHarness, modernRpc, startMcpHarness } from './support/harness.js';
 
 const approverChat = '-1003000000888';
 const ownerId = 'usr_inputrequiredowner0001';
@@ -116,33 +116,10 @@ describe('approvals as input_required across replicas', () => {
   test('a requestState from another credential, or a forged one, is refused', async () => {
     const invoice = await draftInvoiceFor(h, owned);
     const post = (identity: Identity, params: Record<string, unknown>) =>
-      fetch(`${url2}/api/mcp`, {
-        method: 'POST',
-        headers: {
-          ...gatewayHeaders(identity, 'POST', '/api/mcp'),
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': String(params.name),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            ...params,
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-              'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } },
-            },
-          },
-        }),
-      }).then(
-        async (response) =>
-          (await response.json()) as { result?: { resultType?: string; requestState?: string }; error?: { code: number; message: string } },
-      );
+      modernRpc(url2, identity, 'tools/call', params, { elicitation: { url: {} } }) as Promise<{
+        result?: { resultType?: string; requestState?: string };
+        error?: { code: number; message: string };
+      }>;
     const first = await post(owned, { name: 'service_send_invoice', arguments: { invoice_id: invoice.id } });
     assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
     const state = String(first.result?.requestState);

@@ -14,6 +14,8 @@ import type { McpDeps } from '../deps.js';
 import { type ApprovalStateCodec, approvalFollowUp, approvalStateCodec, askForApproval, asksByUrl } from './approval-input.js';
 import type { ToolCatalog } from './catalog.js';
 import { serverInfo } from './server.js';
+import { ApprovalTaskStore } from './tasks.js';
+import { declaresTasks, serveTasksV2, tasksExtension, taskV2 } from './tasks-v2.js';
 import type { ToolContext } from './tool.js';
 
 /**
@@ -71,7 +73,7 @@ export function modernMcpHandler(deps: McpDeps, catalog: ToolCatalog): McpHttpHa
 
 function modernServer(deps: McpDeps, catalog: ToolCatalog, codec: ApprovalStateCodec, { identity, selection }: Caller): Server {
   const server = new Server(serverInfo, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, extensions: { [tasksExtension]: {} } },
     instructions,
     cacheHints: { 'tools/list': listCacheHint },
     requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
@@ -82,6 +84,8 @@ function modernServer(deps: McpDeps, catalog: ToolCatalog, codec: ApprovalStateC
     call: <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }) =>
       deps.bus.call(rpc, identity, input, options),
   };
+  const tasks = new ApprovalTaskStore(deps, identity);
+  serveTasksV2(server, tasks);
   server.setRequestHandler('tools/list', async () => ({ tools: catalog.listModern(identity, selection) as Tool[] }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
@@ -92,6 +96,13 @@ function modernServer(deps: McpDeps, catalog: ToolCatalog, codec: ApprovalStateC
     if (state !== undefined) {
       if (!byUrl) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} takes no requestState.`);
       return approvalFollowUp(deps, ctx, identity, name, state);
+    }
+    // A client of the tasks extension gets an approval tool's call as a task (tasks-v2.ts).
+    if (catalog.isApprovalTool(name, identity, selection) && declaresTasks(ctx)) {
+      const taskId = await catalog.startTask(name, args, context, selection);
+      const approval = await tasks.approval(taskId);
+      if (!approval) throw new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} vanished.`);
+      return { resultType: 'task', ...(await taskV2(tasks, approval)) } as unknown as CallToolResult;
     }
     const owner = byUrl ? identity.owner_user_id : undefined;
     const result = (await catalog.call(name, args, owner ? { ...context, bindApprovalTo: owner } : context, selection)) as CallToolResult;

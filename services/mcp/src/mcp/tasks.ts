@@ -76,7 +76,7 @@ export class ApprovalTaskStore implements TaskStore {
   }
 
   /** The approval of this organization with that id, or null (another organization's, or no such id). */
-  private async approval(taskId: string): Promise<Approval | null> {
+  async approval(taskId: string): Promise<Approval | null> {
     try {
       return toApproval(await findApproval(this.deps.prisma, this.identity.org_id, taskId), this.deps.now());
     } catch (error) {

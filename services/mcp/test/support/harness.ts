@@ -286,3 +286,42 @@ export function errorText(result: CallToolResult): string {
   if (!result.isError) throw new Error(`expected a tool error, got ${JSON.stringify(result.structuredContent)}`);
   return result.content[0]?.type === 'text' ? result.content[0].text : '';
 }
+
+const nameOf = (params: Record<string, unknown>) =>
+  [params.name, params.taskId, params.uri].find((value) => typeof value === 'string') as string | undefined;
+
+/** A 2026-07-28 request as its wire says it: headers naming revision, method and tool, and the `_meta` envelope. */
+export async function modernRpc(
+  baseUrl: string,
+  identity: Identity,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = {},
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const response = await fetch(`${baseUrl}/api/mcp`, {
+    method: 'POST',
+    headers: {
+      ...gatewayHeaders(identity, 'POST', '/api/mcp'),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      // The name a request acts on: a tool's, a task's id, a resource's URI.
+      ...(nameOf(params) ? { 'mcp-name': nameOf(params) } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    }),
+  });
+  return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
