@@ -79,7 +79,8 @@ describe('MCP Apps registry', () => {
       assert.match(html, /<main id="view" aria-busy="true">/);
       assert.match(html, new RegExp(`<title>${app.title}</title>`));
       // The SDK inlined: its App class is there, under the global the views read it from.
-      assert.match(html, /const McpAppsSdk=\{[^}]*\bApp:/);
+      assert.match(html, /const McpAppsSdk=\(\(\)=>\{/);
+      assert.match(html, /\nreturn\{[^}]*\bApp:[^}]*\};\}\)\(\);/);
       assert.doesNotMatch(html, /\bexport\s*\{/);
       assert.doesNotMatch(html, /\bapprove\b/i, `${app.uri}: Apps never approve`);
     }
@@ -95,8 +96,11 @@ describe('MCP Apps registry', () => {
   });
 
   test('the SDK bundle becomes a constant: its one trailing export statement, names kept', () => {
-    assert.equal(sdkScript('var a=1;class b{}\nexport{a as One,b as App};\n'), 'var a=1;class b{}\nconst McpAppsSdk={One:a,App:b};');
-    assert.equal(sdkScript('var c=2;export{c};'), 'var c=2;const McpAppsSdk={c:c};');
+    assert.equal(
+      sdkScript('var a=1;class b{}\nexport{a as One,b as App};\n'),
+      'const McpAppsSdk=(()=>{var a=1;class b{}\n\nreturn{One:a,App:b};})();',
+    );
+    assert.equal(sdkScript('var c=2;export{c};'), 'const McpAppsSdk=(()=>{var c=2;\nreturn{c:c};})();');
     assert.throws(() => sdkScript('var a=1;'), /does not end with one export statement/);
     assert.throws(() => sdkScript('export{a as B};var c=1;'), /does not end with one export statement/);
     assert.throws(() => sdkScript('var s="</script>";export{s};'), /closing script tag/);

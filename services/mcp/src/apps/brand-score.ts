@@ -29,7 +29,7 @@ function recommendations(score) {
   return h(
     'ol',
     { class: 'items' },
-    score.recommendations.map((item) => h('li', { class: 'item' }, h('h3', { class: 'item-head' }, badge(item.severity), item.title), h('p', { class: 'item-body' }, item.body))),
+    score.recommendations.map((item) => h('li', { class: 'item' }, h('h3', { class: 'item-head' }, badge(item.severity), ' ', item.title), h('p', { class: 'item-body' }, item.body))),
   );
 }
 

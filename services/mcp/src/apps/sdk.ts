@@ -7,9 +7,9 @@ import { createRequire } from 'node:module';
 export const sdkGlobal = 'McpAppsSdk';
 
 /**
- * The bundle is an ES module whose last statement is `export{a as App,…}`. Inlined in a classic page it
- * would need an import, which a `srcdoc` View cannot resolve; so that statement becomes a constant holding
- * the same names, and the views' scripts follow it in the same module script.
+ * The bundle is an ES module whose last statement is `export{a as App,…}`. Inlined, it would need an import,
+ * which a `srcdoc` View cannot resolve; so it runs in a function of its own (its minified top-level names
+ * stay out of the views' scope) that returns those names, as a constant the views' scripts read.
  */
 export function sdkScript(bundle: string): string {
   const start = bundle.lastIndexOf('export{');
@@ -33,7 +33,7 @@ export function sdkScript(bundle: string): string {
       const [local, exported = local] = item.trim().split(/\s+as\s+/);
       return `${exported}:${local}`;
     });
-  return `${bundle.slice(0, start)}const ${sdkGlobal}={${entries.join(',')}};`;
+  return `const ${sdkGlobal}=(()=>{${bundle.slice(0, start)}\nreturn{${entries.join(',')}};})();`;
 }
 
 let cached: string | undefined;

@@ -7,7 +7,9 @@ import { sdkGlobal } from './sdk.js';
 export const sharedViewScript = `
 const { App, applyDocumentTheme, applyHostStyleVariables, applyHostFonts } = ${sdkGlobal};
 const view = document.getElementById('view');
+/** The host's locale and time zone (its context), else the browser's. */
 let locale;
+let timeZone;
 
 /** An element with attributes (none when null, undefined or false) and children (text as text nodes). */
 function h(tag, attributes, ...children) {
@@ -53,7 +55,7 @@ function dateTime(value) {
   if (!value) return null;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return value;
-  return h('time', { datetime: value }, new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(date));
+  return h('time', { datetime: value }, new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(date));
 }
 /** A calendar date (YYYY-MM-DD) is the same day everywhere: formatted in UTC, where it was written. */
 function calendarDate(value) {
@@ -139,6 +141,7 @@ function startView(name, render) {
     if (context.styles && context.styles.variables) applyHostStyleVariables(context.styles.variables);
     if (context.styles && context.styles.css && context.styles.css.fonts) applyHostFonts(context.styles.css.fonts);
     if (context.locale) locale = context.locale;
+    if (context.timeZone) timeZone = context.timeZone;
   };
   app.addEventListener('hostcontextchanged', applyContext);
   app.addEventListener('toolresult', (result) => {
