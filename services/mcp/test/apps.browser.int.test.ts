@@ -109,14 +109,15 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
     assert.deepEqual(shown.requests, [], 'nothing loaded from the network');
   }
 
-  /** The App in every look: `check` reads what it shows, then axe-core and the network are checked; the context always closes. */
+  /** The App in every look (or `which`): `check` reads what it shows, then axe-core and the network are checked; the context always closes. */
   async function inEveryLook(
     toolName: string,
     input: Record<string, unknown>,
     result: CallToolResult,
     check: (frame: Frame, shown: Shown, look: Look) => Promise<void>,
+    which: readonly Look[] = looks,
   ): Promise<void> {
-    for (const look of looks) {
+    for (const look of which) {
       const shown = await show(toolName, input, result, look);
       try {
         await check(shown.frame, shown, look);
@@ -259,22 +260,47 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
     const drafted = await tool('service_draft_invoice', draftInput);
     const invoice = structured<{ id: string; subtotal: number; tax: number; total: number; currency: string }>(drafted);
     const read = await tool('service_get_invoice', { invoice_id: invoice.id });
-    for (const [toolName, input, result] of [
-      ['service_draft_invoice', draftInput, drafted],
-      ['service_get_invoice', { invoice_id: invoice.id }, read],
+    // The same App for both tools: every look for the draft, light at 1280 and dark at 375 for the read back.
+    for (const [toolName, input, result, which] of [
+      ['service_draft_invoice', draftInput, drafted, looks],
+      ['service_get_invoice', { invoice_id: invoice.id }, read, looks.slice(0, 2)],
     ] as const) {
-      await inEveryLook(toolName, input, result, async (frame) => {
-        assert.equal(await text(frame, 'h1'), 'Invoice draft');
-        assert.deepEqual(await texts(frame, 'tbody tr td:first-child'), ['Consulting hour', 'Setup fee']);
-        assert.deepEqual(await texts(frame, 'tfoot td'), [
-          money(invoice.subtotal, invoice.currency),
-          money(invoice.tax, invoice.currency),
-          money(invoice.total, invoice.currency),
-        ]);
-        assert.equal(money(invoice.total, invoice.currency), '$207.17');
-        assert.ok(((await text(frame, 'dl')) ?? '').includes('Dec 31, 2026'));
-        assert.equal(await frame.locator('button, form, a').count(), 0, 'nothing to act with');
-      });
+      await inEveryLook(
+        toolName,
+        input,
+        result,
+        async (frame) => {
+          assert.equal(await text(frame, 'h1'), 'Invoice draft');
+          assert.deepEqual(await texts(frame, 'tbody tr td:first-child'), ['Consulting hour', 'Setup fee']);
+          assert.deepEqual(await texts(frame, 'tfoot td'), [
+            money(invoice.subtotal, invoice.currency),
+            money(invoice.tax, invoice.currency),
+            money(invoice.total, invoice.currency),
+          ]);
+          assert.equal(money(invoice.total, invoice.currency), '$207.17');
+          assert.ok(((await text(frame, 'dl')) ?? '').includes('Dec 31, 2026'));
+          assert.equal(await frame.locator('button, form, a').count(), 0, 'nothing to act with');
+        },
+        which,
+      );
     }
+  });
+
+  test("a tool error: the App shows the tool's own words (what went wrong, what to do), as a client without Apps reads them", async () => {
+    const input = { call_id: 'call_doesnotexist00000001' };
+    const result = await h.tool(testKey, 'service_get_call', input);
+    assert.equal(result.isError, true);
+    const words = result.content[0]?.type === 'text' ? result.content[0].text : '';
+    assert.match(words, /^not_found: /);
+    await inEveryLook(
+      'service_get_call',
+      input,
+      result,
+      async (frame) => {
+        assert.equal(await text(frame, 'h1'), 'The tool did not succeed');
+        assert.equal(await text(frame, 'main p'), words);
+      },
+      [looks[0] as Look, looks[1] as Look],
+    );
   });
 });

@@ -110,6 +110,8 @@ thead th {
   white-space: nowrap;
 }
 tfoot th, tfoot td { font-weight: 600; }
+/* An id in a cell stays whole: the table scrolls in its box rather than break it letter by letter. */
+td code { overflow-wrap: normal; white-space: nowrap; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .card {
   border: 1px solid var(--border);
@@ -152,5 +154,6 @@ button {
   dl { grid-template-columns: minmax(0, 1fr); gap: 0; padding: var(--space-3) var(--space-4); }
   dd + dt { margin-top: var(--space-3); }
   th, td { padding: var(--space-2) var(--space-3); }
+  thead th { white-space: normal; }
 }
 `;
