@@ -3,6 +3,7 @@
 // helpers would write it. (How each App renders a real result: apps.browser.int.test.ts.)
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { McpUiResourceMetaSchema, McpUiToolMetaSchema } from '@modelcontextprotocol/ext-apps';
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { appForTool, appResourceListing, mcpApps, readAppResource, toolUiMeta } from '../src/apps/index.js';
 import { sdkScript } from '../src/apps/sdk.js';
@@ -93,6 +94,17 @@ describe('MCP Apps registry', () => {
     });
     assert.equal(RESOURCE_URI_META_KEY, 'ui/resourceUri');
     assert.equal(toolUiMeta('service_list_leads'), undefined);
+  });
+
+  test("the _meta.ui of resources and tools satisfies ext-apps' own schemas (no key they do not know)", () => {
+    for (const app of mcpApps) {
+      const resourceUi = appResourceListing(app)._meta.ui;
+      assert.deepEqual(McpUiResourceMetaSchema.strict().parse(resourceUi), resourceUi, app.uri);
+      for (const tool of app.tools) {
+        const toolUi = toolUiMeta(tool)?.ui;
+        assert.deepEqual(McpUiToolMetaSchema.strict().parse(toolUi), toolUi, tool);
+      }
+    }
   });
 
   test('the SDK bundle becomes a constant: its one trailing export statement, names kept', () => {
