@@ -15,7 +15,12 @@ describe('dependency outages: 503 fast, readiness fails and recovers, liveness s
     ctx = await createTestContext();
     redisRelay = await Relay.start(ctx.redisUrl);
     natsRelay = await Relay.start(ctx.natsUrl);
-    gateway = await startGateway(ctx, { REDIS_URL: redisRelay.url('redis:'), NATS_URL: natsRelay.url('nats:') }, { auditWorker: false });
+    // The production bound on a quota call, which these outages exercise (tests default to a longer one).
+    gateway = await startGateway(
+      ctx,
+      { REDIS_URL: redisRelay.url('redis:'), NATS_URL: natsRelay.url('nats:'), QUOTA_TIMEOUT_MS: '450' },
+      { auditWorker: false },
+    );
     ({ key } = await createOrgWithKey(gateway));
   });
   after(async () => {

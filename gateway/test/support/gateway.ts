@@ -24,7 +24,14 @@ export async function startGateway(
 ): Promise<TestGateway> {
   // Without the audit writer: the outbox relay alone, as on a serving replica (WORKERS=outbox).
   const workers = options.auditWorker === false ? { WORKERS: 'outbox' } : {};
-  const deps = await connectDeps(parseEnv(envSchema, { ...ctx.env, ...workers, ...env }), options.now ? { now: options.now } : {});
+  // A quota call's timeout is a bound for a hung Redis. In production it is short (450 ms), so a slow Redis
+  // is a prompt 503; a test on a loaded machine would get that 503 from a slow event loop instead, so tests
+  // bound hangs only, unless they set it (the outage tests do).
+  const hangBound = { QUOTA_TIMEOUT_MS: '10000' };
+  const deps = await connectDeps(
+    parseEnv(envSchema, { ...ctx.env, ...hangBound, ...workers, ...env }),
+    options.now ? { now: options.now } : {},
+  );
   const app = await buildApp(deps);
   await app.ready();
   return {
