@@ -36,7 +36,12 @@ function policy(csp) {
 }
 
 globalThis.openedLinks = [];
+let shownBridge;
+/** Shows one View, in place of the one shown before (a host page serves many Views in turn). */
 globalThis.showApp = async (shown) => {
+  globalThis.openedLinks = [];
+  await shownBridge?.close();
+  document.querySelector('main').replaceChildren();
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.title = 'App for ' + shown.toolName;
@@ -67,6 +72,7 @@ globalThis.showApp = async (shown) => {
   const initialized = new Promise((resolve) => {
     bridge.oninitialized = resolve;
   });
+  shownBridge = bridge;
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
   await initialized;
   await bridge.sendToolInput({ arguments: shown.input });
@@ -85,6 +91,7 @@ export async function appHostPage(): Promise<string> {
     format: 'iife',
     platform: 'browser',
     target: 'chrome120',
+    minify: true,
     write: false,
     logLevel: 'silent',
   });
