@@ -316,4 +316,31 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
       [looks[0] as Look, looks[1] as Look],
     );
   });
+
+  test("the host's theme and style variables win over the reader's preference, while the View is shown", async () => {
+    const input = { limit: 5 };
+    const result = await tool('service_list_calls', input);
+    const look = looks[0] as Look; // light: the reader prefers light
+    const shown = await show('service_list_calls', input, result, look);
+    const background = () =>
+      shown.frame.evaluate(() => {
+        const { document, getComputedStyle } = globalThis as unknown as {
+          document: { documentElement: object };
+          getComputedStyle(element: object): { backgroundColor: string };
+        };
+        return getComputedStyle(document.documentElement).backgroundColor;
+      });
+    assert.equal(await background(), 'rgb(255, 255, 255)', "the console's light surface");
+    const change = (context: Record<string, unknown>) =>
+      shown.page.evaluate(
+        (context) => (globalThis as unknown as { changeHostContext(context: object): void }).changeHostContext(context),
+        context,
+      );
+    await change({ theme: 'dark' });
+    await shown.frame.waitForSelector('html[data-theme="dark"]', { timeout: 30_000 });
+    assert.equal(await background(), 'rgb(21, 21, 27)', "the console's dark surface");
+    await accessibleAndOffline(shown, { theme: 'dark', width: look.width });
+    await change({ styles: { variables: { '--color-background-primary': '#101820', '--color-text-primary': '#fafafa' } } });
+    await eventually("the host's background", async () => ((await background()) === 'rgb(16, 24, 32)' ? true : undefined));
+  });
 });
