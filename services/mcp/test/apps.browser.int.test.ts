@@ -57,6 +57,7 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
     [chromium, hostPage] = await Promise.all([sharedChromium(), appHostPage()]);
   });
   after(async () => {
+    for (const host of hosts.values()) await host.context.close();
     await chromium?.release();
     await recall?.app.close();
     await recall?.deps.close();
@@ -69,31 +70,47 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
     return result;
   }
 
-  interface Shown {
+  /** One host page per look, kept for the whole file: loading the host's bundled SDK costs seconds on a loaded machine. */
+  interface HostInLook {
     context: BrowserContext;
     page: Page;
-    frame: Frame;
-    /** Every URL the page or the View asked the network for. */
+    /** Every URL the page or a View asked the network for, since the View now shown. */
     requests: string[];
   }
+  const hosts = new Map<Look, HostInLook>();
 
-  /** The App of `toolName` in the test host, given the call's input and result; resolves once the View rendered it. */
+  async function hostIn(look: Look): Promise<HostInLook> {
+    let host = hosts.get(look);
+    if (!host) {
+      const context = await chromium.browser.newContext({ viewport: { width: look.width, height: 900 }, colorScheme: look.theme });
+      const requests: string[] = [];
+      context.on('request', (request) => requests.push(request.url()));
+      const page = await context.newPage();
+      await page.setContent(hostPage);
+      host = { context, page, requests };
+      hosts.set(look, host);
+    }
+    return host;
+  }
+
+  interface Shown extends HostInLook {
+    frame: Frame;
+  }
+
+  /** The App of `toolName` in the look's host (in place of the View shown before), given the call's input and result; resolves once the View rendered it. */
   async function show(toolName: string, input: Record<string, unknown>, result: CallToolResult, look: Look): Promise<Shown> {
     const app = appForTool(toolName) as McpApp;
     const [content] = readAppResource(app.uri)?.contents ?? [];
     assert.ok(content, `${app.uri} reads`);
-    const context = await chromium.browser.newContext({ viewport: { width: look.width, height: 900 }, colorScheme: look.theme });
-    const requests: string[] = [];
-    context.on('request', (request) => requests.push(request.url()));
-    const page = await context.newPage();
-    await page.setContent(hostPage);
+    const host = await hostIn(look);
+    host.requests.length = 0;
     const shown: ShownApp = { html: content.text, csp: content._meta.ui.csp, theme: look.theme, toolName, input, result: { ...result } };
-    await page.evaluate((app) => (globalThis as unknown as { showApp(app: ShownApp): Promise<void> }).showApp(app), shown);
-    const frame = await (await page.waitForSelector('iframe')).contentFrame();
+    await host.page.evaluate((app) => (globalThis as unknown as { showApp(app: ShownApp): Promise<void> }).showApp(app), shown);
+    const frame = await (await host.page.waitForSelector('iframe')).contentFrame();
     assert.ok(frame, 'the View has a frame');
     // A bound for a hang only: the View renders as soon as the result arrives.
     await frame.waitForSelector('main#view:not([aria-busy])', { timeout: 30_000 });
-    return { context, page, frame, requests };
+    return { ...host, frame };
   }
 
   /** The App's frame through axe-core (Frame has the two Page methods the console's helper uses), and no network. */
@@ -109,7 +126,7 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
     assert.deepEqual(shown.requests, [], 'nothing loaded from the network');
   }
 
-  /** The App in every look (or `which`): `check` reads what it shows, then axe-core and the network are checked; the context always closes. */
+  /** The App in every look (or `which`): `check` reads what it shows, then axe-core and the network are checked. */
   async function inEveryLook(
     toolName: string,
     input: Record<string, unknown>,
@@ -119,12 +136,8 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
   ): Promise<void> {
     for (const look of which) {
       const shown = await show(toolName, input, result, look);
-      try {
-        await check(shown.frame, shown, look);
-        await accessibleAndOffline(shown, look);
-      } finally {
-        await shown.context.close();
-      }
+      await check(shown.frame, shown, look);
+      await accessibleAndOffline(shown, look);
     }
   }
 
@@ -302,5 +315,32 @@ describe('MCP Apps in a browser, inside an ext-apps host, given real tool result
       },
       [looks[0] as Look, looks[1] as Look],
     );
+  });
+
+  test("the host's theme and style variables win over the reader's preference, while the View is shown", async () => {
+    const input = { limit: 5 };
+    const result = await tool('service_list_calls', input);
+    const look = looks[0] as Look; // light: the reader prefers light
+    const shown = await show('service_list_calls', input, result, look);
+    const background = () =>
+      shown.frame.evaluate(() => {
+        const { document, getComputedStyle } = globalThis as unknown as {
+          document: { documentElement: object };
+          getComputedStyle(element: object): { backgroundColor: string };
+        };
+        return getComputedStyle(document.documentElement).backgroundColor;
+      });
+    assert.equal(await background(), 'rgb(255, 255, 255)', "the console's light surface");
+    const change = (context: Record<string, unknown>) =>
+      shown.page.evaluate(
+        (context) => (globalThis as unknown as { changeHostContext(context: object): void }).changeHostContext(context),
+        context,
+      );
+    await change({ theme: 'dark' });
+    await shown.frame.waitForSelector('html[data-theme="dark"]', { timeout: 30_000 });
+    assert.equal(await background(), 'rgb(21, 21, 27)', "the console's dark surface");
+    await accessibleAndOffline(shown, { theme: 'dark', width: look.width });
+    await change({ styles: { variables: { '--color-background-primary': '#101820', '--color-text-primary': '#fafafa' } } });
+    await eventually("the host's background", async () => ((await background()) === 'rgb(16, 24, 32)' ? true : undefined));
   });
 });

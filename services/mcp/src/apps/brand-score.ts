@@ -26,11 +26,7 @@ function probes(score) {
 
 function recommendations(score) {
   if (score.recommendations.length === 0) return muted('Nothing to recommend.');
-  return h(
-    'ol',
-    { class: 'items' },
-    score.recommendations.map((item) => h('li', { class: 'item' }, h('h3', { class: 'item-head' }, badge(item.severity), ' ', item.title), h('p', { class: 'item-body' }, item.body))),
-  );
+  return items(score.recommendations, (item) => ({ headTag: 'h3', head: [badge(item.severity), ' ', item.title], body: item.body }));
 }
 
 startView('voice-brand-score', (score) => {

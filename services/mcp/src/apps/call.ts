@@ -26,18 +26,11 @@ function recording(call, app) {
 
 function transcript(call) {
   if (call.transcript_turns && call.transcript_turns.length > 0) {
-    return h(
-      'ol',
-      { class: 'items' },
-      call.transcript_turns.map((turn) =>
-        h(
-          'li',
-          { class: 'item ' + turn.speaker },
-          h('p', { class: 'item-head' }, speakers[turn.speaker] || turn.speaker, turn.offset_seconds === null ? null : h('span', { class: 'muted' }, duration(Math.round(turn.offset_seconds)))),
-          h('p', { class: 'item-body' }, turn.text),
-        ),
-      ),
-    );
+    return items(call.transcript_turns, (turn) => ({
+      kind: turn.speaker,
+      head: [speakers[turn.speaker] || turn.speaker, turn.offset_seconds === null ? null : h('span', { class: 'muted' }, duration(Math.round(turn.offset_seconds)))],
+      body: turn.text,
+    }));
   }
   if (call.transcript) return h('p', { class: 'item-body' }, call.transcript);
   return muted(call.status === 'in_progress' ? 'The transcript comes when the call ends.' : 'No transcript.');

@@ -10,24 +10,15 @@ export const leadApp: AppDefinition = {
   script: `
 function notes(lead) {
   if (lead.notes.length === 0) return muted('No notes yet.');
-  return h(
-    'ol',
-    { class: 'items' },
-    lead.notes.map((note) =>
-      h('li', { class: 'item' }, h('p', { class: 'item-head' }, note.author || 'Unknown author', h('span', { class: 'muted' }, dateTime(note.created_at))), h('p', { class: 'item-body' }, note.body)),
-    ),
-  );
+  return items(lead.notes, (note) => ({ head: [note.author || 'Unknown author', h('span', { class: 'muted' }, dateTime(note.created_at))], body: note.body }));
 }
 
 function enrollments(lead) {
   if (lead.enrollments.length === 0) return muted('In no sequence.');
-  return h(
-    'ul',
-    { class: 'items' },
-    lead.enrollments.map((enrollment) =>
-      h('li', { class: 'item' }, h('p', { class: 'item-head' }, code(enrollment.sequence_id), badge(enrollment.status)), h('p', { class: 'muted' }, 'Step ' + enrollment.current_step + ' of ' + enrollment.steps.length)),
-    ),
-  );
+  return items(lead.enrollments, (enrollment) => ({
+    head: [code(enrollment.sequence_id), badge(enrollment.status)],
+    body: 'Step ' + enrollment.current_step + ' of ' + enrollment.steps.length,
+  }));
 }
 
 startView('voice-lead', (lead) => {

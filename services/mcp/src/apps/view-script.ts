@@ -76,6 +76,21 @@ function details(label, pairs) {
   return h('dl', { 'aria-label': label }, rows.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
 }
 
+/**
+ * Bordered items in order (transcript turns, notes, recommendations): item(entry) gives the head line, the
+ * body text, a kind (a class, e.g. the speaker) and the head's tag when it is a heading.
+ */
+function items(entries, item) {
+  return h(
+    'ol',
+    { class: 'items' },
+    entries.map((entry) => {
+      const { head, body, kind, headTag } = item(entry);
+      return h('li', { class: kind ? 'item ' + kind : 'item' }, h(headTag || 'p', { class: 'item-head' }, head), h('p', { class: 'item-body' }, body));
+    }),
+  );
+}
+
 let sections = 0;
 /** A section named by its heading, so it is a region a screen reader lists. */
 function section(title, ...children) {

@@ -36,27 +36,32 @@ function policy(csp) {
 }
 
 globalThis.openedLinks = [];
+let shownBridge;
+let shownContext;
+/** The host changes its context (a theme, style variables) while the View is shown; the bridge notifies the View. */
+globalThis.changeHostContext = (change) => {
+  shownContext = { ...shownContext, ...change };
+  shownBridge.setHostContext(shownContext);
+};
+/** Shows one View, in place of the one shown before (a host page serves many Views in turn). */
 globalThis.showApp = async (shown) => {
+  globalThis.openedLinks = [];
+  await shownBridge?.close();
+  document.querySelector('main').replaceChildren();
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.title = 'App for ' + shown.toolName;
   frame.srcdoc = shown.html.replace('<head>', '<head><meta http-equiv="Content-Security-Policy" content="' + policy(shown.csp) + '">');
   document.querySelector('main').append(frame);
-  const bridge = new AppBridge(
-    null,
-    { name: 'apps-test-host', version: '1.0.0' },
-    { openLinks: {} },
-    {
-      hostContext: {
-        theme: shown.theme,
-        locale: 'en-US',
-        timeZone: 'UTC',
-        displayMode: 'inline',
-        platform: 'web',
-        toolInfo: { tool: { name: shown.toolName, inputSchema: { type: 'object' } } },
-      },
-    },
-  );
+  shownContext = {
+    theme: shown.theme,
+    locale: 'en-US',
+    timeZone: 'UTC',
+    displayMode: 'inline',
+    platform: 'web',
+    toolInfo: { tool: { name: shown.toolName, inputSchema: { type: 'object' } } },
+  };
+  const bridge = new AppBridge(null, { name: 'apps-test-host', version: '1.0.0' }, { openLinks: {} }, { hostContext: shownContext });
   bridge.onsizechange = ({ height }) => {
     if (height) frame.style.height = height + 'px';
   };
@@ -67,6 +72,7 @@ globalThis.showApp = async (shown) => {
   const initialized = new Promise((resolve) => {
     bridge.oninitialized = resolve;
   });
+  shownBridge = bridge;
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
   await initialized;
   await bridge.sendToolInput({ arguments: shown.input });
@@ -85,6 +91,7 @@ export async function appHostPage(): Promise<string> {
     format: 'iife',
     platform: 'browser',
     target: 'chrome120',
+    minify: true,
     write: false,
     logLevel: 'silent',
   });
