@@ -2,7 +2,7 @@
 // results people would rather see than read. The registry says which App shows which tool, what
 // resources/list and resources/read answer for it, and the `_meta` a tool's listing carries. Tools return
 // exactly what they return without Apps: a View only draws the structuredContent it is given.
-import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
+import { getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { brandScoreApp } from './brand-score.js';
 import { callApp } from './call.js';
 import { callsApp } from './calls.js';
@@ -101,4 +101,13 @@ export function toolUiMeta(toolName: string): ToolUiMeta | undefined {
   const each = appForTool(toolName);
   if (!each) return undefined;
   return { ui: { resourceUri: each.uri }, [RESOURCE_URI_META_KEY]: each.uri };
+}
+
+/**
+ * Whether a client's capabilities say it renders Apps (the `io.modelcontextprotocol/ui` extension with our
+ * MIME type): only such a client is told which tools have one, so other clients' lists stay as they were.
+ */
+export function appsDeclared(capabilities: Parameters<typeof getUiCapability>[0] | Record<string, unknown> | undefined): boolean {
+  const ui = getUiCapability(capabilities as Parameters<typeof getUiCapability>[0]);
+  return ui?.mimeTypes?.includes(RESOURCE_MIME_TYPE) === true;
 }

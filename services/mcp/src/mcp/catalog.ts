@@ -1,6 +1,7 @@
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '@voice/kit';
 import { type Identity, isTestOrg, type McpSelection, type McpToolset, mcpToolsets, type Scope, scopeAllows } from '@voice/proto';
+import { toolUiMeta } from '../apps/index.js';
 import { billingTools } from '../tools/billing.js';
 import { knowledgeTools } from '../tools/knowledge.js';
 import { leadTools } from '../tools/leads.js';
@@ -52,6 +53,16 @@ function offered(definition: ToolDefinition, caller: Caller, selection: McpSelec
   return scopeAllows(selection.readonly ? 'read' : caller.scope, definition.scope);
 }
 
+export interface ListOptions {
+  /** The client renders MCP Apps: a tool an App shows says which (`_meta.ui.resourceUri`). */
+  apps?: boolean;
+}
+
+function withApp(listing: Tool, options: ListOptions): Tool {
+  const meta = options.apps ? toolUiMeta(listing.name) : undefined;
+  return meta ? { ...listing, _meta: { ...listing._meta, ...meta } } : listing;
+}
+
 export interface CatalogEntry {
   definition: ToolDefinition;
   /** What tools/list sends, computed once: every request builds a new server, none rebuilds a schema. */
@@ -99,16 +110,18 @@ export class ToolCatalog {
    * The tools a key of this scope may call in the selected toolsets: a read key, or a read-only selection,
    * never sees a writing tool, and a live credential never sees a test helper.
    */
-  list(caller: Caller, selection: McpSelection = everything): Tool[] {
+  list(caller: Caller, selection: McpSelection = everything, options: ListOptions = {}): Tool[] {
     const outputs = this.outputsFor(selection.toolsets);
     return [...this.entries.values()]
       .filter((entry) => offered(entry.definition, caller, selection))
-      .map((entry) => ({ ...entry.listing, outputSchema: outputs.get(entry.definition.name) as Tool['outputSchema'] }));
+      .map((entry) => withApp({ ...entry.listing, outputSchema: outputs.get(entry.definition.name) as Tool['outputSchema'] }, options));
   }
 
   /** The same tools as `list`, as a 2026-07-28 client gets them (`CatalogEntry.modernListing`). */
-  listModern(caller: Caller, selection: McpSelection = everything): Tool[] {
-    return [...this.entries.values()].filter((entry) => offered(entry.definition, caller, selection)).map((entry) => entry.modernListing);
+  listModern(caller: Caller, selection: McpSelection = everything, options: ListOptions = {}): Tool[] {
+    return [...this.entries.values()]
+      .filter((entry) => offered(entry.definition, caller, selection))
+      .map((entry) => withApp(entry.modernListing, options));
   }
 
   /**

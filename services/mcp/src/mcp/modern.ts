@@ -1,15 +1,19 @@
 import {
   type AuthInfo,
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   createMcpHandler,
   type McpHttpHandler,
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { Identity, McpSelection, RpcDefinition } from '@voice/proto';
 import type { z } from 'zod';
+import { appResourceListing, appsDeclared, mcpApps, readAppResource } from '../apps/index.js';
 import type { McpDeps } from '../deps.js';
 import { type ApprovalStateCodec, approvalFollowUp, approvalStateCodec, askForApproval, asksByUrl } from './approval-input.js';
 import type { ToolCatalog } from './catalog.js';
@@ -60,6 +64,11 @@ const instructions =
  */
 const listCacheHint = { ttlMs: 5 * 60_000, cacheScope: 'private' as const };
 
+/** The capabilities this request's client declared in its `_meta` envelope. */
+function clientCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
+  return (ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+}
+
 export function modernMcpHandler(deps: McpDeps, catalog: ToolCatalog): McpHttpHandler {
   const codec = approvalStateCodec(deps);
   return createMcpHandler(({ authInfo }) => modernServer(deps, catalog, codec, callerOf(authInfo)), {
@@ -73,9 +82,9 @@ export function modernMcpHandler(deps: McpDeps, catalog: ToolCatalog): McpHttpHa
 
 function modernServer(deps: McpDeps, catalog: ToolCatalog, codec: ApprovalStateCodec, { identity, selection }: Caller): Server {
   const server = new Server(serverInfo, {
-    capabilities: { tools: { listChanged: false }, extensions: { [tasksExtension]: {} } },
+    capabilities: { tools: { listChanged: false }, resources: {}, extensions: { [tasksExtension]: {} } },
     instructions,
-    cacheHints: { 'tools/list': listCacheHint },
+    cacheHints: { 'tools/list': listCacheHint, 'resources/list': listCacheHint, 'resources/read': listCacheHint },
     requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
   });
   const context: ToolContext = {
@@ -86,7 +95,17 @@ function modernServer(deps: McpDeps, catalog: ToolCatalog, codec: ApprovalStateC
   };
   const tasks = new ApprovalTaskStore(deps, identity);
   serveTasksV2(server, tasks);
-  server.setRequestHandler('tools/list', async () => ({ tools: catalog.listModern(identity, selection) as Tool[] }));
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({
+    tools: catalog.listModern(identity, selection, { apps: appsDeclared(clientCapabilities(ctx)) }) as Tool[],
+  }));
+  // The MCP Apps' views (src/apps), as in the 2025 era.
+  server.setRequestHandler('resources/list', async () => ({ resources: mcpApps.map(appResourceListing) }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const read = readAppResource(request.params.uri);
+    if (!read) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+    // A fresh object: the SDK's result type is open to more fields, the registry's is not.
+    return { ...read };
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     // As in the 2025 era: a tool outside the selection, or a test helper for a live credential, is unknown.

@@ -1,7 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Identity, McpSelection, RpcDefinition } from '@voice/proto';
 import type { z } from 'zod';
+import { appResourceListing, mcpApps, readAppResource } from '../apps/index.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from './catalog.js';
 import { type ElicitationAnswers, elicitDecision } from './elicitation.js';
@@ -36,10 +44,11 @@ export function createMcpServer(
   identity: Identity,
   selection: McpSelection,
   elicitation?: ElicitationAnswers,
+  apps = false,
 ): Server {
   const tasks = new ApprovalTaskStore(deps, identity);
   const server = new Server(serverInfo, {
-    capabilities: { tools: { listChanged: false }, tasks: taskCapabilities },
+    capabilities: { tools: { listChanged: false }, tasks: taskCapabilities, resources: {} },
     instructions: serverInstructions,
     // The SDK serves tasks/get, tasks/result (waiting for a finished task by polling this store), tasks/list
     // and tasks/cancel from it; every answer is read from the database.
@@ -52,7 +61,15 @@ export function createMcpServer(
     call: <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }) =>
       deps.bus.call(rpc, identity, input, options),
   };
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.list(identity, selection) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.list(identity, selection, { apps }) }));
+  // The MCP Apps' views (src/apps): listed and read whatever the client declared; only tools name them.
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: mcpApps.map(appResourceListing) }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const read = readAppResource(request.params.uri);
+    if (!read) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+    // A fresh object: the SDK's result type is open to more fields, the registry's is not.
+    return { ...read };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // An unknown tool name is a protocol error (the client asked for something that does not exist).
     // A tool outside the selected toolsets is unknown here too: the client was never offered it.

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { appsDeclared } from '../apps/index.js';
 
 /**
  * The `Mcp-Session-Id` of a stateless server. Every POST gets a new server on any replica, so nothing
@@ -15,9 +16,11 @@ export interface ClientFeatures {
   elicitUrl: boolean;
   /** The client shows form-mode elicitations (`elicitation.form`, or an empty `elicitation`, as before 2025-11-25). */
   elicitForm: boolean;
+  /** The client renders MCP Apps (`extensions["io.modelcontextprotocol/ui"]` with their MIME type). */
+  apps: boolean;
 }
 
-export const noFeatures: ClientFeatures = { elicitUrl: false, elicitForm: false };
+export const noFeatures: ClientFeatures = { elicitUrl: false, elicitForm: false, apps: false };
 
 /** The session id's format version: a later one with other fields is simply not read by this code. */
 const version = 'v1';
@@ -33,14 +36,16 @@ export function sessionKey(internalSigningSecret: string): Buffer {
 
 /** What the server acts on from a client's declared capabilities. */
 export function featuresOf(capabilities: ClientCapabilities | undefined): ClientFeatures {
+  const apps = appsDeclared(capabilities);
   const elicitation = capabilities?.elicitation as { url?: unknown; form?: unknown } | undefined;
-  if (!elicitation || typeof elicitation !== 'object') return noFeatures;
+  if (!elicitation || typeof elicitation !== 'object') return { ...noFeatures, apps };
   const url = elicitation.url !== undefined;
   // An empty object is form mode (the SDK and the spec keep that meaning for clients from before modes).
-  return { elicitUrl: url, elicitForm: elicitation.form !== undefined || (!url && Object.keys(elicitation).length === 0) };
+  return { elicitUrl: url, elicitForm: elicitation.form !== undefined || (!url && Object.keys(elicitation).length === 0), apps };
 }
 
-const flagsOf = (features: ClientFeatures) => `${features.elicitUrl ? 'u' : ''}${features.elicitForm ? 'f' : ''}` || '-';
+const flagsOf = (features: ClientFeatures) =>
+  `${features.elicitUrl ? 'u' : ''}${features.elicitForm ? 'f' : ''}${features.apps ? 'a' : ''}` || '-';
 
 function mac(key: Buffer, body: string): string {
   return createHmac('sha256', key).update(body).digest('base64url');
@@ -61,5 +66,5 @@ export function sessionFeatures(sessionId: string | undefined, key: Buffer): Cli
   const expected = Buffer.from(mac(key, parts.slice(0, 3).join('.')));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return noFeatures;
-  return { elicitUrl: flags.includes('u'), elicitForm: flags.includes('f') };
+  return { elicitUrl: flags.includes('u'), elicitForm: flags.includes('f'), apps: flags.includes('a') };
 }

@@ -112,7 +112,7 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
         const sessionId = request.headers['mcp-session-id'];
         const features = sessionFeatures(typeof sessionId === 'string' ? sessionId : undefined, sessions);
         const elicits = wantsElicitation(body, features, identity, selection, catalog);
-        const server = createMcpServer(deps, catalog, identity, selection, elicits ? answers : undefined);
+        const server = createMcpServer(deps, catalog, identity, selection, elicits ? answers : undefined, features.apps);
         // Stateless: one JSON response per request (no stream to keep open), except a tool call that shows an
         // elicitation, which needs a stream to send it on. The session id of `initialize` only carries the
         // client's capabilities (session.ts); no later request is checked against it.
