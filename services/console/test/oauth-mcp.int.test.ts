@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -248,6 +249,21 @@ describe('MCP over OAuth: the SDK client through the gateway, the console as aut
     assert.equal(refreshed.status, 400);
     assert.equal(((await refreshed.json()) as { error: string }).error, 'invalid_grant');
     await client.close().catch(() => {});
+    await page.context().close();
+  });
+
+  test('a grant works in the 2026-07-28 era too: the v2 SDK client with its access token lists and calls what the grant allows', async () => {
+    const page = await personPage();
+    const provider = new MemoryProvider(callback.url);
+    const legacy = await connectWithOAuth(provider, page, true);
+    // The same provider (its registration and tokens): the v2 client refreshes an expired access token too.
+    const modern = new ModernClient({ name: 'oauth-test', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await modern.connect(new ModernTransport(mcpUrl, { authProvider: provider }));
+    const tools = await modern.listTools();
+    assert.equal(tools.tools.length, readTools, 'a read grant lists the read tools in the 2026 era as in 2025');
+    const calls = await modern.callTool({ name: 'service_list_calls', arguments: {} });
+    assert.notEqual(calls.isError, true, JSON.stringify(calls));
+    await Promise.allSettled([modern.close(), legacy.close()]);
     await page.context().close();
   });
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import {
   discoverOAuthProtectedResourceMetadata,
   extractWWWAuthenticateParams,
@@ -140,6 +141,33 @@ describe('toolsets and read-only mode through the gateway', () => {
     assert.equal(two.length, 19);
     assert.deepEqual(await listed(writeKey, '/api/mcp', { 'X-MCP-Toolsets': 'leads,calls' }), two);
     assert.equal((await listed(writeKey, '/api/mcp')).length, 46, 'no selection: every tool');
+  });
+
+  test('a 2026-07-28 client (the v2 SDK) is offered the same tools at every toolset and read-only URL, by URL and by header', async () => {
+    const modernListed = async (key: string, path: string, headers: Record<string, string> = {}) => {
+      const client = new ModernClient({ name: 'toolsets-test', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await client.connect(
+        new ModernTransport(new URL(`${gatewayUrl}${path}`), { requestInit: { headers: { ...bearer(key), ...headers } } }),
+      );
+      try {
+        return names((await client.listTools()).tools);
+      } finally {
+        await client.close();
+      }
+    };
+    for (const toolset of liveToolsets) {
+      for (const path of [`/api/mcp/x/${toolset}`, `/api/mcp/x/${toolset}/readonly`]) {
+        assert.deepEqual(await modernListed(writeKey, path), expectedNames('read-write', path), path);
+        assert.deepEqual(await modernListed(readKey, path), expectedNames('read', path), `${path}, read key`);
+      }
+      assert.deepEqual(
+        await modernListed(writeKey, '/api/mcp', { 'X-MCP-Toolsets': toolset }),
+        expectedNames('read-write', `/api/mcp/x/${toolset}`),
+      );
+    }
+    assert.deepEqual(await modernListed(writeKey, '/api/mcp'), expectedNames('read-write', '/api/mcp'));
+    assert.deepEqual(await modernListed(writeKey, '/api/mcp/readonly'), expectedNames('read', '/api/mcp'));
+    assert.deepEqual(await modernListed(writeKey, '/api/mcp', { 'X-MCP-Readonly': 'true' }), expectedNames('read', '/api/mcp'));
   });
 
   test('a read key reaches the toolset URLs (scope read) and sees their read tools', async () => {
