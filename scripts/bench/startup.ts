@@ -6,11 +6,12 @@
 // the median. `/readyz` is polled every 5 ms. The target is printed beside each figure; nothing asserts it.
 // BENCH_STARTUP=gateway,webhooks starts only those. BENCH_COMPARE_ROOT=<another checkout, built> starts each
 // deployable from there too, right after this checkout's, in every round, and prints the two medians and the
-// median of the rounds' ratios: a before and an after under the same load.
+// median of the rounds' ratios: a before and an after under the same load. BENCH_NODE_ARGS, Node options put
+// before the entry (`--cpu-prof --cpu-prof-dir=/tmp/startup-profiles`), to profile the starts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +26,7 @@ const targetMs = 2_000;
 const services = readdirSync(join(root, 'services')).sort();
 const chosen = process.env.BENCH_STARTUP?.split(',').map((name) => name.trim());
 const compareRoot = process.env.BENCH_COMPARE_ROOT;
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const deployables = [['gateway', 'gateway/dist/main.js'], ...services.map((name) => [name, `services/${name}/dist/main.js`])].filter(
   ([name]) => !chosen || chosen.includes(name as string),
 ) as Array<[string, string]>;
@@ -53,11 +55,25 @@ const env: Record<string, string> = {
   ...Object.fromEntries(services.map((name) => [`${name.toUpperCase()}_URL`, `http://127.0.0.1:${ports[name] ?? 1}`])),
 };
 
-/** Starts one deployable and returns the milliseconds from its spawn to `/readyz` answering 200; stops it. */
-async function timeStart(name: string, entry: string, from = root): Promise<number> {
+/**
+ * The CPU time (user and system) a process has used so far, in ms, from /proc (Linux; NaN elsewhere). On a
+ * shared machine the wall time to ready is mostly waiting for a core; the CPU time is what the start itself does.
+ */
+function cpuMs(pid: number | undefined): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks of 10 ms.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Starts one deployable: the milliseconds from its spawn to `/readyz` answering 200, and its CPU time by then; stops it. */
+async function timeStart(name: string, entry: string, from = root): Promise<{ wallMs: number; cpuMs: number }> {
   const port = ports[name] as number;
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [entry], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: from,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...env, PORT: String(port) },
@@ -74,7 +90,7 @@ async function timeStart(name: string, entry: string, from = root): Promise<numb
         (response) => response.status === 200,
         () => false,
       );
-      if (ready) return performance.now() - started;
+      if (ready) return { wallMs: performance.now() - started, cpuMs: cpuMs(child.pid) };
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   } finally {
@@ -97,6 +113,7 @@ function nodeAloneMs(): number {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] as number;
 const times = new Map<string, number[]>(deployables.map(([name]) => [name, []]));
 const compared = new Map<string, number[]>(deployables.map(([name]) => [name, []]));
+const cpu = new Map<string, number[]>(deployables.map(([name]) => [name, []]));
 const bare: number[] = [];
 const loads: number[] = [];
 try {
@@ -105,8 +122,10 @@ try {
     bare.push(nodeAloneMs());
     const order = deployables.map((_, index) => deployables[(index + round) % deployables.length] as [string, string]);
     for (const [name, entry] of order) {
-      times.get(name)?.push(await timeStart(name, entry));
-      if (compareRoot) compared.get(name)?.push(await timeStart(name, entry, compareRoot));
+      const start = await timeStart(name, entry);
+      times.get(name)?.push(start.wallMs);
+      cpu.get(name)?.push(start.cpuMs);
+      if (compareRoot) compared.get(name)?.push((await timeStart(name, entry, compareRoot)).wallMs);
     }
     console.log(`round ${round + 1}: ${order.map(([name]) => `${name} ${Math.round(times.get(name)?.at(-1) ?? 0)} ms`).join(', ')}`);
   }
@@ -114,7 +133,7 @@ try {
   for (const [name, values] of times) {
     const value = median(values);
     console.log(
-      `  ${name.padEnd(10)} ${String(Math.round(value)).padStart(5)} ms  ${value < targetMs ? 'met' : 'NOT met'}  (min ${Math.round(Math.min(...values))}, max ${Math.round(Math.max(...values))})`,
+      `  ${name.padEnd(10)} ${String(Math.round(value)).padStart(5)} ms  ${value < targetMs ? 'met' : 'NOT met'}  (min ${Math.round(Math.min(...values))}, max ${Math.round(Math.max(...values))}; CPU to ready ${Math.round(median(cpu.get(name) ?? []))} ms)`,
     );
   }
   console.log(`  node -e '' ${String(Math.round(median(bare))).padStart(5)} ms  (Node alone, for reference)`);

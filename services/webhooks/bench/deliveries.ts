@@ -15,17 +15,25 @@
 //   The last round's deliveries are split into stages (commit → fan-out statement → job added → job started →
 //   arrival → job finished) from the rows' and jobs' own timestamps, all read from this machine's clock.
 //
+// Beside the rates, counted rather than timed: the Postgres statements and Redis commands the service sends per
+// delivery in the (svc) case, at the clients (pg's Client.query, ioredis's sendCommand, which BullMQ's scripts go
+// through too; a MULTI and each of its commands count one each), the bench's own polling left out. Batched
+// statements carry more deliveries when more arrive together, so the counts move a little with the timing.
+//
 // Usage: npx tsx --conditions=source services/webhooks/bench/deliveries.ts [events=2000] [endpoints=1] [concurrency=50]
 // BENCH_ROUNDS (default 3), BENCH_RATE (200), BENCH_PACED_SECONDS (10); BENCH_CASES=svc (or base,svc, lat…) runs
 // only those cases, to profile one (node --cpu-prof). Prints figures; nothing asserts timings.
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { insertOutboxRows, newEvent, OutboxRelay, parseEnv, schemaPoolConfig } from '@voice/kit';
+import { bullmqOptions, insertOutboxRows, newEvent, OutboxRelay, parseEnv, schemaPoolConfig } from '@voice/kit';
 import { createTestContext, gatewayHeaders, sampleEventData, startReceiver, testIdentity } from '@voice/kit/testing';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.js';
+import { deliveryQueueName } from '../src/delivery/queue.js';
 import { connectDeps } from '../src/deps.js';
 import { signingSecrets } from '../src/domain/records.js';
 import { signedHeaders } from '../src/domain/signature.js';
@@ -48,6 +56,21 @@ const median = (values: number[]) => {
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
+};
+
+// Every statement and command sent by any client of the process, but the Redis connection the bench polls the
+// queue with, known by its name (BullMQ makes its own copy of a connection it is given, with the same options).
+const sent = { postgres: 0, redis: 0 };
+const benchConnectionName = 'webhooks-bench-watch';
+const originalQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  sent.postgres++;
+  return (originalQuery as (...args: unknown[]) => unknown).apply(this, args);
+} as typeof pg.Client.prototype.query;
+const originalSendCommand = Redis.prototype.sendCommand;
+Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['sendCommand']>) {
+  if (this.options.connectionName !== benchConnectionName) sent.redis++;
+  return originalSendCommand.apply(this, args);
 };
 
 const ctx = await createTestContext();
@@ -83,10 +106,16 @@ const receivedCount = (count: number, timeoutMs = 600_000) =>
       },
     };
   });
+// The bench's own view of the queue, on a connection of its own whose commands are not counted.
+const watchRedis = new Redis(ctx.redisUrl, { maxRetriesPerRequest: null, connectionName: benchConnectionName });
+const watchedQueue = new Queue(deliveryQueueName, { connection: watchRedis, prefix: bullmqOptions(deps.env).prefix });
+const sentBefore = sent.redis;
+await watchedQueue.getJobCounts('active');
+if (sent.redis !== sentBefore) throw new Error('the bench counts its own polling: BullMQ did not use the connection given');
 /** Every job of the queue finished (the bookkeeping after the POST included), so the next case starts on an idle service. */
 const settled = async () => {
   for (;;) {
-    const counts = await deps.queue.getJobCounts('active', 'wait', 'delayed', 'prioritized');
+    const counts = await watchedQueue.getJobCounts('active', 'wait', 'delayed', 'prioritized');
     if (Object.values(counts).every((count) => count === 0)) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -113,6 +142,7 @@ try {
   }
   const endpoints = await deps.prisma.endpoint.findMany({ where: { orgId: identity.org_id } });
 
+  const perDelivery = { postgres: [] as number[], redis: [] as number[] };
   let sequence = 0;
   const nextEvent = () =>
     newEvent('call.completed', identity.org_id, sampleEventData('call.completed', { call_id: `call_benchmark${sequence++}` }));
@@ -152,6 +182,7 @@ try {
   /** (svc): `eventCount` events published at once; deliveries per second to the last receipt. */
   const service = async () => {
     const target = received + total;
+    const before = { ...sent };
     const started = performance.now();
     for (let offset = 0; offset < eventCount; offset += 100) {
       const batch = Math.min(100, eventCount - offset);
@@ -160,6 +191,8 @@ try {
     await receivedCount(target);
     const seconds = (performance.now() - started) / 1000;
     await settled();
+    perDelivery.postgres.push((sent.postgres - before.postgres) / total);
+    perDelivery.redis.push((sent.redis - before.redis) / total);
     return total / seconds;
   };
 
@@ -251,6 +284,11 @@ try {
   console.log(`(base) bare signed POST loop:      ${Math.round(median(results.base))} deliveries/s`);
   console.log(`(svc)  service, publish → receipt: ${Math.round(median(results.svc))} deliveries/s`);
   console.log(`ratio svc / base:                  ${fixed(median(results.ratio), 3)}   (target ≥ ${targets.ratio})`);
+  if (perDelivery.postgres.length > 0) {
+    console.log(
+      `(svc)  per delivery, sent by the service: ${fixed(median(perDelivery.postgres), 2)} Postgres statements, ${fixed(median(perDelivery.redis), 2)} Redis commands (counted, not timed; a MULTI and its commands count one each)`,
+    );
+  }
   console.log(
     `(lat)  commit → arrival at ${rate}/s:  p50 ${fixed(median(results.p50))} ms, p95 ${fixed(median(results.p95))} ms (target < ${targets.p95Ms}), p99 ${fixed(median(results.p99))} ms`,
   );
@@ -289,6 +327,8 @@ try {
   }
 } finally {
   await undiciAgent.close();
+  await watchedQueue.close();
+  watchRedis.disconnect();
   await relay.close();
   await producerPool.end();
   await receiver.close();

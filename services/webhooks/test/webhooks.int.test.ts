@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type HttpApp, newId, parseEnv } from '@voice/kit';
+import { type HttpApp, newEvent, newId, parseEnv } from '@voice/kit';
 import {
   createTestContext,
   eventually,
@@ -22,7 +22,7 @@ import {
 import { buildApp } from '../src/app.js';
 import { connectDeps, type WebhooksDeps } from '../src/deps.js';
 import { envSchema } from '../src/env.js';
-import { fanOut } from '../src/nats/fanout.js';
+import { fanOut, fanOutEvents } from '../src/nats/fanout.js';
 import { loadReadmeRecipe, type VerifyWebhook } from './support/recipe.js';
 
 let ctx: TestContext;
@@ -501,5 +501,35 @@ describe('delivery', () => {
     const log = await deliveries(identity, endpoint.id);
     assert.equal(log.data.length, 1);
     assert.equal(target.requests.length, 1);
+  });
+
+  test('events fanned out together get the deliveries each would alone, the same event twice stored once', async () => {
+    const [first, second] = [testIdentity(), testIdentity()];
+    const [everything, leadsOnly, other] = [await receiver(), await receiver(), await receiver()];
+    const firstAll = await createEndpoint(first, everything.url);
+    const firstLeads = await createEndpoint(first, leadsOnly.url, ['lead.created']);
+    const secondAll = await createEndpoint(second, other.url);
+    const lead = newEvent('lead.created', first.org_id, sampleEventData('lead.created'));
+    const call = newEvent('call.completed', first.org_id, sampleEventData('call.completed'));
+    const update = newEvent('lead.updated', second.org_id, sampleEventData('lead.updated'));
+    // As the consumer's batch holds them: a redelivery of `lead` beside the first delivery of it.
+    await fanOutEvents(deps, [lead, call, update, lead]);
+    const ids = (receiver: Receiver) => receiver.requests.map((request) => String(request.headers['webhook-id'])).sort();
+    await everything.waitFor((requests) => requests.length >= 2);
+    await leadsOnly.waitFor((requests) => requests.length >= 1);
+    await other.waitFor((requests) => requests.length >= 1);
+    for (const [identity, endpoint, count] of [
+      [first, firstAll, 2],
+      [first, firstLeads, 1],
+      [second, secondAll, 1],
+    ] as const) {
+      await eventually('every delivery to succeed', async () => {
+        const log = await deliveries(identity, endpoint.id);
+        return log.data.length === count && log.data.every((delivery) => delivery.status === 'succeeded') ? true : undefined;
+      });
+    }
+    assert.deepEqual(ids(everything), [lead.id, call.id].sort());
+    assert.deepEqual(ids(leadsOnly), [lead.id]);
+    assert.deepEqual(ids(other), [update.id]);
   });
 });

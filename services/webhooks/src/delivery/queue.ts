@@ -18,21 +18,31 @@ export interface DeliveryJob {
 export const scheduleBackoff = 'webhook-schedule';
 
 /**
- * Queues attempts for deliveries; a job id that is still waiting, delayed or running is not added twice.
- * BullMQ's own attempt limit is a ceiling only: the worker decides when a delivery is dead from its row.
+ * Queues attempts for deliveries, of one organization or several, in one call to Redis; a job id that is still
+ * waiting, delayed or running is not added twice. BullMQ's own attempt limit is a ceiling only: the worker
+ * decides when a delivery is dead from its row.
  */
-export async function enqueueDeliveries(queue: Queue<DeliveryJob>, orgId: string, deliveryIds: readonly string[], maxAttempts: number) {
-  if (deliveryIds.length === 0) return;
+export async function enqueueJobs(queue: Queue<DeliveryJob>, jobs: readonly DeliveryJob[], maxAttempts: number) {
+  if (jobs.length === 0) return;
   await queue.addBulk(
-    deliveryIds.map((deliveryId) => ({
+    jobs.map((job) => ({
       name: 'deliver',
-      data: { orgId, deliveryId },
+      data: job,
       opts: {
-        jobId: deliveryId,
+        jobId: job.deliveryId,
         attempts: maxAttempts,
         backoff: { type: scheduleBackoff },
         ...jobRetention,
       },
     })),
+  );
+}
+
+/** enqueueJobs for deliveries of one organization. */
+export function enqueueDeliveries(queue: Queue<DeliveryJob>, orgId: string, deliveryIds: readonly string[], maxAttempts: number) {
+  return enqueueJobs(
+    queue,
+    deliveryIds.map((deliveryId) => ({ orgId, deliveryId })),
+    maxAttempts,
   );
 }

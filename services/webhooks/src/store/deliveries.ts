@@ -17,39 +17,55 @@ import { getEndpointRow } from './endpoints.js';
 /** Events, deliveries and their attempts. Every query takes the organization first. */
 
 /**
- * Fan-out of one event in one statement (one round trip, one commit): finds the organization's enabled
- * endpoints subscribed to the type, stores the event and one delivery per endpoint, and returns the ids of
- * this event's deliveries that still wait for an attempt, which are exactly the jobs to (re)queue.
+ * Fan-out of several events in one statement (one round trip, one commit): for each, finds the organization's
+ * enabled endpoints subscribed to its type, stores the event and one delivery per endpoint, and returns, by
+ * event id, the ids of its deliveries that still wait for an attempt, which are exactly the jobs to (re)queue.
+ * The fan-out consumer hands it the events it takes in the same turn of the event loop (nats/fanout.ts).
  *
  * Delivery ids are derived from (endpoint, event), so a redelivered event inserts nothing and finds the
  * same ids; they double as BullMQ job ids, which BullMQ does not add twice while a job is queued.
  */
-export async function recordFanout(prisma: PrismaClient, orgId: string, event: EventEnvelope): Promise<string[]> {
-  const rows = await prisma.$queryRaw<Array<{ id: string }>>`
-    WITH targets AS (
-      SELECT id FROM endpoints
-      WHERE org_id = ${orgId} AND status = 'enabled' AND event_types && ARRAY['*', ${event.type}]::text[]
+export async function recordFanouts(prisma: PrismaClient, events: readonly EventEnvelope[]): Promise<Map<string, string[]>> {
+  const pending = new Map<string, string[]>(events.map((event) => [event.id, []]));
+  // The same event twice in one batch (a redelivery) is stored once; both callers get its ids.
+  const unique = [...new Map(events.map((event) => [event.id, event])).values()];
+  if (unique.length === 0) return pending;
+  const rows = await prisma.$queryRaw<Array<{ id: string; eventId: string }>>`
+    WITH incoming AS (
+      SELECT * FROM unnest(
+        ${unique.map((event) => event.id)}::text[], ${unique.map((event) => event.org_id)}::text[],
+        ${unique.map((event) => event.type)}::text[], ${unique.map((event) => JSON.stringify(event))}::text[],
+        ${unique.map((event) => eventRecordId(event))}::text[], ${unique.map((event) => event.created_at)}::timestamptz[]
+      ) AS incoming (id, org_id, type, body, record_id, created_at)
     ),
-    stored_event AS (
+    targets AS (
+      SELECT endpoints.id AS endpoint_id, incoming.id AS event_id, incoming.org_id, incoming.type
+      FROM incoming JOIN endpoints ON endpoints.org_id = incoming.org_id AND endpoints.status = 'enabled'
+        AND endpoints.event_types && ARRAY['*', incoming.type]::text[]
+    ),
+    stored_events AS (
       INSERT INTO events (id, org_id, type, body, record_id, created_at)
-      SELECT ${event.id}, ${orgId}, ${event.type}, ${JSON.stringify(event)}, ${eventRecordId(event)}, ${new Date(event.created_at)}::timestamptz
-      WHERE EXISTS (SELECT 1 FROM targets)
+      SELECT id, org_id, type, body, record_id, created_at FROM incoming
+      WHERE EXISTS (SELECT 1 FROM targets WHERE targets.event_id = incoming.id)
       ON CONFLICT (id) DO NOTHING
     ),
     planned AS (
-      SELECT 'dlv_' || left(encode(sha256(convert_to(id || '.' || ${event.id}, 'UTF8')), 'hex'), 32) AS id, id AS endpoint_id
+      SELECT 'dlv_' || left(encode(sha256(convert_to(endpoint_id || '.' || event_id, 'UTF8')), 'hex'), 32) AS id,
+        endpoint_id, event_id, org_id, type
       FROM targets
     ),
     inserted AS (
       INSERT INTO deliveries (id, org_id, endpoint_id, event_id, event_type, next_attempt_at, updated_at)
-      SELECT id, ${orgId}, endpoint_id, ${event.id}, ${event.type}, now(), now() FROM planned
+      SELECT id, org_id, endpoint_id, event_id, type, now(), now() FROM planned
       ON CONFLICT (id) DO NOTHING
-      RETURNING id
+      RETURNING id, event_id
     )
-    SELECT id FROM inserted
+    SELECT id, event_id AS "eventId" FROM inserted
     UNION
-    SELECT deliveries.id FROM deliveries JOIN planned ON planned.id = deliveries.id WHERE deliveries.status = 'pending'`;
-  return rows.map((row) => row.id);
+    SELECT deliveries.id, deliveries.event_id FROM deliveries JOIN planned ON planned.id = deliveries.id
+    WHERE deliveries.status = 'pending'`;
+  for (const row of rows) pending.get(row.eventId)?.push(row.id);
+  return pending;
 }
 
 /** The deliveries of one event, first made first (a triggered test event's, for its answer). */
