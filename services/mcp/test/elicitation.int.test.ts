@@ -12,12 +12,9 @@ import {
   ElicitRequestSchema,
   type ElicitRequestURLParams,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { HttpApp } from '@voice/kit';
 import { eventually, gatewayHeaders } from '@voice/kit/testing';
 import type { ApprovalOutcome, Identity, PendingApproval } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type McpDeps } from '../src/deps.js';
-import { draftInvoiceFor, listenOn, type McpHarness, startMcpHarness } from './support/harness.js';
+import { draftInvoiceFor, type McpHarness, startMcpHarness, twoReplicas } from './support/harness.js';
 
 const approverChat = '-1003000000777';
 const ownerId = 'usr_elicitationowner000001';
@@ -32,7 +29,7 @@ interface Agent {
 
 describe('URL elicitation across replicas', () => {
   let h: McpHarness;
-  let replica2: { deps: McpDeps; app: HttpApp };
+  let replicas: Awaited<ReturnType<typeof twoReplicas>> | undefined;
   let url1: string;
   let url2: string;
   let owned: Identity;
@@ -43,14 +40,12 @@ describe('URL elicitation across replicas', () => {
     h = await startMcpHarness({ APPROVAL_TASK_POLL_MS: '100', APPROVAL_ELICITATION_WAIT_MS: '600000' });
     owned = { ...(await h.identity()), owner_user_id: ownerId };
     await h.linkTelegram(owned, approverChat);
-    const deps = await connectDeps(h.deps.env, undefined, { now: h.deps.now });
-    replica2 = { deps, app: await buildApp(deps) };
-    [url1, url2] = await Promise.all([listenOn(h.app), listenOn(replica2.app)]);
+    replicas = await twoReplicas(h);
+    ({ url1, url2 } = replicas);
   });
   after(async () => {
     for (const client of clients) await client.close();
-    await replica2?.app.close();
-    await replica2?.deps.close();
+    await replicas?.close();
     await h.close();
   });
 

@@ -5,12 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { HttpApp } from '@voice/kit';
 import { eventually, gatewayHeaders } from '@voice/kit/testing';
 import type { ApprovalOutcome, Identity, PendingApproval } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type McpDeps } from '../src/deps.js';
-import { draftInvoiceFor, listenOn, type McpHarness, modernRpc, startMcpHarness } from './support/harness.js';
+import { draftInvoiceFor, type McpHarness, modernRpc, startMcpHarness, twoReplicas } from './support/harness.js';
 
 const approverChat = '-1003000000888';
 const ownerId = 'usr_inputrequiredowner0001';
@@ -24,7 +21,7 @@ interface ModernAgent {
 
 describe('approvals as input_required across replicas', () => {
   let h: McpHarness;
-  let replica2: { deps: McpDeps; app: HttpApp };
+  let replicas: Awaited<ReturnType<typeof twoReplicas>> | undefined;
   let url1: string;
   let url2: string;
   let owned: Identity;
@@ -35,14 +32,12 @@ describe('approvals as input_required across replicas', () => {
     h = await startMcpHarness({ APPROVAL_TASK_POLL_MS: '100', APPROVAL_ELICITATION_WAIT_MS: '600000' });
     owned = { ...(await h.identity()), owner_user_id: ownerId };
     await h.linkTelegram(owned, approverChat);
-    const deps = await connectDeps(h.deps.env, undefined, { now: h.deps.now });
-    replica2 = { deps, app: await buildApp(deps) };
-    [url1, url2] = await Promise.all([listenOn(h.app), listenOn(replica2.app)]);
+    replicas = await twoReplicas(h);
+    ({ url1, url2 } = replicas);
   });
   after(async () => {
     for (const client of clients) await client.close();
-    await replica2?.app.close();
-    await replica2?.deps.close();
+    await replicas?.close();
     await h.close();
   });
 

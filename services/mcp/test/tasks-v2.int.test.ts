@@ -4,18 +4,15 @@
 // not cancel. The 2025-11-25 tasks of the same rows are tasks.int.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { HttpApp } from '@voice/kit';
 import type { Identity } from '@voice/proto';
-import { buildApp } from '../src/app.js';
-import { connectDeps, type McpDeps } from '../src/deps.js';
-import { draftInvoiceFor, listenOn, type McpHarness, modernRpc, startMcpHarness } from './support/harness.js';
+import { draftInvoiceFor, type McpHarness, modernRpc, startMcpHarness, twoReplicas } from './support/harness.js';
 
 const approverChat = '-1003000000999';
 const tasksCapability = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
 describe('tasks extension (2026-07-28) over approval rows', () => {
   let h: McpHarness;
-  let replica2: { deps: McpDeps; app: HttpApp };
+  let replicas: Awaited<ReturnType<typeof twoReplicas>> | undefined;
   let url1: string;
   let url2: string;
   let identity: Identity;
@@ -24,13 +21,11 @@ describe('tasks extension (2026-07-28) over approval rows', () => {
     h = await startMcpHarness({ APPROVAL_TASK_POLL_MS: '100' });
     identity = await h.identity();
     await h.linkTelegram(identity, approverChat);
-    const deps = await connectDeps(h.deps.env, undefined, { now: h.deps.now });
-    replica2 = { deps, app: await buildApp(deps) };
-    [url1, url2] = await Promise.all([listenOn(h.app), listenOn(replica2.app)]);
+    replicas = await twoReplicas(h);
+    ({ url1, url2 } = replicas);
   });
   after(async () => {
-    await replica2?.app.close();
-    await replica2?.deps.close();
+    await replicas?.close();
     await h.close();
   });
 

@@ -325,3 +325,18 @@ export async function modernRpc(
   });
   return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
 }
+
+/** A second mcp replica on the harness's database and NATS, both listening: two targets of a load balancer. */
+export async function twoReplicas(h: McpHarness): Promise<{ url1: string; url2: string; close(): Promise<void> }> {
+  const deps = await connectDeps(h.deps.env, undefined, { now: h.deps.now });
+  const app = await buildApp(deps);
+  const [url1, url2] = await Promise.all([listenOn(h.app), listenOn(app)]);
+  return {
+    url1,
+    url2,
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
