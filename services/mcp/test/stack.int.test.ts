@@ -26,7 +26,7 @@ import {
 import { type Identity, leadsRpc, mcpRpc, type PendingApproval } from '@voice/proto';
 import { allTools } from '../src/mcp/catalog.js';
 import { isTestOnlyTool } from '../src/mcp/tool.js';
-import { telegramBotToken, telegramWebhookSecret } from './support/harness.js';
+import { modernRpcWith, telegramBotToken, telegramWebhookSecret } from './support/harness.js';
 
 const approverChat = '-1002000000001';
 /** What a live key is offered: every tool but test mode's helpers (test-mode.int.test.ts covers those). */
@@ -530,7 +530,33 @@ for (const era of eras) {
       assert.ok(page.data.some((item) => item.id === pending.approval_id));
     });
 
-    // 2025-11-25 tasks; the 2026 era has no tasks in its core (they moved to an extension).
+    // 2026-07-28: the tasks extension (io.modelcontextprotocol/tasks) over the same approval rows.
+    if (era.name === '2026-07-28')
+      test('an approval tool as a task of the tasks extension through the gateway: tasks/get, tasks/cancel by key and organization', async () => {
+        const lead = ok<{ id: string }>(await call(clientA, 'service_create_lead', { name: 'Tia Task' }), 'lead');
+        const invoice = ok<{ id: string }>(
+          await call(clientA, 'service_draft_invoice', { lead_id: lead.id, lines: [{ description: 'Setup', unit_amount: 5_000 }] }),
+          'draft',
+        );
+        const tasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+        const rpc = (key: string, method: string, params: Record<string, unknown>) =>
+          modernRpcWith(gatewayUrl, bearer(key), method, params, tasks);
+        const started = await rpc(orgA.key, 'tools/call', { name: 'service_send_invoice', arguments: { invoice_id: invoice.id } });
+        assert.equal(started.result?.resultType, 'task', JSON.stringify(started));
+        assert.equal(started.result?.status, 'working');
+        const taskId = String(started.result?.taskId);
+        assert.ok(String(started.result?.statusMessage).includes(`${gatewayUrl}/dashboard/approvals/${taskId}`));
+        assert.equal((await rpc(readKey, 'tasks/get', { taskId })).result?.status, 'working');
+        assert.match(String((await rpc(orgB.key, 'tasks/get', { taskId })).error?.message), /not found/i);
+        // Withdrawing changes data: a read key may look, not cancel.
+        assert.match(String((await rpc(readKey, 'tasks/cancel', { taskId })).error?.message), /forbidden_scope/);
+        assert.equal((await rpc(orgA.key, 'tasks/cancel', { taskId })).result?.resultType, 'complete');
+        assert.equal((await rpc(orgA.key, 'tasks/get', { taskId })).result?.status, 'cancelled');
+        const draft = ok<{ status: string }>(await call(clientA, 'service_get_invoice', { invoice_id: invoice.id }), 'invoice');
+        assert.equal(draft.status, 'draft');
+      });
+
+    // 2025-11-25 tasks (the task parameter, tasks/get, tasks/list, tasks/cancel).
     if (era.name === '2025-11-25')
       test('approval tools as MCP tasks through the gateway: tasks/get, tasks/list, tasks/cancel by key and organization', async () => {
         const lead = ok<{ id: string }>(await call(clientA, 'service_create_lead', { name: 'Tess Task' }), 'lead');

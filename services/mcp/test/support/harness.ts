@@ -291,17 +291,33 @@ const nameOf = (params: Record<string, unknown>) =>
   [params.name, params.taskId, params.uri].find((value) => typeof value === 'string') as string | undefined;
 
 /** A 2026-07-28 request as its wire says it: headers naming revision, method and tool, and the `_meta` envelope. */
-export async function modernRpc(
+export function modernRpc(
   baseUrl: string,
   identity: Identity,
   method: string,
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
-): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+): Promise<ModernRpcAnswer> {
+  return modernRpcWith(baseUrl, gatewayHeaders(identity, 'POST', '/api/mcp'), method, params, capabilities);
+}
+
+export interface ModernRpcAnswer {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/** The same with the caller's own headers: a bearer credential through the gateway. */
+export async function modernRpcWith(
+  baseUrl: string,
+  headers: Record<string, string>,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = {},
+): Promise<ModernRpcAnswer> {
   const response = await fetch(`${baseUrl}/api/mcp`, {
     method: 'POST',
     headers: {
-      ...gatewayHeaders(identity, 'POST', '/api/mcp'),
+      ...headers,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
@@ -323,7 +339,7 @@ export async function modernRpc(
       },
     }),
   });
-  return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  return (await response.json()) as ModernRpcAnswer;
 }
 
 /** A second mcp replica on the harness's database and NATS, both listening: two targets of a load balancer. */
