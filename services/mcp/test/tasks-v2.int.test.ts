@@ -4,6 +4,12 @@
 // not cancel. The 2025-11-25 tasks of the same rows are tasks.int.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import {
+  CancelTaskResultV2Schema,
+  CreateTaskResultV2Schema,
+  GetTaskResultV2Schema,
+  isToolCallTaskResultV2,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Identity } from '@voice/proto';
 import { draftInvoiceFor, type McpHarness, modernRpc, startMcpHarness, twoReplicas } from './support/harness.js';
 
@@ -39,6 +45,9 @@ describe('tasks extension (2026-07-28) over approval rows', () => {
       tasksCapability,
     );
     assert.equal(started.result?.resultType, 'task', JSON.stringify(started));
+    // Checked with the extension's own wire schemas (@modelcontextprotocol/ext-tasks), as its client reads them.
+    assert.ok(isToolCallTaskResultV2('tools/call', started.result));
+    CreateTaskResultV2Schema.parse(started.result);
     return { invoice, task: started.result as { taskId: string; status: string; statusMessage: string; pollIntervalMs?: number } };
   };
 
@@ -49,11 +58,13 @@ describe('tasks extension (2026-07-28) over approval rows', () => {
     assert.match(task.statusMessage, /Waiting for a person to approve/);
     assert.ok(task.pollIntervalMs && task.pollIntervalMs >= 100);
     const working = await modernRpc(url2, identity, 'tasks/get', { taskId: task.taskId }, tasksCapability);
+    GetTaskResultV2Schema.parse(working.result);
     assert.equal(working.result?.status, 'working', JSON.stringify(working));
     assert.equal(working.result?.result, undefined);
     await h.telegramTap(approverChat, `approve:${task.taskId}`);
     const done = await modernRpc(url2, identity, 'tasks/get', { taskId: task.taskId }, tasksCapability);
     assert.equal(done.result?.status, 'completed', JSON.stringify(done));
+    GetTaskResultV2Schema.parse(done.result);
     const result = done.result?.result as { structuredContent: { status: string; result: { status: string } } };
     assert.equal(result.structuredContent.status, 'executed');
     assert.equal(result.structuredContent.result.status, 'sent');
@@ -70,6 +81,8 @@ describe('tasks extension (2026-07-28) over approval rows', () => {
     assert.match(String(unknown.error?.message), /not found/i);
     const cancelled = await modernRpc(url2, identity, 'tasks/cancel', { taskId: task.taskId });
     assert.equal(cancelled.result?.resultType, 'complete', JSON.stringify(cancelled));
+    CancelTaskResultV2Schema.parse(cancelled.result);
+    GetTaskResultV2Schema.parse((await modernRpc(url1, identity, 'tasks/get', { taskId: task.taskId })).result);
     assert.equal((await modernRpc(url1, identity, 'tasks/get', { taskId: task.taskId })).result?.status, 'cancelled');
     const again = await modernRpc(url1, identity, 'tasks/cancel', { taskId: task.taskId });
     assert.match(String(again.error?.message), /already withdrawn/);
