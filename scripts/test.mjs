@@ -124,26 +124,31 @@ const child = spawn(
   { cwd: root, stdio: 'inherit', env: { ...process.env, ...serviceEnv } },
 );
 const code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
-printSlowest(performance.now() - started);
+printSummary(performance.now() - started);
 rmSync(durationsDir, { recursive: true, force: true });
 process.exit(code);
 
-/** The ten slowest files, and the whole run's time. */
-function printSlowest(totalMs) {
+/** The ten slowest files, the whole run's time, and every failed test with the start of its error. */
+function printSummary(totalMs) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-  let durations = [];
+  let records = [];
   try {
-    durations = readFileSync(durationsFile, 'utf8')
+    records = readFileSync(durationsFile, 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   } catch {
     // No file: the runner ended before reporting (it was killed); the total is still worth printing.
   }
-  durations.sort((a, b) => b.ms - a.ms);
+  const failures = records.filter((record) => record.failed).map((record) => record.failed);
+  const durations = records.filter((record) => !record.failed).sort((a, b) => b.ms - a.ms);
   const over = totalMs > suiteBudgetMs ? `, over the ${suiteBudgetMs / 60_000}-minute budget` : '';
   const lines = [`# ${files.length} files in ${seconds(totalMs)} (TEST_CONCURRENCY=${concurrency}${over})`];
   if (durations.length > 0) lines.push('# slowest files:');
   for (const { file, ms } of durations.slice(0, 10)) lines.push(`#   ${seconds(ms).padStart(8)}  ${relative(root, file)}`);
+  if (failures.length > 0) lines.push(`# failed (${failures.length}):`);
+  for (const { file, name, error } of failures) {
+    lines.push(`#   ${relative(root, file)}: ${name}`, ...error.split('\n').map((line) => `#       ${line}`));
+  }
   console.log(lines.join('\n'));
 }
