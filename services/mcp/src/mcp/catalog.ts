@@ -176,7 +176,7 @@ export class ToolCatalog {
     const definition = this.definition(name);
     try {
       const checked = this.checkedArguments(definition, args, context, selection);
-      const result = definition.output.parse(await definition.run(checked, context)) as Record<string, unknown>;
+      const result = (await definition.run(checked, context)) as Record<string, unknown>;
       return { structuredContent: result, content: [{ type: 'text', text: JSON.stringify(result) }] };
     } catch (error) {
       if (!(error instanceof ApiError)) context.deps.logger.error({ err: error, tool: name }, 'tool failed');

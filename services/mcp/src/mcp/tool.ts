@@ -42,6 +42,10 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
   input: z.ZodObject;
   output: z.ZodType;
+  /**
+   * Runs the tool; resolves to its output, already checked against `output`, once: an operation's result is
+   * checked by the bus as it arrives (`RpcCaller`), a local tool's and an approval tool's by their definition.
+   */
   run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
   /**
    * Set for a tool that may run as an MCP task (`execution.taskSupport: "optional"`, the approval tools):
@@ -125,6 +129,7 @@ export function defineTool<D extends RpcDefinition, I extends z.ZodObject = Extr
     annotations: toolAnnotations(operation.scope, false, tool.annotations),
     input: strictInput(tool.input ?? operation.input, tool.name),
     output: operation.output,
+    // The bus parses the reply with `operation.output`: the result is the tool's checked output as it comes.
     run: async (args, { call, deps }) => {
       const input = rpcInput(args as z.output<I>);
       try {
@@ -144,7 +149,7 @@ export function defineLocalTool<I extends z.ZodObject, O extends z.ZodType>(tool
     annotations: toolAnnotations(tool.scope, false, tool.annotations),
     input: strictInput(tool.input, tool.name),
     output: tool.output,
-    run: tool.run as ToolDefinition['run'],
+    run: async (args, context) => tool.output.parse(await tool.run(args as z.output<I>, context)),
   };
 }
 

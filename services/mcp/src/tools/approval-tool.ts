@@ -37,7 +37,8 @@ export function approvalTool(
     // Unknown arguments are refused rather than silently dropped, as for every tool.
     input: input.strict(),
     output: approvalToolOutput,
-    run: (args, context) => requestApproval(context.deps, context.identity, tool, args, context.bindApprovalTo),
+    run: async (args, context) =>
+      approvalToolOutput.parse(await requestApproval(context.deps, context.identity, tool, args, context.bindApprovalTo)),
     startTask: async (args, context) =>
       (await requestApproval(context.deps, context.identity, tool, args, context.bindApprovalTo)).approval_id,
   };
