@@ -25,6 +25,7 @@ export async function eventually<T>(
   for (;;) {
     let last: string;
     tries += 1;
+    const triedAt = Date.now();
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value as Exclude<T, NotYet>;
@@ -32,7 +33,11 @@ export async function eventually<T>(
     } catch (error) {
       last = `last error ${error instanceof Error ? error.message : inspect(error)}`;
     }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms (${tries} tries) waiting for ${what}; ${last}`);
+    if (Date.now() >= deadline) {
+      // How long the last try took tells a stalled process (one try of minutes) from a condition never met.
+      const lastTry = `${tries} tries, the last took ${Date.now() - triedAt} ms`;
+      throw new Error(`timed out after ${timeoutMs} ms (${lastTry}) waiting for ${what}; ${last}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
