@@ -1,8 +1,6 @@
 import { createHmac } from 'node:crypto';
 import {
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   createRequestStateCodec,
   type InputRequiredResult,
   inputRequired,
@@ -16,6 +14,7 @@ import type { McpDeps } from '../deps.js';
 import { consoleApprovalUrl } from '../domain/approval-texts.js';
 import { bindApproval, findApproval, toApproval } from '../store/approvals.js';
 import { aborted, elicitationMessage, finishedStatuses, pause } from './elicitation.js';
+import { clientCapabilities } from './envelope.js';
 import { taskResult } from './tasks.js';
 
 /**
@@ -61,8 +60,7 @@ export function approvalStateCodec(deps: McpDeps): ApprovalStateCodec {
  * to; a key the admin CLI made belongs to nobody, so its approvals only go to the channels).
  */
 export function asksByUrl(ctx: ServerContext, identity: Identity, readonly: boolean): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
-  const elicitation = envelope?.[CLIENT_CAPABILITIES_META_KEY]?.elicitation as { url?: unknown } | undefined;
+  const elicitation = clientCapabilities(ctx)?.elicitation as { url?: unknown } | undefined;
   return elicitation?.url !== undefined && identity.owner_user_id !== undefined && !readonly && scopeAllows(identity.scope, 'read-write');
 }
 

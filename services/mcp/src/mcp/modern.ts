@@ -1,14 +1,11 @@
 import {
   type AuthInfo,
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   createMcpHandler,
   type McpHttpHandler,
   ProtocolError,
   ProtocolErrorCode,
   Server,
-  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { Identity, McpSelection, RpcDefinition } from '@voice/proto';
@@ -17,6 +14,7 @@ import { appResourceListing, appsDeclared, mcpApps, readAppResource } from '../a
 import type { McpDeps } from '../deps.js';
 import { type ApprovalStateCodec, approvalFollowUp, approvalStateCodec, askForApproval, asksByUrl } from './approval-input.js';
 import type { ToolCatalog } from './catalog.js';
+import { clientCapabilities } from './envelope.js';
 import { serverInfo } from './server.js';
 import { ApprovalTaskStore } from './tasks.js';
 import { declaresTasks, serveTasksV2, tasksExtension, taskV2 } from './tasks-v2.js';
@@ -63,11 +61,6 @@ const instructions =
  * scope or grant may change, so each client keeps its own (private) for a few minutes.
  */
 const listCacheHint = { ttlMs: 5 * 60_000, cacheScope: 'private' as const };
-
-/** The capabilities this request's client declared in its `_meta` envelope. */
-function clientCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
-  return (ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
-}
 
 export function modernMcpHandler(deps: McpDeps, catalog: ToolCatalog): McpHttpHandler {
   const codec = approvalStateCodec(deps);

@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Approval } from '@voice/proto';
 import { z } from 'zod';
+import { clientCapabilities } from './envelope.js';
 import { type ApprovalTaskStore, taskResult } from './tasks.js';
 
 /**
@@ -16,12 +17,10 @@ import { type ApprovalTaskStore, taskResult } from './tasks.js';
  */
 export const tasksExtension = 'io.modelcontextprotocol/tasks';
 
-const clientCapabilitiesKey = 'io.modelcontextprotocol/clientCapabilities';
-
 /** Whether this request's client declared the tasks extension. */
 export function declaresTasks(ctx: ServerContext): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined;
-  return envelope?.[clientCapabilitiesKey]?.extensions?.[tasksExtension] !== undefined;
+  const extensions = clientCapabilities(ctx)?.extensions as Record<string, unknown> | undefined;
+  return extensions?.[tasksExtension] !== undefined;
 }
 
 type TaskV2Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
