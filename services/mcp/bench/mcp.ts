@@ -4,7 +4,8 @@
 //    and the body of one tools/list through the gateway;
 // 2. `tools/call` of a read tool (service_list_leads) through the gateway, in each era, against the REST call
 //    it wraps (GET /api/v1/leads), requests per second with the same key, limit and data, in interleaved
-//    rounds: the median of each and the median of the rounds' ratios. Nothing here asserts a timing.
+//    rounds: the median of each and the median of the rounds' ratios, the median latency of each against
+//    REST's, and the CPU this process spent per request in each. Nothing here asserts a timing.
 //
 //   npm run bench -- mcp        (BENCH_SECONDS=2 BENCH_ROUNDS=3 for a quick run)
 import { bearer, startPlatform } from '@voice/gateway/testing';
@@ -124,31 +125,48 @@ try {
   for (const name of names) await run(name, { amount: warmupRequests });
   const samples: Record<keyof typeof cases, number[]> = { mcp: [], mcp2026: [], rest: [] };
   const p50: Record<keyof typeof cases, number[]> = { mcp: [], mcp2026: [], rest: [] };
+  // The CPU this process spent per request (the gateway, the services and the load generator share it; the
+  // backing servers are other processes): steadier than the rate on a shared machine, whose other tenants
+  // change the rate between rounds more than they change the work a request needs.
+  const cpuPerRequest: Record<keyof typeof cases, number[]> = { mcp: [], mcp2026: [], rest: [] };
   const ratios: Record<'mcp' | 'mcp2026', number[]> = { mcp: [], mcp2026: [] };
   for (let round = 0; round < rounds; round++) {
     // The order rotates so that no case always runs on a warmer or a busier machine.
     const order = names.map((_, i) => names[(i + round) % names.length] as keyof typeof cases);
     const perSecond: Partial<Record<keyof typeof cases, number>> = {};
     for (const name of order) {
+      const cpuBefore = process.cpuUsage();
       const result = await run(name, { duration: seconds });
+      const cpu = process.cpuUsage(cpuBefore);
       perSecond[name] = result.requests.average;
       samples[name].push(result.requests.average);
       p50[name].push(result.latency.p50);
+      cpuPerRequest[name].push((cpu.user + cpu.system) / result.requests.total);
     }
     for (const era of ['mcp', 'mcp2026'] as const) ratios[era].push((perSecond[era] as number) / (perSecond.rest as number));
   }
   console.log(
     `tools/call service_list_leads (limit ${limit}) against GET /api/v1/leads, through the gateway: ${rounds} interleaved rounds of ${seconds} s, ${connections} connections, after ${warmupRequests} warm-up requests each`,
   );
-  console.log(`  REST            ${median(samples.rest).toFixed(0).padStart(6)} requests/s  p50 ${median(p50.rest).toFixed(1)} ms`);
+  const cpu = (name: keyof typeof cases) => `${median(cpuPerRequest[name]).toFixed(0)} CPU µs/request`;
+  console.log(
+    `  REST            ${median(samples.rest).toFixed(0).padStart(6)} requests/s  p50 ${median(p50.rest).toFixed(1)} ms  ${cpu('rest')}`,
+  );
   for (const [era, label] of [
     ['mcp', 'MCP 2025-11-25'],
     ['mcp2026', 'MCP 2026-07-28'],
   ] as const) {
-    console.log(`  ${label.padEnd(15)} ${median(samples[era]).toFixed(0).padStart(6)} requests/s  p50 ${median(p50[era]).toFixed(1)} ms`);
+    console.log(
+      `  ${label.padEnd(15)} ${median(samples[era]).toFixed(0).padStart(6)} requests/s  p50 ${median(p50[era]).toFixed(1)} ms  ${cpu(era)}`,
+    );
     const sorted = [...ratios[era]].sort((a, b) => a - b);
     console.log(
       `    ÷ REST, median of the rounds' ratios: ${median(ratios[era]).toFixed(2)} (target 0.8; rounds ${sorted.map((ratio) => ratio.toFixed(2)).join(', ')})`,
+    );
+    const latency = median(p50[era]) / median(p50.rest);
+    const cpuRatio = median(cpuPerRequest.rest) / median(cpuPerRequest[era]);
+    console.log(
+      `    median latency ÷ REST's: ${latency.toFixed(2)} (target ≤ 1.5); REST's CPU per request ÷ this one's: ${cpuRatio.toFixed(2)}`,
     );
   }
 } finally {
