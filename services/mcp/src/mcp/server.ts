@@ -35,7 +35,8 @@ const immediateResponseKey = 'io.modelcontextprotocol/model-immediate-response';
 
 /**
  * The validator a server checks a client's form-elicitation answers with. Without one the SDK builds a new
- * Ajv for each server, that is for each request here: a fifth of a tools/call's CPU in the MCP service.
+ * Ajv for each server, that is for each request here: 5% of all the CPU a tools/call cost in the bench's
+ * profile (scripts/bench/README.md), for a validator that only a form elicitation would use.
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
