@@ -32,6 +32,9 @@ const grantInput = (scope: 'read' | 'read-write') => ({
 });
 
 /** The identity the gateway signed for a request that reached the (stand-in) mcp service. */
+/** The credential with its last character changed, whatever that character is (a fixed one would be no change 1 time in 62). */
+const tampered = (credential: string) => `${credential.slice(0, -1)}${credential.endsWith('x') ? 'y' : 'x'}`;
+
 const identityOf = (request: Receiver['requests'][number]): Identity =>
   JSON.parse(Buffer.from(String(request.headers[identityHeader]), 'base64url').toString('utf8'));
 
@@ -335,7 +338,7 @@ describe('OAuth grants and access tokens', () => {
     const missingRest = await get('/api/v1/leads');
     assertError(missingRest, 401, 'missing');
     assert.equal(missingRest.headers.get('www-authenticate'), `Bearer resource_metadata="${restMetadata}"`);
-    for (const credential of [`vk_oat_${'a'.repeat(38)}`, `${token.slice(0, -1)}x`, 'not-a-key', `${key.slice(0, -1)}x`]) {
+    for (const credential of [`vk_oat_${'a'.repeat(38)}`, tampered(token), 'not-a-key', tampered(key)]) {
       const refused = await mcpCall(`Bearer ${credential}`);
       assertError(refused, 401, 'unknown_key');
       assert.equal(refused.headers.get('www-authenticate'), `Bearer error="invalid_token", resource_metadata="${mcpMetadata}"`);
