@@ -41,7 +41,11 @@ function verifiedEvents(receiver: Receiver, secret: string): Delivered[] {
 
 const finalEvents = new Set(['call.completed', 'call.failed']);
 
-/** Waits until the assertions in `check` hold (work off the request path: the simulator, the deliveries). */
+/**
+ * Waits until the assertions in `check` hold (work off the request path: the simulator, the deliveries). Each
+ * assertion in a check carries its message: without one, node's assert reads and parses this file's source to
+ * write it, on the event loop, at the first failure of each call site.
+ */
 const until = (what: string, check: () => void) =>
   eventually(
     what,
@@ -137,7 +141,10 @@ describe('test mode with the typed client, against a Twilio deployment', () => {
       const events = verifiedEvents(testReceiver, testSecret);
       const received = events.find((event) => event.type === 'sms.received');
       assert.equal(received?.data.body, 'STOP');
-      assert.ok(events.some((event) => event.type === 'dnc.added' && event.data.phone === testStopReplyNumber));
+      assert.ok(
+        events.some((event) => event.type === 'dnc.added' && event.data.phone === testStopReplyNumber),
+        `no dnc.added for the STOP number among: ${events.map((event) => event.type).join(', ')}`,
+      );
     });
     assert.equal((await testClient.dnc.check({ phone: testStopReplyNumber })).listed, true);
     assert.equal((await live.dnc.check({ phone: testStopReplyNumber })).listed, false, 'the live list is untouched');
@@ -165,7 +172,12 @@ describe('test mode with the typed client, against a Twilio deployment', () => {
   test('the live key sees none of the test data, the test key none of the live data; live calls do reach Twilio', async () => {
     const liveCall = await live.calls.create({ to: '+14155550142' });
     assert.equal(liveCall.livemode, true);
-    await until('the live call at Twilio', () => assert.ok(twilio.requests.some((request) => request.form.get('To') === '+14155550142')));
+    await until('the live call at Twilio', () =>
+      assert.ok(
+        twilio.requests.some((request) => request.form.get('To') === '+14155550142'),
+        `not among the ${twilio.requests.length} requests Twilio got`,
+      ),
+    );
     const liveIds: string[] = [];
     for await (const call of live.calls.list()) liveIds.push(call.id);
     const testIds: string[] = [];
@@ -181,7 +193,10 @@ describe('test mode with the typed client, against a Twilio deployment', () => {
     for await (const message of live.sms.list()) smsOfLive.push(message.id);
     assert.deepEqual(smsOfLive, []);
     await until('the live call.queued webhook', () =>
-      assert.ok(verifiedEvents(liveReceiver, liveSecret).some((event) => event.type === 'call.queued')),
+      assert.ok(
+        verifiedEvents(liveReceiver, liveSecret).some((event) => event.type === 'call.queued'),
+        'no call.queued at the live endpoint yet',
+      ),
     );
     for (const event of verifiedEvents(liveReceiver, liveSecret)) assert.deepEqual([event.livemode, event.org_id], [true, orgId]);
     for (const event of verifiedEvents(testReceiver, testSecret)) assert.equal(event.livemode, false);

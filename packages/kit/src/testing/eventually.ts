@@ -14,6 +14,10 @@ type NotYet = undefined | false;
  * Runs `check` until it returns something other than `undefined` or `false`, and returns that, for work
  * that happens off the request path (a worker, a consumer, a timer). A check that throws is tried again,
  * so assertions may be used inside it. After `timeoutMs` it fails with `what` and the last value or error.
+ *
+ * It fails only on a try that began after the deadline, after a pause: a try that began before it and ran
+ * past it (the process stalled: a machine loaded enough to stop it for minutes was seen) held the event loop
+ * meanwhile, so what arrived during it is looked at once more before the wait is called a failure.
  */
 export async function eventually<T>(
   what: string,
@@ -33,7 +37,7 @@ export async function eventually<T>(
     } catch (error) {
       last = `last error ${error instanceof Error ? error.message : inspect(error)}`;
     }
-    if (Date.now() >= deadline) {
+    if (triedAt >= deadline) {
       // How long the last try took tells a stalled process (one try of minutes) from a condition never met.
       const lastTry = `${tries} tries, the last took ${Date.now() - triedAt} ms`;
       throw new Error(`timed out after ${timeoutMs} ms (${lastTry}) waiting for ${what}; ${last}`);
