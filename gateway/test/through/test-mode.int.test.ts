@@ -44,7 +44,8 @@ const finalEvents = new Set(['call.completed', 'call.failed']);
 /**
  * Waits until the assertions in `check` hold (work off the request path: the simulator, the deliveries). Each
  * assertion in a check carries its message: without one, node's assert reads and parses this file's source to
- * write it, on the event loop, at the first failure of each call site.
+ * write it, on the event loop, at the first failure of each call site, which under tsx took up to minutes
+ * (kit's `eventually` says why).
  */
 const until = (what: string, check: () => void) =>
   eventually(

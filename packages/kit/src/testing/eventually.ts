@@ -16,8 +16,10 @@ type NotYet = undefined | false;
  * so assertions may be used inside it. After `timeoutMs` it fails with `what` and the last value or error.
  *
  * It fails only on a try that began after the deadline, after a pause: a try that began before it and ran
- * past it (the process stalled: a machine loaded enough to stop it for minutes was seen) held the event loop
- * meanwhile, so what arrived during it is looked at once more before the wait is called a failure.
+ * past it held the event loop meanwhile, so what arrived during it is looked at once more before the wait is
+ * called a failure. Such a try was seen in CI: 149 s in one `assert.ok` without a message, whose message
+ * node 20 writes by reading the call site's source and, with tsx's one-line modules, can re-parse it for
+ * minutes (`findColumn` recursing with nothing more to read). Give assertions in checks a message.
  */
 export async function eventually<T>(
   what: string,
