@@ -173,11 +173,12 @@ describe('approvals over NATS: the console lists, links channels and decides', (
     assert.equal(member.code, 'forbidden_scope');
 
     const other = person(await h.identity());
+    // One call at a time: both started at once, the second's refusal could come before anything awaited it.
     for (const work of [
-      call(mcpRpc.decideApproval, other, { id: approvalId, decision: 'approve', approver_name: 'Mallory' }),
-      call(mcpRpc.getApproval, other, { id: approvalId }),
+      () => call(mcpRpc.decideApproval, other, { id: approvalId, decision: 'approve', approver_name: 'Mallory' }),
+      () => call(mcpRpc.getApproval, other, { id: approvalId }),
     ]) {
-      assert.equal((await refusal(work)).code, 'not_found');
+      assert.equal((await refusal(work())).code, 'not_found');
     }
     assert.deepEqual((await call(mcpRpc.listApprovals, other, { limit: 100 })).data, []);
     assert.deepEqual((await call(mcpRpc.listChannels, other, {})).data, []);
