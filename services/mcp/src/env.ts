@@ -20,6 +20,11 @@ export const envSchema = baseEnvSchema
           .map((origin) => origin.trim().replace(/\/$/, ''))
           .filter((origin) => origin.length > 0),
       ),
+    /**
+     * A plain 2025-era tools/call is answered without building the SDK's server and transport for it
+     * (src/mcp/direct-call.ts); `false` sends every request through the SDK, should the two ever disagree.
+     */
+    MCP_DIRECT_TOOL_CALLS: z.stringbool().default(true),
     /** How long an approval waits for a tap before it expires. */
     APPROVAL_TTL_SECONDS: z.coerce
       .number()

@@ -8,8 +8,7 @@ import {
   Server,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { Identity, McpSelection, RpcDefinition } from '@voice/proto';
-import type { z } from 'zod';
+import type { Identity, McpSelection } from '@voice/proto';
 import { appResourceListing, appsDeclared, mcpApps, readAppResource } from '../apps/index.js';
 import type { McpDeps } from '../deps.js';
 import { type ApprovalStateCodec, approvalFollowUp, approvalStateCodec, askForApproval, asksByUrl } from './approval-input.js';
@@ -18,7 +17,7 @@ import { clientCapabilities } from './envelope.js';
 import { serverInfo } from './server.js';
 import { ApprovalTaskStore } from './tasks.js';
 import { declaresTasks, serveTasksV2, tasksExtension, taskV2 } from './tasks-v2.js';
-import type { ToolContext } from './tool.js';
+import { toolContext } from './tool.js';
 
 /**
  * The 2026-07-28 era: one server per HTTP request from the SDK's `createMcpHandler` (no `initialize`, no
@@ -80,12 +79,7 @@ function modernServer(deps: McpDeps, catalog: ToolCatalog, codec: ApprovalStateC
     cacheHints: { 'tools/list': listCacheHint, 'resources/list': listCacheHint, 'resources/read': listCacheHint },
     requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
   });
-  const context: ToolContext = {
-    identity,
-    deps,
-    call: <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }) =>
-      deps.bus.call(rpc, identity, input, options),
-  };
+  const context = toolContext(deps, identity);
   const tasks = new ApprovalTaskStore(deps, identity);
   serveTasksV2(server, tasks);
   server.setRequestHandler('tools/list', async (_request, ctx) => ({

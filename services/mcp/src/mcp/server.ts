@@ -8,14 +8,13 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { Identity, McpSelection, RpcDefinition } from '@voice/proto';
-import type { z } from 'zod';
+import type { Identity, McpSelection } from '@voice/proto';
 import { appResourceListing, mcpApps, readAppResource } from '../apps/index.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from './catalog.js';
 import { type ElicitationAnswers, elicitDecision } from './elicitation.js';
 import { ApprovalTaskStore } from './tasks.js';
-import type { ToolContext } from './tool.js';
+import { toolContext } from './tool.js';
 
 export const serverInfo = { name: 'voice-platform', version: '1.0.0' };
 
@@ -63,13 +62,7 @@ export function createMcpServer(
     // and tasks/cancel from it; every answer is read from the database.
     taskStore: tasks,
   });
-  const context: ToolContext = {
-    identity,
-    deps,
-    ...(elicitation && identity.owner_user_id ? { bindApprovalTo: identity.owner_user_id } : {}),
-    call: <D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }) =>
-      deps.bus.call(rpc, identity, input, options),
-  };
+  const context = toolContext(deps, identity, elicitation ? identity.owner_user_id : undefined);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.list(identity, selection, { apps }) }));
   // The MCP Apps' views (src/apps): listed and read whatever the client declared; only tools name them.
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: mcpApps.map(appResourceListing) }));

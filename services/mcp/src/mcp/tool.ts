@@ -23,6 +23,16 @@ export interface ToolContext {
   call<D extends RpcDefinition>(rpc: D, input: z.input<D['input']>, options?: { timeoutMs?: number }): Promise<z.output<D['output']>>;
 }
 
+/** The context of one call: its NATS calls go out as the caller (and `bindApprovalTo`, when given). */
+export function toolContext(deps: McpDeps, identity: Identity, bindApprovalTo?: string): ToolContext {
+  return {
+    identity,
+    deps,
+    ...(bindApprovalTo ? { bindApprovalTo } : {}),
+    call: (rpc, input, options) => deps.bus.call(rpc, identity, input, options),
+  };
+}
+
 /**
  * A tool as the catalogue holds it. Built by `defineTool` (or `approvalTool`), which take the scope, the
  * approval flag, the output and usually the input from the operation the tool runs; the catalogue checks

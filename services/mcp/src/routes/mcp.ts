@@ -6,6 +6,7 @@ import { type Identity, type McpSelection, mcpPath, mcpSelection, narrowSelectio
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
+import { answerToolCall, plainToolCall } from '../mcp/direct-call.js';
 import { ElicitationAnswers, relayAnswers, wantsElicitation } from '../mcp/elicitation.js';
 import { authInfoOf, modernMcpHandler } from '../mcp/modern.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -126,6 +127,16 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
         const sessionId = request.headers['mcp-session-id'];
         const features = sessionFeatures(typeof sessionId === 'string' ? sessionId : undefined, sessions);
         const elicits = wantsElicitation(body, features, identity, selection, catalog);
+        // The call most requests are is answered without the SDK's server and transport (mcp/direct-call.ts).
+        const plain =
+          elicits || !deps.env.MCP_DIRECT_TOOL_CALLS ? undefined : plainToolCall(request.headers, body, catalog, identity, selection);
+        if (plain) {
+          const answer = await answerToolCall(deps, catalog, identity, selection, plain);
+          // Written as the SDK's path writes its answer (hijacked, so the same headers), not through fastify's reply.
+          reply.hijack();
+          reply.raw.writeHead(200, { 'request-id': request.id, 'content-type': 'application/json' }).end(answer);
+          return;
+        }
         const server = createMcpServer(deps, catalog, identity, selection, elicits ? answers : undefined, features.apps);
         // Stateless: one JSON response per request (no stream to keep open), except a tool call that shows an
         // elicitation, which needs a stream to send it on. The session id of `initialize` only carries the
