@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity, McpSelection } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
+import { headerValue } from '../headers.js';
 import type { ToolCatalog } from './catalog.js';
 import { toolContext } from './tool.js';
 
@@ -28,11 +29,6 @@ export interface PlainToolCall {
   params: CallToolRequest['params'];
 }
 
-function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 /**
  * The call, when the request is one the SDK's transport and server would pass to the tools/call handler
  * unchanged: the Accept, Content-Type and protocol-version headers it checks, one JSON-RPC request (no batch),
@@ -47,10 +43,10 @@ export function plainToolCall(
   selection: McpSelection,
 ): PlainToolCall | undefined {
   if (typeof body !== 'object' || body === null || (body as { method?: unknown }).method !== 'tools/call') return undefined;
-  const accept = headerOf(headers, 'accept');
+  const accept = headerValue(headers, 'accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  if (!isJsonContentType(headerOf(headers, 'content-type') ?? null)) return undefined;
-  const version = headerOf(headers, 'mcp-protocol-version');
+  if (!isJsonContentType(headerValue(headers, 'content-type') ?? null)) return undefined;
+  const version = headerValue(headers, 'mcp-protocol-version');
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   const message = JSONRPCRequestSchema.safeParse(body);
   const call = CallToolRequestSchema.safeParse(body);

@@ -5,6 +5,7 @@ import { ApiError, type HttpApp, identityOf, urlPath } from '@voice/kit';
 import { type Identity, type McpSelection, mcpPath, mcpSelection, narrowSelection, parseMcpPath } from '@voice/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
+import { headerValue } from '../headers.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
 import { answerToolCall, plainToolCall } from '../mcp/direct-call.js';
 import { ElicitationAnswers, relayAnswers, wantsElicitation } from '../mcp/elicitation.js';
@@ -43,11 +44,7 @@ const mcpPaths = [mcpPath, `${mcpPath}/readonly`, `${mcpPath}/x/:toolsets`, `${m
  * the selection is narrowed to what that URL selects, so headers narrow a token's reach, never widen it.
  */
 export function selectionOf(request: FastifyRequest, identity: Pick<Identity, 'resource' | 'org_id'>): McpSelection {
-  const header = (name: string) => {
-    const value = request.headers[name];
-    return Array.isArray(value) ? value.join(',') : value;
-  };
-  const headers = { toolsets: header('x-mcp-toolsets'), readonly: header('x-mcp-readonly') };
+  const headers = { toolsets: headerValue(request.headers, 'x-mcp-toolsets'), readonly: headerValue(request.headers, 'x-mcp-readonly') };
   const result = mcpSelection(urlPath(request.url), headers, identity);
   if (!result.ok) throw new ApiError('invalid_request', result.message, { param: result.param });
   if (identity.resource === undefined) return result.selection;
@@ -65,8 +62,9 @@ const isInitialize = (body: unknown) => typeof body === 'object' && body !== nul
  */
 function webRequest(request: FastifyRequest): Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  for (const name of Object.keys(request.headers)) {
+    const value = headerValue(request.headers, name);
+    if (value !== undefined) headers.set(name, value);
   }
   return new Request(`http://${request.hostname || 'mcp'}${request.url}`, { method: request.method, headers });
 }
@@ -78,11 +76,8 @@ function webRequest(request: FastifyRequest): Request {
  */
 function isLegacy(request: FastifyRequest): Promise<boolean> {
   if (request.body === undefined || request.body === null) return Promise.resolve(true);
-  const header = (name: string) => {
-    const value = request.headers[name];
-    return (Array.isArray(value) ? value.join(', ') : value) ?? null;
-  };
-  const headersOnly = { method: request.method, headers: { get: header } } as unknown as Request;
+  const get = (name: string) => headerValue(request.headers, name) ?? null;
+  const headersOnly = { method: request.method, headers: { get } } as unknown as Request;
   return isLegacyRequest(headersOnly, request.body);
 }
 
