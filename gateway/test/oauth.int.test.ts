@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { identityHeader } from '@voice/kit';
-import { createTestContext, eventually, type Receiver, startReceiver, type TestContext, testIdentity } from '@voice/kit/testing';
+import {
+  createTestContext,
+  eventually,
+  type Receiver,
+  startReceiver,
+  type TestContext,
+  tamperedCredential,
+  testIdentity,
+} from '@voice/kit/testing';
 import { gatewayRpc, type Identity, type OAuthGrant, oauthRpc } from '@voice/proto';
 import { deleteEndedAccessTokens } from '../src/oauth/grants.js';
 import { quotaKeys } from '../src/quota/quota.js';
@@ -32,9 +40,6 @@ const grantInput = (scope: 'read' | 'read-write') => ({
 });
 
 /** The identity the gateway signed for a request that reached the (stand-in) mcp service. */
-/** The credential with its last character changed, whatever that character is (a fixed one would be no change 1 time in 62). */
-const tampered = (credential: string) => `${credential.slice(0, -1)}${credential.endsWith('x') ? 'y' : 'x'}`;
-
 const identityOf = (request: Receiver['requests'][number]): Identity =>
   JSON.parse(Buffer.from(String(request.headers[identityHeader]), 'base64url').toString('utf8'));
 
@@ -338,7 +343,7 @@ describe('OAuth grants and access tokens', () => {
     const missingRest = await get('/api/v1/leads');
     assertError(missingRest, 401, 'missing');
     assert.equal(missingRest.headers.get('www-authenticate'), `Bearer resource_metadata="${restMetadata}"`);
-    for (const credential of [`vk_oat_${'a'.repeat(38)}`, tampered(token), 'not-a-key', tampered(key)]) {
+    for (const credential of [`vk_oat_${'a'.repeat(38)}`, tamperedCredential(token), 'not-a-key', tamperedCredential(key)]) {
       const refused = await mcpCall(`Bearer ${credential}`);
       assertError(refused, 401, 'unknown_key');
       assert.equal(refused.headers.get('www-authenticate'), `Bearer error="invalid_token", resource_metadata="${mcpMetadata}"`);

@@ -124,6 +124,15 @@ for (const era of eras) {
       return result;
     }
 
+    /** A lead and a draft invoice for it, made through the tools: what an approval tool then sends. */
+    async function draftInvoiceFor(client: EraClient, leadName: string): Promise<{ id: string }> {
+      const lead = ok<{ id: string }>(await call(client, 'service_create_lead', { name: leadName }), 'lead');
+      return ok<{ id: string }>(
+        await call(client, 'service_draft_invoice', { lead_id: lead.id, lines: [{ description: 'Setup', unit_amount: 5_000 }] }),
+        'draft',
+      );
+    }
+
     async function valid<T = Record<string, unknown>>(name: string, args: Record<string, unknown>, client = clientA): Promise<T> {
       calledTools.add(name);
       return ok<T>(await call(client, name, args), name);
@@ -533,11 +542,7 @@ for (const era of eras) {
     // 2026-07-28: the tasks extension (io.modelcontextprotocol/tasks) over the same approval rows.
     if (era.name === '2026-07-28')
       test('an approval tool as a task of the tasks extension through the gateway: tasks/get, tasks/cancel by key and organization', async () => {
-        const lead = ok<{ id: string }>(await call(clientA, 'service_create_lead', { name: 'Tia Task' }), 'lead');
-        const invoice = ok<{ id: string }>(
-          await call(clientA, 'service_draft_invoice', { lead_id: lead.id, lines: [{ description: 'Setup', unit_amount: 5_000 }] }),
-          'draft',
-        );
+        const invoice = await draftInvoiceFor(clientA, 'Tia Task');
         const tasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
         const rpc = (key: string, method: string, params: Record<string, unknown>) =>
           modernRpcWith(gatewayUrl, bearer(key), method, params, tasks);
@@ -559,11 +564,7 @@ for (const era of eras) {
     // 2025-11-25 tasks (the task parameter, tasks/get, tasks/list, tasks/cancel).
     if (era.name === '2025-11-25')
       test('approval tools as MCP tasks through the gateway: tasks/get, tasks/list, tasks/cancel by key and organization', async () => {
-        const lead = ok<{ id: string }>(await call(clientA, 'service_create_lead', { name: 'Tess Task' }), 'lead');
-        const invoice = ok<{ id: string }>(
-          await call(clientA, 'service_draft_invoice', { lead_id: lead.id, lines: [{ description: 'Setup', unit_amount: 5_000 }] }),
-          'draft',
-        );
+        const invoice = await draftInvoiceFor(clientA, 'Tess Task');
         const { task } = await legacyOf(clientA).request(
           { method: 'tools/call', params: { name: 'service_send_invoice', arguments: { invoice_id: invoice.id } } },
           CreateTaskResultSchema,
