@@ -21,7 +21,7 @@ export const envSchema = baseEnvSchema
           .filter((origin) => origin.length > 0),
       ),
     /**
-     * A plain 2025-era tools/call is answered without building the SDK's server and transport for it
+     * A plain tools/call is answered without building the SDK's server and transport for it
      * (src/mcp/direct-call.ts); `false` sends every request through the SDK, should the two ever disagree.
      */
     MCP_DIRECT_TOOL_CALLS: z.stringbool().default(true),

@@ -1,4 +1,4 @@
-// A plain 2025-era tools/call is answered without the SDK's per-request server (src/mcp/direct-call.ts). Two
+// A plain tools/call (either era) is answered without the SDK's per-request server (src/mcp/direct-call.ts). Two
 // replicas on the same database and NATS, one with that path and one without (MCP_DIRECT_TOOL_CALLS=false),
 // are sent the same requests: the answers must be the same, and the path must take exactly the requests the
 // SDK would hand to the tools/call handler as they are.
@@ -17,6 +17,14 @@ import { type McpHarness, startMcpHarness } from './support/harness.js';
 
 const accept = 'application/json, text/event-stream';
 const call = (params: unknown, id: unknown = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+const envelope = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'direct-test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+/** A 2026-07-28 tools/call: the envelope in `_meta`, and the standard headers naming revision, method and tool. */
+const modernCall = (params: Record<string, unknown>, id: unknown = 9) => call({ ...params, _meta: envelope }, id);
+const modernHeaders = (name: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
 
 describe('tools/call without the SDK server', () => {
   let h: McpHarness;
@@ -107,6 +115,62 @@ describe('tools/call without the SDK server', () => {
       body: () => call({ name: 'service_list_leads', arguments: {} }),
       headers: { accept: 'application/json' },
     },
+    // 2026-07-28
+    {
+      name: '2026: a page of leads',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_list_leads', arguments: { limit: 5 } }),
+      headers: modernHeaders('service_list_leads'),
+    },
+    {
+      name: '2026: one lead, a string id',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_get_lead', arguments: { id: leadId } }, 'req-2'),
+      headers: modernHeaders('service_get_lead'),
+    },
+    {
+      name: '2026: an unknown lead (a tool error)',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_get_lead', arguments: { id: 'lead_0000000000000000000000' } }),
+      headers: modernHeaders('service_get_lead'),
+    },
+    {
+      name: '2026: wrong arguments (a tool error)',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_list_leads', arguments: { limit: 'many' } }),
+      headers: modernHeaders('service_list_leads'),
+    },
+    {
+      name: '2026: a write tool with a read key (a tool error)',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_add_lead_note', arguments: { lead_id: leadId, body: 'x' } }),
+      headers: modernHeaders('service_add_lead_note'),
+    },
+    {
+      name: '2026: Mcp-Name naming another tool (the SDK answers)',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_list_leads', arguments: {} }),
+      headers: modernHeaders('service_get_lead'),
+    },
+    {
+      name: '2026: no Mcp-Name (the SDK answers)',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_list_leads', arguments: {} }),
+      headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' },
+    },
+    {
+      name: '2026: an envelope without clientInfo (the SDK answers)',
+      identity: () => reader,
+      body: () =>
+        call({ name: 'service_list_leads', arguments: {}, _meta: { ...envelope, 'io.modelcontextprotocol/clientInfo': undefined } }),
+      headers: modernHeaders('service_list_leads'),
+    },
+    {
+      name: '2026: an unknown tool (the SDK answers)',
+      identity: () => reader,
+      body: () => modernCall({ name: 'service_no_such_tool', arguments: {} }),
+      headers: modernHeaders('service_no_such_tool'),
+    },
   ];
 
   for (const { name, identity, body, headers } of cases) {
@@ -138,7 +202,7 @@ describe('tools/call without the SDK server', () => {
     const plain = (body: unknown, overrides: IncomingHttpHeaders = {}, identity: Identity = reader) =>
       plainToolCall({ ...headers, ...overrides }, body, catalog, identity, { toolsets: mcpToolsets, readonly: false });
     const list = call({ name: 'service_list_leads', arguments: { limit: 1 } });
-    assert.deepEqual(plain(list), { id: 7, params: { name: 'service_list_leads', arguments: { limit: 1 } } });
+    assert.deepEqual(plain(list), { era: '2025-11-25', id: 7, params: { name: 'service_list_leads', arguments: { limit: 1 } } });
     assert.ok(plain(list, { 'content-type': 'application/json; charset=utf-8' }), 'a charset is still JSON');
     assert.ok(plain(list, { 'mcp-protocol-version': '2025-11-25' }), 'a supported version');
     const declined: Array<[string, unknown, IncomingHttpHeaders?, Identity?]> = [
@@ -154,6 +218,34 @@ describe('tools/call without the SDK server', () => {
       ['an unknown protocol version', list, { 'mcp-protocol-version': '2024-01-01' }],
       ['wrong JSON-RPC version', { ...list, jsonrpc: '1.0' }],
     ];
+    const modern = modernCall({ name: 'service_list_leads', arguments: { limit: 1 } });
+    const standard = modernHeaders('service_list_leads');
+    assert.deepEqual(plain(modern, standard), {
+      era: '2026-07-28',
+      id: 9,
+      params: { name: 'service_list_leads', arguments: { limit: 1 } },
+    });
+    const withParams = (extra: Record<string, unknown>) => modernCall({ name: 'service_list_leads', arguments: {}, ...extra });
+    declined.push(
+      ['2026: no protocol-version header', modern, { ...standard, 'mcp-protocol-version': undefined }],
+      ['2026: another revision in the header', modern, { ...standard, 'mcp-protocol-version': '2026-12-01' }],
+      ['2026: Mcp-Method naming another method', modern, { ...standard, 'mcp-method': 'tools/list' }],
+      ['2026: Mcp-Name with spaces around it', modern, { ...standard, 'mcp-name': ' service_list_leads ' }],
+      [
+        '2026: a progress token beside the envelope',
+        call({ name: 'service_list_leads', _meta: { ...envelope, progressToken: 1 } }),
+        standard,
+      ],
+      ['2026: request state', withParams({ requestState: 'abc' }), standard],
+      ['2026: input responses', withParams({ inputResponses: {} }), standard],
+      [
+        '2026: an approval tool',
+        modernCall({ name: 'service_delete_lead', arguments: { lead_id: 'lead_1' } }),
+        modernHeaders('service_delete_lead'),
+        { ...reader, scope: 'read-write' },
+      ],
+      ['2026: no event stream in Accept', modern, { ...standard, accept: 'application/json' }],
+    );
     for (const [why, body, overrides, identity] of declined) assert.equal(plain(body, overrides, identity), undefined, why);
   });
 });

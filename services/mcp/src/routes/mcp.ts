@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
 import { headerValue } from '../headers.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
-import { answerToolCall, plainToolCall } from '../mcp/direct-call.js';
+import { answerToolCall, type PlainToolCall, plainToolCall } from '../mcp/direct-call.js';
 import { ElicitationAnswers, relayAnswers, wantsElicitation } from '../mcp/elicitation.js';
 import { authInfoOf, modernMcpHandler } from '../mcp/modern.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -89,6 +89,17 @@ async function sendResponse(reply: FastifyReply, requestId: string, response: Re
   return reply.send(await response.text());
 }
 
+/**
+ * A direct answer (mcp/direct-call.ts), written as each era's SDK path writes its own: the 2025 leg's hijacked
+ * (so no fastify headers), the 2026 leg's through `sendResponse`.
+ */
+async function sendDirect(reply: FastifyReply, requestId: string, answer: string, { era }: PlainToolCall): Promise<FastifyReply> {
+  if (era === '2026-07-28') return reply.header('request-id', requestId).header('content-type', 'application/json').send(answer);
+  reply.hijack();
+  reply.raw.writeHead(200, { 'request-id': requestId, 'content-type': 'application/json' }).end(answer);
+  return reply;
+}
+
 export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): void {
   const sessions = sessionKey(deps.env.INTERNAL_SIGNING_SECRET);
   const answers = new ElicitationAnswers(deps);
@@ -109,8 +120,14 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
         const identity = identityOf(request);
         const selection = selectionOf(request, identity);
         const body = request.body;
-        // Both eras at one URL: a request carrying the 2026-07-28 `_meta` envelope goes to that era's handler.
-        if (!(await isLegacy(request))) {
+        // The call most requests are is answered without the SDK's server and transport (mcp/direct-call.ts):
+        // in the 2026 era at once, in the 2025 era once it is known to show no elicitation (below).
+        const plain = deps.env.MCP_DIRECT_TOOL_CALLS ? plainToolCall(request.headers, body, catalog, identity, selection) : undefined;
+        if (plain?.era === '2026-07-28')
+          return sendDirect(reply, request.id, await answerToolCall(deps, catalog, identity, selection, plain), plain);
+        // Both eras at one URL: a request carrying the 2026-07-28 `_meta` envelope goes to that era's handler. A
+        // plain 2025 call has no `_meta` and no modern version header, which is what the SDK calls legacy.
+        if (plain === undefined && !(await isLegacy(request))) {
           const modernResponse = await modern.fetch(webRequest(request), {
             authInfo: authInfoOf({ identity, selection }),
             parsedBody: body,
@@ -122,16 +139,7 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
         const sessionId = request.headers['mcp-session-id'];
         const features = sessionFeatures(typeof sessionId === 'string' ? sessionId : undefined, sessions);
         const elicits = wantsElicitation(body, features, identity, selection, catalog);
-        // The call most requests are is answered without the SDK's server and transport (mcp/direct-call.ts).
-        const plain =
-          elicits || !deps.env.MCP_DIRECT_TOOL_CALLS ? undefined : plainToolCall(request.headers, body, catalog, identity, selection);
-        if (plain) {
-          const answer = await answerToolCall(deps, catalog, identity, selection, plain);
-          // Written as the SDK's path writes its answer (hijacked, so the same headers), not through fastify's reply.
-          reply.hijack();
-          reply.raw.writeHead(200, { 'request-id': request.id, 'content-type': 'application/json' }).end(answer);
-          return;
-        }
+        if (plain && !elicits) return sendDirect(reply, request.id, await answerToolCall(deps, catalog, identity, selection, plain), plain);
         const server = createMcpServer(deps, catalog, identity, selection, elicits ? answers : undefined, features.apps);
         // Stateless: one JSON response per request (no stream to keep open), except a tool call that shows an
         // elicitation, which needs a stream to send it on. The session id of `initialize` only carries the
