@@ -17,6 +17,7 @@ import {
 import type { Identity, McpSelection } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
 import { headerValue } from '../headers.js';
+import { isPlainObject } from '../json.js';
 import type { ToolCatalog } from './catalog.js';
 import { serverInfo } from './server.js';
 import { toolContext } from './tool.js';
@@ -43,9 +44,6 @@ export interface PlainToolCall {
 /** The one 2026 revision this server speaks; the SDK's list of modern revisions is not exported. */
 const modernRevision = '2026-07-28';
 const envelopeKeys = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The call, when the request is one the SDK would pass to the tools/call handler unchanged: the Accept and

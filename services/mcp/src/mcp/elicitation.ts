@@ -4,6 +4,7 @@ import type { CallToolResult, JSONRPCMessage, RequestId } from '@modelcontextpro
 import { type Approval, type Identity, type McpSelection, scopeAllows } from '@voice/proto';
 import type { McpDeps } from '../deps.js';
 import { consoleApprovalUrl, markedForMode } from '../domain/approval-texts.js';
+import { isPlainObject } from '../json.js';
 import { bindApproval, findApproval, toApproval } from '../store/approvals.js';
 import type { ToolCatalog } from './catalog.js';
 import type { ClientFeatures } from './session.js';
@@ -63,8 +64,6 @@ export class ElicitationAnswers {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
 /**
  * When a POST holds only answers to our elicitations, relays each to every replica and returns true (the
  * route then answers 202 as the transport would). An answer is a result `{action}`, or a JSON-RPC error
@@ -74,7 +73,7 @@ export function relayAnswers(deps: McpDeps, identity: Identity, body: unknown): 
   const messages = Array.isArray(body) ? body : [body];
   const answers = messages.filter(
     (message): message is { id: string; result?: unknown; error?: unknown } =>
-      isObject(message) &&
+      isPlainObject(message) &&
       message.method === undefined &&
       typeof message.id === 'string' &&
       message.id.startsWith(requestIdPrefix) &&
@@ -82,7 +81,7 @@ export function relayAnswers(deps: McpDeps, identity: Identity, body: unknown): 
   );
   if (messages.length === 0 || answers.length !== messages.length) return false;
   for (const answer of answers) {
-    const action = isObject(answer.result) ? answer.result.action : undefined;
+    const action = isPlainObject(answer.result) ? answer.result.action : undefined;
     const relayed: RelayedAnswer = {
       request_id: answer.id,
       org_id: identity.org_id,
@@ -107,8 +106,8 @@ export function wantsElicitation(
   selection: McpSelection,
   catalog: ToolCatalog,
 ): boolean {
-  if (!features.elicitUrl || !identity.owner_user_id || selection.readonly || !isObject(body)) return false;
-  if (body.method !== 'tools/call' || !isObject(body.params) || body.params.task !== undefined) return false;
+  if (!features.elicitUrl || !identity.owner_user_id || selection.readonly || !isPlainObject(body)) return false;
+  if (body.method !== 'tools/call' || !isPlainObject(body.params) || body.params.task !== undefined) return false;
   const name = body.params.name;
   return typeof name === 'string' && catalog.isApprovalTool(name, identity, selection) && scopeAllows(identity.scope, 'read-write');
 }

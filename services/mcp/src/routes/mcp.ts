@@ -6,6 +6,7 @@ import { type Identity, type McpSelection, mcpPath, mcpSelection, narrowSelectio
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpDeps } from '../deps.js';
 import { headerValue } from '../headers.js';
+import { isPlainObject } from '../json.js';
 import type { ToolCatalog } from '../mcp/catalog.js';
 import { answerToolCall, type PlainToolCall, plainToolCall } from '../mcp/direct-call.js';
 import { ElicitationAnswers, relayAnswers, wantsElicitation } from '../mcp/elicitation.js';
@@ -54,7 +55,7 @@ export function selectionOf(request: FastifyRequest, identity: Pick<Identity, 'r
   return narrowSelection(result.selection, granted.selection);
 }
 
-const isInitialize = (body: unknown) => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
+const isInitialize = (body: unknown) => isPlainObject(body) && body.method === 'initialize';
 
 /**
  * The request as the SDK's web-standard handler takes it: the method, the URL and the headers; the body is
@@ -93,7 +94,7 @@ async function sendResponse(reply: FastifyReply, requestId: string, response: Re
  * A direct answer (mcp/direct-call.ts), written as each era's SDK path writes its own: the 2025 leg's hijacked
  * (so no fastify headers), the 2026 leg's through `sendResponse`.
  */
-async function sendDirect(reply: FastifyReply, requestId: string, answer: string, { era }: PlainToolCall): Promise<FastifyReply> {
+async function sendDirect(reply: FastifyReply, requestId: string, answer: string, era: PlainToolCall['era']): Promise<FastifyReply> {
   if (era === '2026-07-28') return reply.header('request-id', requestId).header('content-type', 'application/json').send(answer);
   reply.hijack();
   reply.raw.writeHead(200, { 'request-id': requestId, 'content-type': 'application/json' }).end(answer);
@@ -123,8 +124,9 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
         // The call most requests are is answered without the SDK's server and transport (mcp/direct-call.ts):
         // in the 2026 era at once, in the 2025 era once it is known to show no elicitation (below).
         const plain = deps.env.MCP_DIRECT_TOOL_CALLS ? plainToolCall(request.headers, body, catalog, identity, selection) : undefined;
-        if (plain?.era === '2026-07-28')
-          return sendDirect(reply, request.id, await answerToolCall(deps, catalog, identity, selection, plain), plain);
+        const answerDirectly = async (call: PlainToolCall) =>
+          sendDirect(reply, request.id, await answerToolCall(deps, catalog, identity, selection, call), call.era);
+        if (plain?.era === '2026-07-28') return answerDirectly(plain);
         // Both eras at one URL: a request carrying the 2026-07-28 `_meta` envelope goes to that era's handler. A
         // plain 2025 call has no `_meta` and no modern version header, which is what the SDK calls legacy.
         if (plain === undefined && !(await isLegacy(request))) {
@@ -139,7 +141,7 @@ export function mcpRoutes(app: HttpApp, deps: McpDeps, catalog: ToolCatalog): vo
         const sessionId = request.headers['mcp-session-id'];
         const features = sessionFeatures(typeof sessionId === 'string' ? sessionId : undefined, sessions);
         const elicits = wantsElicitation(body, features, identity, selection, catalog);
-        if (plain && !elicits) return sendDirect(reply, request.id, await answerToolCall(deps, catalog, identity, selection, plain), plain);
+        if (plain && !elicits) return answerDirectly(plain);
         const server = createMcpServer(deps, catalog, identity, selection, elicits ? answers : undefined, features.apps);
         // Stateless: one JSON response per request (no stream to keep open), except a tool call that shows an
         // elicitation, which needs a stream to send it on. The session id of `initialize` only carries the
