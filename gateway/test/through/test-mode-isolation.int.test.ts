@@ -26,7 +26,11 @@ function idsIn(value: unknown, found = new Set<string>()): Set<string> {
   } else if (Array.isArray(value)) {
     for (const item of value) idsIn(item, found);
   } else if (value && typeof value === 'object') {
-    for (const item of Object.values(value)) idsIn(item, found);
+    // An audit record's path is the caller's own request echoed back: a key that asked for the other mode's
+    // id (and got 404) finds that id in its own log, which is no leak. Whether such a request is already on
+    // the log's first page depends on when the audit writer flushed, so counting it made the test flaky.
+    const isAuditRecord = (value as { object?: unknown }).object === 'audit_record';
+    for (const [key, item] of Object.entries(value)) if (!(isAuditRecord && key === 'path')) idsIn(item, found);
   }
   return found;
 }
